@@ -1,0 +1,370 @@
+//! The driver: [`Builder`] and the entry points that run a model under a strategy.
+//!
+//! This is the only module that reads environment variables; they are listed in [`env`].
+
+use std::panic::Location;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::report::{Failure, Report, RecentStep, SourceLocation, ThreadInfo};
+use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft};
+use crate::schedule::{Decision, Schedule};
+use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy};
+
+/// Environment variables read by [`Builder::new`]. A set variable overrides the default; a
+/// value set on the builder in code overrides the variable.
+///
+/// | variable | meaning | default |
+/// |---|---|---|
+/// | `INTERLEAVE_SEED` | seed of the random strategy (an unsigned integer) | a fresh random seed |
+/// | `INTERLEAVE_ITERATIONS` | executions to run | 1000 |
+/// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
+/// | `INTERLEAVE_STRATEGY` | `random` | `random` |
+pub mod env {
+    /// Seed of the random strategy.
+    pub const SEED: &str = "INTERLEAVE_SEED";
+    /// Number of executions.
+    pub const ITERATIONS: &str = "INTERLEAVE_ITERATIONS";
+    /// Switch points per execution before it is reported as a livelock.
+    pub const MAX_STEPS: &str = "INTERLEAVE_MAX_STEPS";
+    /// Strategy name.
+    pub const STRATEGY: &str = "INTERLEAVE_STRATEGY";
+}
+
+const DEFAULT_ITERATIONS: u64 = 1000;
+const DEFAULT_MAX_STEPS: u64 = 100_000;
+
+/// The search algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StrategyKind {
+    /// Every decision picks a runnable thread uniformly at random, from a seeded stream.
+    Random,
+}
+
+impl StrategyKind {
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "random" => Some(StrategyKind::Random),
+            _ => None,
+        }
+    }
+}
+
+/// Configuration of an exploration, and the entry points that run one.
+///
+/// ```
+/// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+/// use interleave_test::sync::Arc;
+/// use interleave_test::{thread, Builder};
+///
+/// let report = Builder::new().seed(7).iterations(100).check(|| {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let n2 = Arc::clone(&n);
+///     let t = thread::spawn(move || n2.fetch_add(1, Ordering::SeqCst));
+///     n.fetch_add(1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// });
+/// assert_eq!(report.unwrap().executions, 100);
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Builder {
+    /// Executions to run (at least 1).
+    pub iterations: u64,
+    /// Seed of the strategy: the same seed gives the same executions.
+    pub seed: u64,
+    /// Switch points an execution may pass before it is reported as a livelock (at least 1).
+    pub max_steps: u64,
+    /// The search algorithm.
+    pub strategy: StrategyKind,
+    /// Name of the test, recorded in schedules and checked on replay.
+    pub name: Option<String>,
+    /// Whether a panic escaping a spawned thread fails the execution (the default). When
+    /// `false`, `join` returns the panic payload as std does, and only a panic of the model
+    /// closure itself fails.
+    pub thread_panics_fail: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    /// Defaults, overridden by the variables of [`env`]. Panics with an explanation when a
+    /// variable is set to a value that cannot be used.
+    pub fn new() -> Self {
+        Builder {
+            iterations: env_u64(env::ITERATIONS).unwrap_or(DEFAULT_ITERATIONS),
+            seed: env_u64(env::SEED).unwrap_or_else(fresh_seed),
+            max_steps: env_u64(env::MAX_STEPS).unwrap_or(DEFAULT_MAX_STEPS),
+            strategy: env_strategy().unwrap_or(StrategyKind::Random),
+            name: None,
+            thread_panics_fail: true,
+        }
+    }
+
+    /// Sets the number of executions; panics if `n` is 0.
+    pub fn iterations(mut self, n: u64) -> Self {
+        self.iterations = n;
+        self.validate();
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets the step limit of one execution; panics if `n` is 0.
+    pub fn max_steps(mut self, n: u64) -> Self {
+        self.max_steps = n;
+        self.validate();
+        self
+    }
+
+    /// Sets the strategy.
+    pub fn strategy(mut self, strategy: StrategyKind) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Names the test, so its schedules say which test they belong to.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets whether a panic in a spawned thread fails the execution (see the field).
+    pub fn thread_panics_fail(mut self, fail: bool) -> Self {
+        self.thread_panics_fail = fail;
+        self
+    }
+
+    #[track_caller]
+    fn validate(&self) {
+        assert!(
+            self.iterations >= 1,
+            "interleave_test::Builder: iterations is 0, which would run no execution; use at least 1"
+        );
+        assert!(
+            self.max_steps >= 1,
+            "interleave_test::Builder: max_steps is 0, so no execution could take a step; use at \
+             least 1 (the default is {DEFAULT_MAX_STEPS})"
+        );
+    }
+
+    fn exec_config(&self) -> ExecConfig {
+        ExecConfig { max_steps: self.max_steps, thread_panics_fail: self.thread_panics_fail }
+    }
+
+    /// Runs the model under the strategy until an execution fails or `iterations` have passed.
+    #[track_caller]
+    pub fn check<F: Fn()>(&self, model: F) -> Result<Report, Failure> {
+        self.validate();
+        let loc = Location::caller();
+        let start = Instant::now();
+        let mut strategy: Box<dyn Strategy> = match self.strategy {
+            StrategyKind::Random => Box::new(RandomStrategy::new(self.seed)),
+        };
+        let mut report = Report {
+            executions: 0,
+            strategy: strategy.name().to_owned(),
+            seed: Some(self.seed),
+            max_steps: 0,
+            total_steps: 0,
+            elapsed: start.elapsed(),
+        };
+        for iteration in 0..self.iterations {
+            if !strategy.begin_execution() {
+                break;
+            }
+            let mut out = runtime::run_execution(strategy, self.exec_config(), &model, loc);
+            report.executions += 1;
+            report.max_steps = report.max_steps.max(out.steps);
+            report.total_steps += out.steps;
+            if let Some(draft) = out.failure.take() {
+                let meta = Meta { strategy: report.strategy.clone(), seed: Some(self.seed), iteration };
+                return Err(self.failure(draft, &out, meta));
+            }
+            strategy = out.strategy;
+        }
+        report.elapsed = start.elapsed();
+        Ok(report)
+    }
+
+    /// Like [`check`](Self::check), but panics with the formatted failure. The schedule is
+    /// saved to a file first, and the message ends with the way to replay it.
+    #[track_caller]
+    pub fn explore<F: Fn()>(&self, model: F) -> Report {
+        match self.check(model) {
+            Ok(report) => report,
+            Err(failure) => panic!("{}", self.explain(&failure)),
+        }
+    }
+
+    /// Runs one execution that follows `schedule` decision for decision. `Ok` when it passes;
+    /// the failure it reproduces otherwise, equal to the original one. A schedule that does
+    /// not fit the model gives a [`FailureKind::Divergence`](crate::FailureKind::Divergence)
+    /// failure that names the decision.
+    #[track_caller]
+    pub fn replay<F: Fn()>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
+        let meta = Meta {
+            strategy: schedule.strategy().to_owned(),
+            seed: schedule.seed(),
+            iteration: schedule.iteration(),
+        };
+        if let Some(name) = &self.name {
+            if let Err(e) = schedule.check_test(name) {
+                return Err(self.schedule_mismatch(e, meta));
+            }
+        }
+        let strategy = Box::new(ReplayStrategy::new(schedule.thread_ids()));
+        let mut out = runtime::run_execution(strategy, self.exec_config(), &model, Location::caller());
+        match out.failure.take() {
+            None => Ok(()),
+            Some(draft) => Err(self.failure(draft, &out, meta)),
+        }
+    }
+
+    fn failure(&self, draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
+        let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
+        let decisions: Vec<Decision> = out.decisions.iter().map(|d| decision(d, &out.names)).collect();
+        let recent = out.decisions[out.decisions.len().saturating_sub(crate::report::RECENT_DECISIONS)..]
+            .iter()
+            .map(|d: &DecisionRecord| RecentStep {
+                step: d.step,
+                thread: info(d.chosen),
+                op: d.op.kind.to_owned(),
+                location: SourceLocation::from(d.op.loc),
+            })
+            .collect();
+        Failure {
+            kind: draft.kind,
+            message: draft.message,
+            thread: draft.thread,
+            location: draft.location,
+            threads: draft.threads,
+            recent,
+            schedule: self.schedule(decisions, &meta),
+            iteration: meta.iteration,
+            backtrace: draft.backtrace,
+        }
+    }
+
+    fn schedule(&self, decisions: Vec<Decision>, meta: &Meta) -> Schedule {
+        Schedule {
+            crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+            test: self.name.clone(),
+            strategy: meta.strategy.clone(),
+            seed: meta.seed,
+            iteration: meta.iteration,
+            decisions,
+        }
+    }
+
+    fn schedule_mismatch(&self, e: crate::ScheduleError, meta: Meta) -> Failure {
+        Failure {
+            kind: crate::FailureKind::Divergence,
+            message: e.to_string(),
+            thread: None,
+            location: None,
+            threads: vec![],
+            recent: vec![],
+            schedule: self.schedule(vec![], &meta),
+            iteration: meta.iteration,
+            backtrace: None,
+        }
+    }
+
+    /// The panic message of [`explore`](Self::explore): the failure, where its schedule was
+    /// saved, and how to replay it.
+    fn explain(&self, failure: &Failure) -> String {
+        let path = saved_schedule_path(self.name.as_deref(), failure);
+        let saved = match failure.schedule().save(&path) {
+            Ok(()) => format!(
+                "the schedule is saved in {}\nto replay it: Builder::new().replay(model, \
+                 &Schedule::load(\"{}\")?)",
+                path.display(),
+                path.display()
+            ),
+            Err(e) => format!("the schedule could not be saved ({e}); print failure.schedule().to_json() to keep it"),
+        };
+        let seed = failure.seed().map(|s| format!("\nto rerun the same search: {}={s}", env::SEED)).unwrap_or_default();
+        format!("{failure}\n\n{saved}{seed}")
+    }
+}
+
+/// Where a failure's schedule goes: `<temp dir>/interleave-test/<name>-<seed>-<iteration>.json`.
+fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
+    let name: String = name
+        .unwrap_or("model")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    let seed = failure.seed().map(|s| s.to_string()).unwrap_or_else(|| "replay".into());
+    std::env::temp_dir().join("interleave-test").join(format!("{name}-{seed}-{}.json", failure.iteration()))
+}
+
+struct Meta {
+    strategy: String,
+    seed: Option<u64>,
+    iteration: u64,
+}
+
+fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
+    Decision {
+        thread: d.chosen,
+        step: d.step,
+        options: d.options,
+        name: names.get(d.chosen).cloned().flatten(),
+        op: d.op.kind.to_owned(),
+        location: SourceLocation::from(d.op.loc).to_string(),
+    }
+}
+
+fn env_u64(var: &str) -> Option<u64> {
+    let value = std::env::var(var).ok()?;
+    match value.trim().parse() {
+        Ok(n) => Some(n),
+        Err(_) => panic!("{var}={value:?} is not an unsigned integer; set it to a number such as 42, or unset it"),
+    }
+}
+
+fn env_strategy() -> Option<StrategyKind> {
+    let value = std::env::var(env::STRATEGY).ok()?;
+    Some(StrategyKind::parse(value.trim()).unwrap_or_else(|| {
+        panic!("{}={value:?} is not a strategy; the strategies are: random", env::STRATEGY)
+    }))
+}
+
+/// A seed that differs from run to run (std's hasher keys come from the OS).
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id().into());
+    h.finish()
+}
+
+/// Runs `model` with [`Builder::new`]'s settings; see [`Builder::check`].
+#[track_caller]
+pub fn check<F: Fn()>(model: F) -> Result<Report, Failure> {
+    Builder::new().check(model)
+}
+
+/// Runs `model` with [`Builder::new`]'s settings and panics with the report if an execution
+/// fails; see [`Builder::explore`].
+#[track_caller]
+pub fn explore<F: Fn()>(model: F) -> Report {
+    Builder::new().explore(model)
+}
+
+/// Replays `schedule` on `model`; see [`Builder::replay`].
+#[track_caller]
+pub fn replay<F: Fn()>(model: F, schedule: &Schedule) -> Result<(), Failure> {
+    Builder::new().replay(model, schedule)
+}

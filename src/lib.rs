@@ -1,0 +1,52 @@
+//! Deterministic exploration of thread interleavings.
+//!
+//! A test writes a **model**: a closure that creates its state, spawns threads with
+//! [`thread`], synchronizes with [`sync`], and asserts. The explorer runs the model many
+//! times; in each **execution** exactly one model thread runs at a time, and before every
+//! visible operation (a **switch point**) a **strategy** decides which thread goes next. A
+//! panic in any thread, a deadlock or a livelock comes back as a [`Failure`] value carrying the
+//! exact [`Schedule`], which serializes to JSON and replays decision for decision.
+//!
+//! ```
+//! use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+//! use interleave_test::sync::Arc;
+//! use interleave_test::{thread, Builder, FailureKind};
+//!
+//! let lost_update = || {
+//!     let hits = Arc::new(AtomicUsize::new(0));
+//!     let workers: Vec<_> = (0..2)
+//!         .map(|_| {
+//!             let hits = Arc::clone(&hits);
+//!             thread::spawn(move || {
+//!                 let seen = hits.load(Ordering::SeqCst);
+//!                 hits.store(seen + 1, Ordering::SeqCst);
+//!             })
+//!         })
+//!         .collect();
+//!     for w in workers {
+//!         w.join().unwrap();
+//!     }
+//!     assert_eq!(hits.load(Ordering::SeqCst), 2, "an update was lost");
+//! };
+//! let failure = Builder::new().seed(1).check(lost_update).unwrap_err();
+//! assert_eq!(failure.kind(), FailureKind::Panic);
+//! // The schedule replays the same failure, through JSON text.
+//! let schedule = interleave_test::Schedule::from_json(&failure.schedule().to_json()).unwrap();
+//! assert_eq!(Builder::new().replay(lost_update, &schedule).unwrap_err(), failure);
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod config;
+mod report;
+mod runtime;
+mod schedule;
+mod strategy;
+
+pub mod sync;
+pub mod thread;
+pub mod time;
+
+pub use config::{check, env, explore, replay, Builder, StrategyKind};
+pub use report::{Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport};
+pub use schedule::{Decision, Schedule, ScheduleError};

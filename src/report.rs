@@ -1,0 +1,228 @@
+//! What an exploration returns: a [`Report`] when every execution passed, a [`Failure`] when
+//! one did not.
+
+use std::fmt;
+use std::panic::Location;
+use std::time::Duration;
+
+use crate::schedule::Schedule;
+
+/// What went wrong in a failing execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A model thread panicked (an assertion failed, an `unwrap` on `Err`, ...).
+    Panic,
+    /// Every live thread was blocked and no timeout could fire.
+    Deadlock,
+    /// The execution reached `max_steps` switch points without finishing.
+    Livelock,
+    /// A replayed schedule did not fit the model (another model, or the model changed).
+    Divergence,
+    /// The model used the crate in a way it does not support (a primitive shared between
+    /// executions, ...).
+    Misuse,
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FailureKind::Panic => "panic",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::Livelock => "livelock",
+            FailureKind::Divergence => "divergence",
+            FailureKind::Misuse => "misuse",
+        })
+    }
+}
+
+/// A model thread: its id in the execution (0 runs the model closure, spawned threads count
+/// up from 1 in spawn order) and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadInfo {
+    id: usize,
+    name: Option<String>,
+}
+
+impl ThreadInfo {
+    pub(crate) fn new(id: usize, name: Option<String>) -> Self {
+        ThreadInfo { id, name }
+    }
+
+    /// The thread's id in its execution.
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// The thread's name (`"main"` for thread 0), if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+impl fmt::Display for ThreadInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.name {
+            Some(name) => write!(f, "'{name}' (#{})", self.id),
+            None => write!(f, "#{}", self.id),
+        }
+    }
+}
+
+/// A place in the user's source, as `#[track_caller]` saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    file: String,
+    line: u32,
+    column: u32,
+}
+
+impl SourceLocation {
+    pub(crate) fn new(file: String, line: u32, column: u32) -> Self {
+        SourceLocation { file, line, column }
+    }
+
+    /// The source file, as the compiler names it.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The line, from 1.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The column, from 1.
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+}
+
+impl From<&Location<'_>> for SourceLocation {
+    fn from(loc: &Location<'_>) -> Self {
+        SourceLocation::new(loc.file().to_owned(), loc.line(), loc.column())
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A thread that holds what another thread waits for, and where it took it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holder {
+    thread: ThreadInfo,
+    location: SourceLocation,
+}
+
+impl Holder {
+    pub(crate) fn new(thread: ThreadInfo, location: SourceLocation) -> Self {
+        Holder { thread, location }
+    }
+
+    /// The holding thread.
+    pub fn thread(&self) -> &ThreadInfo {
+        &self.thread
+    }
+
+    /// Where it took the object (for a joined thread: where it is now).
+    pub fn location(&self) -> &SourceLocation {
+        &self.location
+    }
+}
+
+/// One thread's part in a deadlock or livelock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadReport {
+    thread: ThreadInfo,
+    state: String,
+    location: Option<SourceLocation>,
+    held_by: Vec<Holder>,
+}
+
+impl ThreadReport {
+    pub(crate) fn new(
+        thread: ThreadInfo,
+        state: String,
+        location: Option<SourceLocation>,
+        held_by: Vec<Holder>,
+    ) -> Self {
+        ThreadReport { thread, state, location, held_by }
+    }
+
+    /// The thread.
+    pub fn thread(&self) -> &ThreadInfo {
+        &self.thread
+    }
+
+    /// What it was doing, e.g. `waits to lock Mutex #0 (first used at src/lib.rs:9:17)`.
+    pub fn state(&self) -> &str {
+        &self.state
+    }
+
+    /// Where it was (where it waits, for a blocked thread).
+    pub fn location(&self) -> Option<&SourceLocation> {
+        self.location.as_ref()
+    }
+
+    /// Threads holding what it waits for.
+    pub fn held_by(&self) -> &[Holder] {
+        &self.held_by
+    }
+}
+
+impl fmt::Display for ThreadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "thread {} {}", self.thread, self.state)?;
+        if let Some(loc) = &self.location {
+            write!(f, "\n      at {loc}")?;
+        }
+        for h in &self.held_by {
+            if h.thread == self.thread {
+                write!(f, "\n      held by this same thread, taken at {}", h.location)?;
+            } else {
+                write!(f, "\n      held by thread {}, taken at {}", h.thread, h.location)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Summary of an exploration in which every execution passed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Executions run.
+    pub executions: u64,
+    /// The strategy used.
+    pub strategy: String,
+    /// Its seed, if it uses one.
+    pub seed: Option<u64>,
+    /// The most switch points any execution passed.
+    pub max_steps: u64,
+    /// Switch points over all executions.
+    pub total_steps: u64,
+    /// Wall-clock time of the exploration.
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} executions passed ({} strategy", self.executions, self.strategy)?;
+        if let Some(seed) = self.seed {
+            write!(f, ", seed {seed}")?;
+        }
+        let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
+        write!(
+            f,
+            "); steps per execution: max {}, mean {mean}; {:.2?}",
+            self.max_steps, self.elapsed
+        )
+    }
+}
+
+mod failure;
+pub(crate) use failure::RECENT_DECISIONS;
+pub use failure::{Failure, RecentStep};

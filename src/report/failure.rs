@@ -1,0 +1,193 @@
+//! [`Failure`]: a failing execution as a value, and its human-readable form.
+
+use std::fmt;
+
+use super::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
+use crate::schedule::Schedule;
+
+/// How many of the last decisions a failure keeps for its report.
+pub(crate) const RECENT_DECISIONS: usize = 20;
+
+/// One of the last decisions before a failure: which thread was chosen and what it did next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecentStep {
+    pub(crate) step: u64,
+    pub(crate) thread: ThreadInfo,
+    pub(crate) op: String,
+    pub(crate) location: SourceLocation,
+}
+
+impl RecentStep {
+    /// The switch point (counted from 1 in the execution) where the decision was made.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The thread chosen to run.
+    pub fn thread(&self) -> &ThreadInfo {
+        &self.thread
+    }
+
+    /// The operation it was about to perform, e.g. `mutex lock`.
+    pub fn op(&self) -> &str {
+        &self.op
+    }
+
+    /// Where, in the user's code.
+    pub fn location(&self) -> &SourceLocation {
+        &self.location
+    }
+}
+
+/// A failing execution: what went wrong, where, and the schedule that replays it.
+///
+/// Two failures compare equal when everything but the backtrace is equal: a replay of a
+/// failure's schedule gives a failure equal to the original.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub(crate) kind: FailureKind,
+    pub(crate) message: String,
+    pub(crate) thread: Option<ThreadInfo>,
+    pub(crate) location: Option<SourceLocation>,
+    pub(crate) threads: Vec<ThreadReport>,
+    pub(crate) recent: Vec<RecentStep>,
+    pub(crate) schedule: Schedule,
+    pub(crate) iteration: u64,
+    pub(crate) backtrace: Option<backtrace::Backtrace>,
+}
+
+impl PartialEq for Failure {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.thread == other.thread
+            && self.location == other.location
+            && self.threads == other.threads
+            && self.recent == other.recent
+            && self.schedule == other.schedule
+            && self.iteration == other.iteration
+    }
+}
+
+impl Eq for Failure {}
+
+impl Failure {
+    /// What went wrong.
+    pub fn kind(&self) -> FailureKind {
+        self.kind
+    }
+
+    /// The first line of the report: the panic message, or what the deadlock, livelock,
+    /// divergence or misuse was.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The thread that failed: the one that panicked, the last to block in a deadlock, the
+    /// one running when the step limit hit.
+    pub fn thread(&self) -> Option<&ThreadInfo> {
+        self.thread.as_ref()
+    }
+
+    /// Where it failed in the user's code.
+    pub fn location(&self) -> Option<&SourceLocation> {
+        self.location.as_ref()
+    }
+
+    /// For a deadlock, every live thread with what it waits for and who holds it; for a
+    /// livelock, the threads that kept running.
+    pub fn threads(&self) -> &[ThreadReport] {
+        &self.threads
+    }
+
+    /// The last decisions (at most 20) before the failure, oldest first.
+    pub fn recent(&self) -> &[RecentStep] {
+        &self.recent
+    }
+
+    /// The schedule that replays this failure.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The seed of the strategy that found it, if it uses one.
+    pub fn seed(&self) -> Option<u64> {
+        self.schedule.seed()
+    }
+
+    /// Which execution of the run failed, from 0.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// The failing thread's backtrace (panics only), resolved to symbols.
+    pub fn backtrace(&self) -> Option<String> {
+        let mut bt = self.backtrace.clone()?;
+        bt.resolve();
+        Some(user_frames(&bt))
+    }
+}
+
+/// The frames of `bt` that belong to the model: after the panic machinery, before the
+/// runtime that called the thread's body.
+fn user_frames(bt: &backtrace::Backtrace) -> String {
+    const MACHINERY: [&str; 7] =
+        ["std::", "core::", "alloc::", "backtrace::", "interleave_test::", "rust_begin_unwind", "__rust"];
+    let mut out = String::new();
+    let mut started = false;
+    for sym in bt.frames().iter().flat_map(|f| f.symbols()) {
+        let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
+        let machinery = name.is_empty()
+            || MACHINERY.iter().any(|m| name.starts_with(m) || name.starts_with(&format!("<{m}")));
+        if machinery {
+            if started {
+                break; // the runtime that ran the body: the rest is not the model's
+            }
+            continue;
+        }
+        started = true;
+        out.push_str(&format!("  {name}\n"));
+        if let (Some(file), Some(line)) = (sym.filename(), sym.lineno()) {
+            out.push_str(&format!("      at {}:{line}\n", file.display()));
+        }
+    }
+    out
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interleave-test found a {}: {}", self.kind, self.message)?;
+        match (&self.thread, &self.location) {
+            (Some(t), Some(l)) => write!(f, "\n  in thread {t} at {l}")?,
+            (Some(t), None) => write!(f, "\n  in thread {t}")?,
+            (None, Some(l)) => write!(f, "\n  at {l}")?,
+            (None, None) => {}
+        }
+        for t in &self.threads {
+            write!(f, "\n  {t}")?;
+        }
+        if !self.recent.is_empty() {
+            write!(
+                f,
+                "\n\nlast {} decisions (of {}), oldest first:",
+                self.recent.len(),
+                self.schedule.decisions().len()
+            )?;
+            for s in &self.recent {
+                write!(f, "\n  step {:>5}  {:<16} {:<22} {}", s.step, s.thread.to_string(), s.op, s.location)?;
+            }
+        }
+        if let Some(bt) = self.backtrace() {
+            if !bt.is_empty() {
+                write!(f, "\n\nbacktrace of thread {}:\n{}", self.thread.as_ref().map(|t| t.to_string()).unwrap_or_default(), bt.trim_end())?;
+            }
+        }
+        write!(f, "\n\nfound by the {} strategy", self.schedule.strategy())?;
+        if let Some(seed) = self.seed() {
+            write!(f, ", seed {seed}")?;
+        }
+        write!(f, ", execution {} of the run", self.iteration)
+    }
+}
+
+impl std::error::Error for Failure {}

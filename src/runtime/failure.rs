@@ -1,0 +1,124 @@
+//! Turning the state of a stuck or runaway execution into a failure that explains it.
+
+use super::execution::{ExecState, FailureDraft, Status};
+use super::{Loc, Tid};
+use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
+use crate::strategy::Divergence;
+
+/// Every live thread is blocked. `last` is the thread whose wait completed the deadlock.
+pub(super) fn deadlock(st: &ExecState, last: Option<Tid>) -> FailureDraft {
+    let threads: Vec<ThreadReport> = (0..st.threads.len())
+        .filter(|&t| !matches!(st.threads[t].status, Status::Finished))
+        .map(|t| blocked_report(st, t))
+        .collect();
+    let last = last.or_else(|| threads.first().map(|r| r.thread().id()));
+    FailureDraft {
+        kind: FailureKind::Deadlock,
+        message: "every live thread is blocked".to_owned(),
+        thread: last.map(|t| st.thread_info(t)),
+        location: last.map(|t| SourceLocation::from(st.threads[t].pending.loc)),
+        backtrace: None,
+        threads,
+    }
+}
+
+fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
+    let thread = &st.threads[tid];
+    let Status::Blocked(b) = thread.status else {
+        return ThreadReport::new(st.thread_info(tid), "runnable".into(), Some(thread.pending.loc.into()), vec![]);
+    };
+    let mut held_by = Vec::new();
+    let state = match (b.obj, b.thread) {
+        (Some(obj), _) => {
+            let slot = &st.objects[obj];
+            for (holder, at) in slot.holders() {
+                held_by.push(Holder::new(st.thread_info(holder), at.into()));
+            }
+            format!("waits to {} {} #{obj} (first used at {})", b.what, slot.kind, SourceLocation::from(slot.first_use))
+        }
+        (None, Some(joined)) => {
+            held_by.push(Holder::new(st.thread_info(joined), st.threads[joined].pending.loc.into()));
+            format!("waits to {} thread {}", b.what, st.thread_info(joined))
+        }
+        (None, None) => format!("waits to {}", b.what),
+    };
+    ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)
+}
+
+/// The step limit was reached: name the threads seen in the most recent operations.
+pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
+    let mut counts = vec![0u64; st.threads.len()];
+    let mut last_loc = vec![None; st.threads.len()];
+    for e in st.trace.events() {
+        counts[e.tid] += 1;
+        last_loc[e.tid] = Some(e.op.loc);
+    }
+    let threads = (0..st.threads.len())
+        .filter(|&t| counts[t] > 0)
+        .map(|t| {
+            let state = format!("ran {} of the last {} operations, last `{}`", counts[t], st.trace.events().count(), st.threads[t].pending.kind);
+            ThreadReport::new(st.thread_info(t), state, last_loc[t].map(SourceLocation::from), vec![])
+        })
+        .collect();
+    FailureDraft {
+        kind: FailureKind::Livelock,
+        message: format!(
+            "the execution reached max_steps ({}) without finishing",
+            st.config.max_steps
+        ),
+        thread: Some(st.thread_info(me)),
+        location: Some(st.threads[me].pending.loc.into()),
+        backtrace: None,
+        threads,
+    }
+}
+
+/// The schedule being replayed cannot be followed.
+pub(super) fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
+    let runnable: Vec<String> = div.runnable.iter().map(|&t| st.thread_info(t).to_string()).collect();
+    let message = match div.expected {
+        Some(t) if div.runnable.is_empty() => format!(
+            "replay diverged at decision {} (step {}): the schedule expects thread #{t} to run, \
+             but the model finished; the schedule does not belong to this model or the model changed",
+            div.decision, st.step
+        ),
+        Some(t) => format!(
+            "replay diverged at decision {} (step {}): the schedule expects thread #{t}, \
+             but only {} could run; the schedule does not belong to this model or the model changed",
+            div.decision,
+            st.step,
+            runnable.join(", ")
+        ),
+        None => format!(
+            "replay diverged at decision {} (step {}): the schedule has no more decisions, \
+             but {} could run; the schedule is truncated or the model changed",
+            div.decision,
+            st.step,
+            runnable.join(", ")
+        ),
+    };
+    FailureDraft {
+        kind: FailureKind::Divergence,
+        message,
+        thread: None,
+        location: None,
+        backtrace: None,
+        threads: vec![],
+    }
+}
+
+/// A primitive first used in another execution.
+pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> FailureDraft {
+    FailureDraft {
+        kind: FailureKind::Misuse,
+        message: format!(
+            "this {kind} was first used in another execution; create every primitive \
+             inside the model closure (a `static` or a value captured from outside is shared by \
+             all executions and would carry state from one to the next)"
+        ),
+        thread: Some(st.thread_info(me)),
+        location: Some(loc.into()),
+        backtrace: None,
+        threads: vec![],
+    }
+}

@@ -1,0 +1,188 @@
+//! The engine (`pub(crate)` only): runs one model thread at a time over real OS threads.
+//!
+//! Facade operations call three entries: [`switch_point`] before a visible operation,
+//! [`with_state`] to read or change the scheduling state of an object, and [`block`] to wait
+//! until another thread changes it. Everything per-run lives in one [`Execution`], reached
+//! through the scoped thread-local [`CURRENT`] that each model thread sets while it runs.
+
+mod execution;
+mod failure;
+pub(crate) mod object;
+mod panic;
+mod pool;
+mod sched;
+mod switch;
+mod thread;
+mod trace;
+
+use std::panic::Location;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
+pub(crate) use object::{NoState, ObjectHandle, ObjectState};
+pub(crate) use thread::{
+    register_thread, run_execution, run_thread_body, scope_panicked, spawn_pooled, ExecOutcome,
+    NewThread,
+};
+
+use execution::ExecState;
+
+/// A model thread's index in its execution: 0 is the thread that runs the model closure,
+/// spawned threads count up from 1 in spawn order, so ids are the same in every execution.
+pub(crate) type Tid = usize;
+/// An object's index in its execution's arena.
+pub(crate) type ObjId = usize;
+/// A caller's location, from `#[track_caller]`.
+pub(crate) type Loc = &'static Location<'static>;
+
+/// A visible operation, as reached at a switch point.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Op {
+    /// What it does: "mutex lock", "atomic load", ...
+    pub(crate) kind: &'static str,
+    /// The object it acts on.
+    pub(crate) obj: Option<ObjId>,
+    /// The user's line.
+    pub(crate) loc: Loc,
+}
+
+impl Op {
+    /// The first operation of a thread: starting to run at `loc` (where it was spawned).
+    pub(crate) fn start(loc: Loc) -> Self {
+        Op { kind: "thread start", obj: None, loc }
+    }
+}
+
+/// The running model thread: its execution and its id there.
+pub(crate) struct Context {
+    pub(crate) exec: Arc<Execution>,
+    pub(crate) tid: Tid,
+}
+
+scoped_tls::scoped_thread_local!(static CURRENT: Context);
+
+/// Whether the calling OS thread is running model code.
+pub(crate) fn in_model() -> bool {
+    CURRENT.is_set()
+}
+
+/// Runs `f` with the current model thread's context; `api` names the facade item in the
+/// message when there is none.
+#[track_caller]
+fn with_ctx<R>(api: &str, f: impl FnOnce(&Context) -> R) -> R {
+    if !CURRENT.is_set() {
+        panic!(
+            "{api} was used outside an interleave-test model: modelled primitives only work \
+             inside the closure given to interleave_test::Builder::check, explore or replay. \
+             If this code also runs outside tests, use std's type there (see the README's \
+             `cfg` pattern)."
+        );
+    }
+    CURRENT.with(f)
+}
+
+/// Access to the execution's state for one facade operation, holding its lock.
+pub(crate) struct Access<'a> {
+    st: &'a mut ExecState,
+    me: Tid,
+}
+
+impl Access<'_> {
+    /// The calling model thread.
+    pub(crate) fn me(&self) -> Tid {
+        self.me
+    }
+
+    /// The scheduling state of object `obj`, created on first access.
+    pub(crate) fn obj<S: ObjectState + Default>(&mut self, obj: ObjId) -> &mut S {
+        self.st.objects[obj].state::<S>()
+    }
+
+    /// Makes `tid` runnable if it is blocked; it learns `Wake::Notified`.
+    pub(crate) fn wake(&mut self, tid: Tid) {
+        sched::wake(self.st, tid, Wake::Notified);
+    }
+
+    /// Wakes every thread blocked on `obj`; returns how many.
+    pub(crate) fn wake_all(&mut self, obj: ObjId) -> usize {
+        let waiters = self.waiters(obj);
+        for &t in &waiters {
+            self.wake(t);
+        }
+        waiters.len()
+    }
+
+    /// Threads blocked on `obj`, longest waiting first.
+    pub(crate) fn waiters(&self, obj: ObjId) -> Vec<Tid> {
+        sched::waiters(self.st, obj)
+    }
+
+    /// Current virtual time since the execution started.
+    pub(crate) fn now(&self) -> Duration {
+        self.st.clock
+    }
+
+    /// Whether thread `tid` has finished.
+    pub(crate) fn is_finished(&self, tid: Tid) -> bool {
+        matches!(self.st.threads[tid].status, execution::Status::Finished)
+    }
+
+    /// The `unpark` token of thread `tid`.
+    pub(crate) fn park_token(&mut self, tid: Tid) -> &mut bool {
+        &mut self.st.threads[tid].park_token
+    }
+
+    /// The name given to thread `tid`, if any.
+    pub(crate) fn thread_name(&self, tid: Tid) -> Option<&str> {
+        self.st.threads[tid].name.as_deref()
+    }
+
+    /// What thread `tid` is blocked doing ("park", "lock", ...), if it is blocked.
+    pub(crate) fn blocked_on(&self, tid: Tid) -> Option<&'static str> {
+        match self.st.threads[tid].status {
+            execution::Status::Blocked(b) => Some(b.what),
+            _ => None,
+        }
+    }
+
+    /// Registers a new object with no handle of its own (a scope) and returns its id.
+    pub(crate) fn new_object(&mut self, kind: &'static str, loc: Loc) -> ObjId {
+        self.st.objects.push(object::ObjectSlot { kind, first_use: loc, state: None });
+        self.st.objects.len() - 1
+    }
+
+    /// How many threads the execution has created so far (including finished ones).
+    pub(crate) fn thread_count(&self) -> usize {
+        self.st.threads.len()
+    }
+}
+
+/// Runs `f` on the execution's state. Never switches threads.
+#[track_caller]
+pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> R {
+    with_ctx(api, |ctx| {
+        let mut st = ctx.exec.state.lock();
+        f(&mut Access { st: &mut st, me: ctx.tid })
+    })
+}
+
+/// The switch point before a visible operation `kind` on `obj` at `loc`: registers the object,
+/// records the operation, and lets the strategy run another thread first. Returns the
+/// object's id. While the calling thread unwinds, no other thread is scheduled here.
+#[track_caller]
+pub(crate) fn switch_point(kind: &'static str, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
+    with_ctx(kind, |ctx| sched::switch_point(ctx, kind, obj, loc))
+}
+
+/// Blocks the calling thread for `why` until another thread wakes it or its deadline passes.
+#[track_caller]
+pub(crate) fn block(why: Blocked) -> Wake {
+    with_ctx(why.what, |ctx| sched::block(ctx, why))
+}
+
+/// Whether the calling thread is unwinding out of an execution that already ended: its
+/// operations then act directly, without the model, so destructors can run.
+pub(crate) fn detached() -> bool {
+    CURRENT.is_set() && CURRENT.with(|ctx| ctx.exec.baton.aborted()) && std::thread::panicking()
+}

@@ -1,0 +1,93 @@
+//! The object arena: every modelled primitive is registered in the execution that first uses
+//! it, and its scheduling state (owner, waiters, ...) lives here, type-erased.
+//!
+//! Primitives are created with `const fn new` and register lazily, so a primitive created
+//! outside the model (a `static`) still works in the first execution that uses it and is
+//! reported as misuse in any later one, instead of carrying stale state across executions.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use super::{Loc, ObjId, Tid};
+
+/// Scheduling state of one kind of primitive.
+pub(crate) trait ObjectState: Any + Send {
+    /// Threads that hold the object and where they took it (for deadlock reports).
+    fn holders(&self) -> Vec<(Tid, Loc)> {
+        Vec::new()
+    }
+}
+
+/// An object with no scheduling state of its own (atomics, channels keep theirs elsewhere).
+#[derive(Debug, Default)]
+pub(crate) struct NoState;
+impl ObjectState for NoState {}
+
+/// One registered object.
+pub(crate) struct ObjectSlot {
+    /// "Mutex", "AtomicUsize", ...
+    pub(crate) kind: &'static str,
+    /// Where the object was first used in this execution.
+    pub(crate) first_use: Loc,
+    pub(crate) state: Option<Box<dyn ObjectState>>,
+}
+
+/// Embedded in every primitive: which execution it belongs to and its id there.
+#[derive(Debug)]
+pub(crate) struct ObjectHandle {
+    exec: AtomicU64,
+    id: AtomicUsize,
+    kind: &'static str,
+}
+
+/// A primitive was used in an execution other than the one it was first used in.
+#[derive(Debug)]
+pub(crate) struct ForeignObject {
+    pub(crate) kind: &'static str,
+}
+
+impl ObjectHandle {
+    /// A handle not yet registered anywhere.
+    pub(crate) const fn new(kind: &'static str) -> Self {
+        ObjectHandle { exec: AtomicU64::new(0), id: AtomicUsize::new(0), kind }
+    }
+
+    /// The kind name given at creation.
+    pub(crate) fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The object's id in execution `exec`, registering it there on first use.
+    pub(crate) fn resolve(
+        &self,
+        exec: u64,
+        objects: &mut Vec<ObjectSlot>,
+        loc: Loc,
+    ) -> Result<ObjId, ForeignObject> {
+        match self.exec.load(Ordering::Relaxed) {
+            e if e == exec => Ok(self.id.load(Ordering::Relaxed)),
+            0 => {
+                let id = objects.len();
+                objects.push(ObjectSlot { kind: self.kind, first_use: loc, state: None });
+                self.id.store(id, Ordering::Relaxed);
+                self.exec.store(exec, Ordering::Relaxed);
+                Ok(id)
+            }
+            _ => Err(ForeignObject { kind: self.kind }),
+        }
+    }
+}
+
+impl ObjectSlot {
+    /// The state of this object, created on first access.
+    pub(crate) fn state<S: ObjectState + Default>(&mut self) -> &mut S {
+        let boxed = self.state.get_or_insert_with(|| Box::new(S::default()));
+        let any: &mut dyn Any = boxed.as_mut();
+        any.downcast_mut::<S>().expect("an object's state keeps the type it was created with")
+    }
+
+    /// Holders of the object, if its state tracks any.
+    pub(crate) fn holders(&self) -> Vec<(Tid, Loc)> {
+        self.state.as_ref().map(|s| s.holders()).unwrap_or_default()
+    }
+}

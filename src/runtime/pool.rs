@@ -1,0 +1,99 @@
+//! Reused OS threads for model threads.
+//!
+//! Creating an OS thread costs tens of microseconds, more than a whole small execution, so
+//! model threads run on pooled workers that outlive executions. A worker that stays idle for
+//! [`IDLE_EXIT`] exits, so a process that stops exploring does not keep threads around, and the
+//! pool never holds more workers than the most model threads that were alive at once.
+//!
+//! Architecture invariant: a worker puts itself back in the idle list *before* it reports its
+//! job finished, so the next execution always finds it there and the pool does not grow.
+
+use std::sync::Arc;
+use std::thread::Thread;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+/// How long an idle worker waits for a job before it exits.
+const IDLE_EXIT: Duration = Duration::from_secs(2);
+
+/// The stack size of workers when the model does not ask for one (std's default).
+pub(crate) const DEFAULT_STACK: usize = 2 << 20;
+
+/// Work for one model thread: `run` executes it, then `exited` is called once the worker is
+/// back in the pool.
+pub(crate) struct Job {
+    pub(crate) run: Box<dyn FnOnce() + Send>,
+    pub(crate) exited: Box<dyn FnOnce() + Send>,
+}
+
+struct Worker {
+    stack: usize,
+    slot: Mutex<Option<Job>>,
+    os: Thread,
+}
+
+static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
+
+/// Starts `job` on an idle worker with at least `stack` bytes of stack, or on a new one.
+/// Returns the OS thread that runs it, for [`super::switch::Baton::pass`].
+pub(crate) fn start(stack: usize, job: Job) -> Thread {
+    let stack = stack.max(DEFAULT_STACK);
+    let reused = {
+        let mut idle = IDLE.lock();
+        let found = idle.iter().rposition(|w| w.stack >= stack);
+        found.map(|i| idle.swap_remove(i))
+    };
+    match reused {
+        Some(worker) => {
+            *worker.slot.lock() = Some(job);
+            worker.os.unpark();
+            worker.os.clone()
+        }
+        None => spawn_worker(stack, job),
+    }
+}
+
+fn spawn_worker(stack: usize, job: Job) -> Thread {
+    let (tx, rx) = std::sync::mpsc::channel::<Arc<Worker>>();
+    let handle = std::thread::Builder::new()
+        .name("interleave-worker".into())
+        .stack_size(stack)
+        .spawn(move || {
+            let me = rx.recv().expect("the pool sends each new worker its record");
+            worker_loop(&me);
+        })
+        .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
+    let os = handle.thread().clone();
+    let worker = Arc::new(Worker { stack, slot: Mutex::new(Some(job)), os: os.clone() });
+    tx.send(worker).expect("the new worker waits for its record");
+    os
+}
+
+fn worker_loop(me: &Arc<Worker>) {
+    loop {
+        let Some(job) = wait_for_job(me) else { return };
+        (job.run)();
+        IDLE.lock().push(Arc::clone(me));
+        (job.exited)();
+    }
+}
+
+/// Waits for the next job; `None` when the worker idled too long and left the pool.
+fn wait_for_job(me: &Arc<Worker>) -> Option<Job> {
+    loop {
+        if let Some(job) = me.slot.lock().take() {
+            return Some(job);
+        }
+        let before = std::time::Instant::now();
+        std::thread::park_timeout(IDLE_EXIT);
+        if before.elapsed() >= IDLE_EXIT {
+            let mut idle = IDLE.lock();
+            if let Some(i) = idle.iter().position(|w| Arc::ptr_eq(w, me)) {
+                idle.swap_remove(i);
+                return None;
+            }
+            // Taken by `start` meanwhile: its job is about to arrive.
+        }
+    }
+}

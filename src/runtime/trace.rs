@@ -1,0 +1,38 @@
+//! The last operations of an execution, kept for livelock reports.
+
+use super::{Op, Tid};
+
+/// How many recent operations are kept.
+pub(crate) const TRACE_LEN: usize = 64;
+
+/// One operation as it was reached at a switch point.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Event {
+    pub(crate) step: u64,
+    pub(crate) tid: Tid,
+    pub(crate) op: Op,
+}
+
+/// A fixed-size ring of the most recent [`Event`]s; recording never allocates after warm-up.
+#[derive(Debug, Default)]
+pub(crate) struct Trace {
+    ring: Vec<Event>,
+    next: usize,
+}
+
+impl Trace {
+    pub(crate) fn push(&mut self, event: Event) {
+        if self.ring.len() < TRACE_LEN {
+            self.ring.push(event);
+        } else {
+            self.ring[self.next] = event;
+        }
+        self.next = (self.next + 1) % TRACE_LEN;
+    }
+
+    /// The kept events, oldest first.
+    pub(crate) fn events(&self) -> impl Iterator<Item = &Event> {
+        let (newer, older) = self.ring.split_at(self.next.min(self.ring.len()));
+        older.iter().chain(newer.iter())
+    }
+}

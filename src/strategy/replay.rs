@@ -1,0 +1,49 @@
+//! Replays a recorded list of decisions, checking at each one that the model still offers it.
+
+use super::{Divergence, Strategy};
+use crate::runtime::Tid;
+
+/// Follows a schedule decision for decision.
+#[derive(Debug)]
+pub(crate) struct ReplayStrategy {
+    /// The chosen thread of each recorded decision.
+    decisions: Vec<Tid>,
+    /// Index of the next decision to follow; `next <= decisions.len()`.
+    next: usize,
+    /// Replay runs one execution only.
+    started: bool,
+}
+
+impl ReplayStrategy {
+    pub(crate) fn new(decisions: Vec<Tid>) -> Self {
+        ReplayStrategy { decisions, next: 0, started: false }
+    }
+}
+
+impl Strategy for ReplayStrategy {
+    fn name(&self) -> &'static str {
+        "replay"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        !std::mem::replace(&mut self.started, true)
+    }
+
+    fn choose(&mut self, runnable: &[Tid], _current: Option<Tid>) -> Result<Tid, Divergence> {
+        let expected = self.decisions.get(self.next).copied();
+        match expected {
+            Some(t) if runnable.contains(&t) => {
+                self.next += 1;
+                Ok(t)
+            }
+            _ => Err(Divergence { decision: self.next, expected, runnable: runnable.to_vec() }),
+        }
+    }
+
+    fn end_execution(&mut self) -> Result<(), Divergence> {
+        match self.decisions.get(self.next) {
+            None => Ok(()),
+            Some(&t) => Err(Divergence { decision: self.next, expected: Some(t), runnable: vec![] }),
+        }
+    }
+}

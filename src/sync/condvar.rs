@@ -1,0 +1,158 @@
+//! [`Condvar`]: waiting for a condition under a [`Mutex`].
+
+use std::panic::Location;
+use std::sync::LockResult;
+use std::time::Duration;
+
+use super::{Mutex, MutexGuard};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, Wake};
+
+/// A condition variable, as [`std::sync::Condvar`].
+///
+/// # Differences from std
+/// - No spurious wake-ups: a waiter returns only when notified or timed out.
+/// - `notify_one` wakes the thread that has waited longest.
+/// - Timeouts use the virtual clock (see [`crate::time`]): a timed wait ends only when no
+///   other thread can make progress.
+/// - [`WaitTimeoutResult`] is this crate's type with std's method.
+#[derive(Debug)]
+pub struct Condvar {
+    handle: ObjectHandle,
+}
+
+/// Whether a timed wait timed out, as [`std::sync::WaitTimeoutResult`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitTimeoutResult(bool);
+
+impl WaitTimeoutResult {
+    /// Whether the wait ended because its time ran out.
+    pub fn timed_out(&self) -> bool {
+        self.0
+    }
+}
+
+impl Default for Condvar {
+    fn default() -> Self {
+        Condvar::new()
+    }
+}
+
+impl Condvar {
+    /// A new condition variable.
+    pub const fn new() -> Self {
+        Condvar { handle: ObjectHandle::new("Condvar") }
+    }
+
+    /// Releases the guard's lock, waits for a notification, and re-takes the lock.
+    #[track_caller]
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        self.wait_until(guard, None, Location::caller()).map_or_else(
+            |e| Err(std::sync::PoisonError::new(e.into_inner().0)),
+            |(g, _)| Ok(g),
+        )
+    }
+
+    /// Waits while `condition` holds, as [`std::sync::Condvar::wait_while`].
+    #[track_caller]
+    pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let loc = Location::caller();
+        while condition(&mut *guard) {
+            guard = match self.wait_until(guard, None, loc) {
+                Ok((g, _)) => g,
+                Err(e) => return Err(std::sync::PoisonError::new(e.into_inner().0)),
+            };
+        }
+        Ok(guard)
+    }
+
+    /// Waits for a notification or `dur` of virtual time.
+    #[track_caller]
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        self.wait_until(guard, Some(dur), Location::caller())
+    }
+
+    /// Waits while `condition` holds, for at most `dur` of virtual time in all.
+    #[track_caller]
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        mut condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let loc = Location::caller();
+        let api = "interleave_test::sync::Condvar::wait_timeout_while";
+        let deadline = runtime::with_state(api, |a| a.now().saturating_add(dur));
+        loop {
+            if !condition(&mut *guard) {
+                return Ok((guard, WaitTimeoutResult(false)));
+            }
+            let left = deadline.saturating_sub(runtime::with_state(api, |a| a.now()));
+            if left.is_zero() {
+                return Ok((guard, WaitTimeoutResult(true)));
+            }
+            guard = match self.wait_until(guard, Some(left), loc) {
+                Ok((g, _)) => g,
+                Err(e) => return Err(std::sync::PoisonError::new(e.into_inner())),
+            };
+        }
+    }
+
+    fn wait_until<'a, T: ?Sized>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Option<Duration>,
+        loc: Loc,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        let cv = self.id(runtime::switch_point("condvar wait", Some(&self.handle), loc));
+        let (mutex, mutex_obj) = guard.release_for_wait();
+        let deadline = dur.map(|d| runtime::with_state("interleave_test::sync::Condvar::wait", |a| a.now().saturating_add(d)));
+        let wake = runtime::block(Blocked { what: "wait on", obj: Some(cv), thread: None, deadline, loc });
+        relock(mutex, mutex_obj, loc, WaitTimeoutResult(wake == Wake::TimedOut))
+    }
+
+    /// Wakes the thread that has waited longest, if any.
+    #[track_caller]
+    pub fn notify_one(&self) {
+        let cv = self.id(runtime::switch_point("condvar notify_one", Some(&self.handle), Location::caller()));
+        runtime::with_state("interleave_test::sync::Condvar::notify_one", |a| {
+            if let Some(&first) = a.waiters(cv).first() {
+                a.wake(first);
+            }
+        });
+    }
+
+    /// Wakes every waiting thread.
+    #[track_caller]
+    pub fn notify_all(&self) {
+        let cv = self.id(runtime::switch_point("condvar notify_all", Some(&self.handle), Location::caller()));
+        runtime::with_state("interleave_test::sync::Condvar::notify_all", |a| a.wake_all(cv));
+    }
+
+    fn id(&self, obj: Option<ObjId>) -> ObjId {
+        obj.expect("a switch point on an object returns its id")
+    }
+}
+
+fn relock<'a, T: ?Sized>(
+    mutex: &'a Mutex<T>,
+    obj: Option<ObjId>,
+    loc: Loc,
+    timed_out: WaitTimeoutResult,
+) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+    if let Some(obj) = obj {
+        runtime::switch_point("mutex lock (after wait)", Some(mutex.handle()), loc);
+        mutex.acquire(obj, loc);
+    }
+    let guard = MutexGuard::reacquired(mutex, obj, loc);
+    if mutex.is_poisoned() { Err(std::sync::PoisonError::new((guard, timed_out))) } else { Ok((guard, timed_out)) }
+}

@@ -1,0 +1,227 @@
+//! [`Mutex`]: mutual exclusion, with std's poisoning.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+
+/// Who holds a mutex, in the execution's arena.
+#[derive(Debug, Default)]
+struct MutexState {
+    owner: Option<(Tid, Loc)>,
+}
+
+impl ObjectState for MutexState {
+    fn holders(&self) -> Vec<(Tid, Loc)> {
+        self.owner.into_iter().collect()
+    }
+}
+
+/// A mutual exclusion lock, as [`std::sync::Mutex`].
+///
+/// # Differences from std
+/// - `lock`, `try_lock` and the guard's drop are switch points.
+/// - Locking a mutex the thread already holds is reported as a deadlock naming both places
+///   (std may deadlock or panic).
+/// - Waiters are woken all at once on unlock and race for the lock, so every order in which
+///   they may take it is explored.
+pub struct Mutex<T: ?Sized> {
+    handle: ObjectHandle,
+    poison: AtomicBool,
+    data: parking_lot::Mutex<T>,
+}
+
+/// Releases the lock when dropped, as [`std::sync::MutexGuard`].
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MutexGuard<'a, T: ?Sized + 'a> {
+    lock: &'a Mutex<T>,
+    inner: Option<parking_lot::MutexGuard<'a, T>>,
+    /// The mutex's id in the model; `None` when taken outside the model during teardown.
+    obj: Option<ObjId>,
+    /// Where the lock was taken, for reports.
+    loc: Loc,
+    /// Whether the thread was already unwinding when it took the lock (std's poison rule).
+    panicking: bool,
+}
+
+impl<T> Mutex<T> {
+    /// A new unlocked mutex.
+    pub const fn new(value: T) -> Self {
+        Mutex {
+            handle: ObjectHandle::new("Mutex"),
+            poison: AtomicBool::new(false),
+            data: parking_lot::Mutex::new(value),
+        }
+    }
+
+    /// Consumes the mutex and returns its value (an `Err` holding it if poisoned).
+    pub fn into_inner(self) -> LockResult<T> {
+        let poisoned = self.poison.load(Ordering::Relaxed);
+        let value = self.data.into_inner();
+        if poisoned { Err(PoisonError::new(value)) } else { Ok(value) }
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Takes the lock, blocking while another thread holds it.
+    #[track_caller]
+    pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        let loc = Location::caller();
+        if runtime::detached() {
+            return self.result(self.guard(None, loc));
+        }
+        let obj = self.obj(runtime::switch_point("mutex lock", Some(&self.handle), loc));
+        self.acquire(obj, loc);
+        self.result(self.guard(Some(obj), loc))
+    }
+
+    /// Takes the lock without the switch point of `lock` (condvar re-acquisition).
+    pub(crate) fn acquire(&self, obj: ObjId, loc: Loc) {
+        while !self.try_acquire(obj, loc) {
+            runtime::block(Blocked { what: "lock", obj: Some(obj), thread: None, deadline: None, loc });
+        }
+    }
+
+    fn try_acquire(&self, obj: ObjId, loc: Loc) -> bool {
+        runtime::with_state("interleave_test::sync::Mutex::lock", |a| {
+            let me = a.me();
+            let state = a.obj::<MutexState>(obj);
+            if state.owner.is_some() {
+                return false;
+            }
+            state.owner = Some((me, loc));
+            true
+        })
+    }
+
+    /// Takes the lock if it is free, as [`std::sync::Mutex::try_lock`].
+    #[track_caller]
+    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        let loc = Location::caller();
+        let obj = self.obj(runtime::switch_point("mutex try_lock", Some(&self.handle), loc));
+        if !self.try_acquire(obj, loc) {
+            return Err(TryLockError::WouldBlock);
+        }
+        self.result(self.guard(Some(obj), loc)).map_err(TryLockError::Poisoned)
+    }
+
+    /// Whether a thread panicked while holding the lock.
+    pub fn is_poisoned(&self) -> bool {
+        self.poison.load(Ordering::Relaxed)
+    }
+
+    /// Clears the poisoned state.
+    pub fn clear_poison(&self) {
+        self.poison.store(false, Ordering::Relaxed);
+    }
+
+    /// A mutable reference to the value; no locking is needed.
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        let poisoned = self.is_poisoned();
+        let value = self.data.get_mut();
+        if poisoned { Err(PoisonError::new(value)) } else { Ok(value) }
+    }
+
+    fn obj(&self, obj: Option<ObjId>) -> ObjId {
+        obj.expect("a switch point on an object returns its id")
+    }
+
+    fn guard(&self, obj: Option<ObjId>, loc: Loc) -> MutexGuard<'_, T> {
+        MutexGuard { lock: self, inner: Some(self.data.lock()), obj, loc, panicking: std::thread::panicking() }
+    }
+
+    fn result<G>(&self, guard: G) -> LockResult<G> {
+        if self.is_poisoned() { Err(PoisonError::new(guard)) } else { Ok(guard) }
+    }
+
+    /// The mutex's handle, for `Condvar`.
+    pub(crate) fn handle(&self) -> &ObjectHandle {
+        &self.handle
+    }
+}
+
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    /// Releases the lock without a switch point (condvar wait) and returns the mutex and
+    /// its id, to re-acquire it later.
+    pub(crate) fn release_for_wait(mut self) -> (&'a Mutex<T>, Option<ObjId>) {
+        self.release();
+        let obj = self.obj.take();
+        (self.lock, obj)
+    }
+
+    fn release(&mut self) {
+        if !self.panicking && std::thread::panicking() {
+            self.lock.poison.store(true, Ordering::Relaxed);
+        }
+        drop(self.inner.take());
+        if let Some(obj) = self.obj {
+            runtime::with_state("interleave_test::sync::MutexGuard::drop", |a| {
+                a.obj::<MutexState>(obj).owner = None;
+                a.wake_all(obj);
+            });
+        }
+    }
+
+    /// A guard for a lock re-acquired after a condvar wait.
+    pub(crate) fn reacquired(lock: &'a Mutex<T>, obj: Option<ObjId>, loc: Loc) -> Self {
+        MutexGuard { lock, inner: Some(lock.data.lock()), obj, loc, panicking: std::thread::panicking() }
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        if self.inner.is_none() {
+            return; // released for a condvar wait
+        }
+        if self.obj.is_some() && !runtime::detached() {
+            runtime::switch_point("mutex unlock", Some(&self.lock.handle), self.loc);
+        }
+        self.release();
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.inner.as_ref().expect("a live guard holds the lock")
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.inner.as_mut().expect("a live guard holds the lock")
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Self {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T> From<T> for Mutex<T> {
+    fn from(value: T) -> Self {
+        Mutex::new(value)
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mutex").field("poisoned", &self.is_poisoned()).finish_non_exhaustive()
+    }
+}

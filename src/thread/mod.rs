@@ -1,0 +1,246 @@
+//! Model threads, with the names and signatures of [`std::thread`].
+//!
+//! # Differences from std
+//! - Every function here works only inside a model (it panics elsewhere, saying so).
+//! - [`ThreadId`]s are the thread's index in its execution (0 runs the model closure, spawned
+//!   threads count up from 1), so they are the same in every execution and in reports.
+//! - [`sleep`] and [`park_timeout`] use the virtual clock of [`crate::time`]: they return
+//!   when no other thread can make progress, at once in real time.
+//! - [`park`] never wakes spuriously.
+//! - [`scope`] passes its [`Scope`] by value (it is `Copy`), not by reference.
+//! - Spawned threads run on reused OS threads, so std thread-locals of a model thread may
+//!   hold values from an earlier execution; create per-execution state inside the model.
+
+mod scope;
+
+use std::panic::Location;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::runtime::{self, Blocked, Tid};
+
+pub use scope::{scope, Scope, ScopedJoinHandle};
+
+/// A model thread's identifier: its index in the execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ThreadId(u64);
+
+impl ThreadId {
+    /// The index (0 for the thread that runs the model closure).
+    pub fn as_u64(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A handle to a model thread.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    tid: Tid,
+    name: Option<Arc<str>>,
+}
+
+impl Thread {
+    fn new(tid: Tid, name: Option<&str>) -> Self {
+        Thread { tid, name: name.map(Arc::from) }
+    }
+
+    /// The thread's id.
+    pub fn id(&self) -> ThreadId {
+        ThreadId(self.tid as u64)
+    }
+
+    /// The thread's name: `Some("main")` for the thread running the model closure, the
+    /// name given to [`Builder::name`] for a spawned one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Gives the thread its park token, waking it if it is parked.
+    #[track_caller]
+    pub fn unpark(&self) {
+        let loc = Location::caller();
+        runtime::switch_point("thread unpark", None, loc);
+        runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
+            *a.park_token(self.tid) = true;
+            if a.blocked_on(self.tid) == Some(PARK) {
+                a.wake(self.tid);
+            }
+        });
+    }
+}
+
+const PARK: &str = "park";
+
+/// Thread factory, as [`std::thread::Builder`].
+#[derive(Debug, Default)]
+#[must_use = "a Builder does nothing until `spawn` is called"]
+pub struct Builder {
+    name: Option<String>,
+    stack_size: Option<usize>,
+}
+
+impl Builder {
+    /// A builder with no name and the default stack size.
+    pub fn new() -> Self {
+        Builder::default()
+    }
+
+    /// Names the thread (shown in reports and by [`Thread::name`]).
+    pub fn name(mut self, name: String) -> Self {
+        self.name = Some(name);
+        self
+    }
+
+    /// Asks for at least `size` bytes of stack.
+    pub fn stack_size(mut self, size: usize) -> Self {
+        self.stack_size = Some(size);
+        self
+    }
+
+    /// Spawns a model thread running `f`. Never fails (the `Result` is std's shape).
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> std::io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let loc = Location::caller();
+        runtime::switch_point("thread spawn", None, loc);
+        let result: Arc<Mutex<Option<std::thread::Result<T>>>> = Arc::new(Mutex::new(None));
+        let slot = Arc::clone(&result);
+        let body = Box::new(move || {
+            if let Some(r) = runtime::run_thread_body(f) {
+                *slot.lock() = Some(r);
+            }
+        });
+        let name = self.name.clone();
+        let tid = runtime::spawn_pooled(self.name, self.stack_size, loc, body);
+        Ok(JoinHandle { thread: Thread::new(tid, name.as_deref()), result })
+    }
+
+    /// Spawns a scoped model thread; see [`Scope::spawn`].
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: Scope<'scope, 'env>,
+        f: F,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        Ok(scope.spawn_named(self.name, f, Location::caller()))
+    }
+}
+
+/// Owned permission to join a model thread, as [`std::thread::JoinHandle`].
+#[derive(Debug)]
+pub struct JoinHandle<T> {
+    thread: Thread,
+    result: Arc<Mutex<Option<std::thread::Result<T>>>>,
+}
+
+impl<T> JoinHandle<T> {
+    /// Waits for the thread to finish and returns its result, or the payload it panicked
+    /// with (only when `Builder::thread_panics_fail` is off; by default that panic fails
+    /// the execution).
+    #[track_caller]
+    pub fn join(self) -> std::thread::Result<T> {
+        join_thread(self.thread.tid, Location::caller());
+        let r = self.result.lock().take();
+        r.expect("a joined thread that finished normally left its result")
+    }
+
+    /// Whether the thread has finished. Not a switch point of its own beyond the read.
+    #[track_caller]
+    pub fn is_finished(&self) -> bool {
+        runtime::switch_point("thread is_finished", None, Location::caller());
+        runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| a.is_finished(self.thread.tid))
+    }
+
+    /// The thread's handle.
+    pub fn thread(&self) -> &Thread {
+        &self.thread
+    }
+}
+
+/// Blocks until thread `tid` has finished.
+fn join_thread(tid: Tid, loc: runtime::Loc) {
+    runtime::switch_point("thread join", None, loc);
+    while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| a.is_finished(tid)) {
+        runtime::block(Blocked { what: "join", obj: None, thread: Some(tid), deadline: None, loc });
+    }
+}
+
+/// Spawns a model thread running `f`, as [`std::thread::spawn`].
+#[track_caller]
+pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    Builder::new().spawn(f).expect("spawning a model thread does not fail")
+}
+
+/// The calling model thread.
+#[track_caller]
+pub fn current() -> Thread {
+    runtime::with_state("interleave_test::thread::current", |a| Thread::new(a.me(), a.thread_name(a.me())))
+}
+
+/// A switch point that lets another thread run, as [`std::thread::yield_now`].
+#[track_caller]
+pub fn yield_now() {
+    runtime::switch_point("thread yield", None, Location::caller());
+}
+
+/// Whether the calling thread is unwinding, as [`std::thread::panicking`].
+pub fn panicking() -> bool {
+    std::thread::panicking()
+}
+
+/// Blocks until the thread's park token is available, as [`std::thread::park`].
+#[track_caller]
+pub fn park() {
+    park_until(None, Location::caller());
+}
+
+/// Like [`park`], but gives up after `dur` of virtual time.
+#[track_caller]
+pub fn park_timeout(dur: Duration) {
+    park_until(Some(dur), Location::caller());
+}
+
+fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
+    runtime::switch_point("thread park", None, loc);
+    let api = "interleave_test::thread::park";
+    let (has_token, deadline) = runtime::with_state(api, |a| {
+        let me = a.me();
+        let had = std::mem::replace(a.park_token(me), false);
+        (had, dur.map(|d| a.now().saturating_add(d)))
+    });
+    if has_token {
+        return;
+    }
+    runtime::block(Blocked { what: PARK, obj: None, thread: None, deadline, loc });
+    runtime::with_state(api, |a| {
+        let me = a.me();
+        *a.park_token(me) = false;
+    });
+}
+
+/// Blocks for `dur` of virtual time, as [`std::thread::sleep`]. The clock advances to the
+/// end of the sleep once no other thread can make progress, so tests never wait in real
+/// time.
+#[track_caller]
+pub fn sleep(dur: Duration) {
+    let loc = Location::caller();
+    runtime::switch_point("thread sleep", None, loc);
+    if dur.is_zero() {
+        return;
+    }
+    let deadline = runtime::with_state("interleave_test::thread::sleep", |a| a.now().saturating_add(dur));
+    runtime::block(Blocked { what: "sleep", obj: None, thread: None, deadline: Some(deadline), loc });
+}

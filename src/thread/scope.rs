@@ -1,0 +1,132 @@
+//! Scoped model threads, as [`std::thread::scope`]: threads that may borrow from the
+//! caller's stack, all joined before `scope` returns.
+//!
+//! Scoped threads cannot use the worker pool (a pooled worker outlives the borrow), so each
+//! runs on a real scoped OS thread of its own.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+
+use super::{join_thread, Thread};
+use crate::runtime::{self, ObjId, ObjectState, Tid};
+
+/// The threads spawned in one scope, for the implicit join at its end.
+#[derive(Debug, Default)]
+struct ScopeState {
+    threads: Vec<Tid>,
+}
+
+impl ObjectState for ScopeState {}
+
+/// A scope to spawn scoped threads in; see [`scope`].
+///
+/// # Differences from std
+/// `scope` passes it by value (it is `Copy`) rather than as `&Scope`; closures that take it
+/// as `|s|` and call `s.spawn(..)` read the same.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope<'scope, 'env: 'scope> {
+    std: &'scope std::thread::Scope<'scope, 'env>,
+    obj: ObjId,
+}
+
+/// Owned permission to join a scoped thread, as [`std::thread::ScopedJoinHandle`].
+#[derive(Debug)]
+pub struct ScopedJoinHandle<'scope, T> {
+    inner: std::thread::ScopedJoinHandle<'scope, Option<std::thread::Result<T>>>,
+    thread: Thread,
+}
+
+/// Creates a scope for spawning scoped model threads, as [`std::thread::scope`]. Every
+/// thread spawned in it is joined (in the model) before `scope` returns.
+#[track_caller]
+pub fn scope<'env, F, T>(f: F) -> T
+where
+    F: for<'scope> FnOnce(Scope<'scope, 'env>) -> T,
+{
+    let loc = Location::caller();
+    runtime::switch_point("thread scope", None, loc);
+    let obj = runtime::with_state("interleave_test::thread::scope", |a| a.new_object("scope", loc));
+    std::thread::scope(|s| {
+        let scope = Scope { std: s, obj };
+        match catch_unwind(AssertUnwindSafe(|| f(scope))) {
+            Ok(value) => {
+                join_all(obj, loc);
+                value
+            }
+            Err(payload) => {
+                if runtime::scope_panicked(&*payload) {
+                    join_all(obj, loc);
+                }
+                resume_unwind(payload)
+            }
+        }
+    })
+}
+
+fn join_all(obj: ObjId, loc: runtime::Loc) {
+    let threads = runtime::with_state("interleave_test::thread::scope", |a| {
+        std::mem::take(&mut a.obj::<ScopeState>(obj).threads)
+    });
+    for tid in threads {
+        join_thread(tid, loc);
+    }
+}
+
+impl<'scope, 'env> Scope<'scope, 'env> {
+    /// Spawns a scoped model thread running `f`, as [`std::thread::Scope::spawn`].
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> ScopedJoinHandle<'scope, T>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        self.spawn_named(None, f, Location::caller())
+    }
+
+    pub(super) fn spawn_named<F, T>(self, name: Option<String>, f: F, loc: runtime::Loc) -> ScopedJoinHandle<'scope, T>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        runtime::switch_point("thread spawn", None, loc);
+        let new = runtime::register_thread(name.clone(), loc);
+        let tid = new.tid();
+        let obj = self.obj;
+        runtime::with_state("interleave_test::thread::Scope::spawn", |a| a.obj::<ScopeState>(obj).threads.push(tid));
+        let exit = new.exit_token();
+        let os_thread = new.os_handle();
+        let inner = self.std.spawn(move || {
+            let mut out = None;
+            os_thread.run(|| out = runtime::run_thread_body(f));
+            exit.exited();
+            out
+        });
+        new.started(inner.thread().clone());
+        ScopedJoinHandle { inner, thread: Thread::new(tid, name.as_deref()) }
+    }
+}
+
+impl<T> ScopedJoinHandle<'_, T> {
+    /// Waits for the thread to finish and returns its result, as
+    /// [`std::thread::ScopedJoinHandle::join`].
+    #[track_caller]
+    pub fn join(self) -> std::thread::Result<T> {
+        join_thread(self.thread.tid, Location::caller());
+        match self.inner.join() {
+            Ok(Some(result)) => result,
+            Ok(None) => unreachable!("a joined scoped thread that finished normally left its result"),
+            Err(payload) => resume_unwind(payload),
+        }
+    }
+
+    /// Whether the thread has finished.
+    #[track_caller]
+    pub fn is_finished(&self) -> bool {
+        runtime::switch_point("thread is_finished", None, Location::caller());
+        runtime::with_state("interleave_test::thread::ScopedJoinHandle::is_finished", |a| a.is_finished(self.thread.tid))
+    }
+
+    /// The thread's handle.
+    pub fn thread(&self) -> &Thread {
+        &self.thread
+    }
+}

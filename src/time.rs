@@ -1,0 +1,81 @@
+//! Virtual time, with the names of [`std::time`].
+//!
+//! Each execution has its own clock, starting at zero. It advances only when every live
+//! thread is blocked and some of them wait with a deadline ([`crate::thread::sleep`],
+//! `wait_timeout`, `recv_timeout`, `park_timeout`): it then jumps to the earliest deadline
+//! and those waits end. So timeouts fire deterministically (replay stays exact), only when
+//! nothing else could happen first, and tests never wait in real time.
+//!
+//! # Differences from std
+//! [`Instant`] is a point on the execution's virtual clock; comparing instants of different
+//! executions is meaningless. A loop that polls [`Instant::now`] without ever blocking sees
+//! time stand still.
+
+use std::ops::{Add, Sub};
+use std::time::Duration;
+
+use crate::runtime;
+
+/// A point on the execution's virtual clock, as [`std::time::Instant`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instant(Duration);
+
+impl Instant {
+    /// The current virtual time. Panics outside a model.
+    #[track_caller]
+    pub fn now() -> Instant {
+        Instant(runtime::with_state("interleave_test::time::Instant::now", |a| a.now()))
+    }
+
+    /// Virtual time since `self`.
+    #[track_caller]
+    pub fn elapsed(&self) -> Duration {
+        Instant::now().duration_since(*self)
+    }
+
+    /// Time from `earlier` to `self`, zero if `earlier` is later.
+    pub fn duration_since(&self, earlier: Instant) -> Duration {
+        self.0.saturating_sub(earlier.0)
+    }
+
+    /// Time from `earlier` to `self`, `None` if `earlier` is later.
+    pub fn checked_duration_since(&self, earlier: Instant) -> Option<Duration> {
+        self.0.checked_sub(earlier.0)
+    }
+
+    /// `self + d`, `None` on overflow.
+    pub fn checked_add(&self, d: Duration) -> Option<Instant> {
+        self.0.checked_add(d).map(Instant)
+    }
+
+    /// `self - d`, `None` before the start of the clock.
+    pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
+        self.0.checked_sub(d).map(Instant)
+    }
+
+    /// Virtual time since the execution started.
+    pub(crate) fn since_start(&self) -> Duration {
+        self.0
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Instant;
+    fn add(self, d: Duration) -> Instant {
+        self.checked_add(d).expect("overflow when adding a duration to an instant")
+    }
+}
+
+impl Sub<Duration> for Instant {
+    type Output = Instant;
+    fn sub(self, d: Duration) -> Instant {
+        self.checked_sub(d).expect("overflow when subtracting a duration from an instant")
+    }
+}
+
+impl Sub<Instant> for Instant {
+    type Output = Duration;
+    fn sub(self, other: Instant) -> Duration {
+        self.duration_since(other)
+    }
+}
