@@ -188,7 +188,12 @@ impl Builder {
             report.max_steps = report.max_steps.max(out.steps);
             report.total_steps += out.steps;
             if let Some(draft) = out.failure.take() {
-                let meta = Meta { strategy: report.strategy.clone(), seed: Some(self.seed), iteration };
+                let meta = Meta {
+                    test: self.name.clone(),
+                    strategy: report.strategy.clone(),
+                    seed: Some(self.seed),
+                    iteration,
+                };
                 return Err(self.failure(draft, &out, meta));
             }
             strategy = out.strategy;
@@ -214,6 +219,7 @@ impl Builder {
     #[track_caller]
     pub fn replay<F: Fn()>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
         let meta = Meta {
+            test: self.name.clone().or_else(|| schedule.test().map(str::to_owned)),
             strategy: schedule.strategy().to_owned(),
             seed: schedule.seed(),
             iteration: schedule.iteration(),
@@ -259,7 +265,7 @@ impl Builder {
     fn schedule(&self, decisions: Vec<Decision>, meta: &Meta) -> Schedule {
         Schedule {
             crate_version: env!("CARGO_PKG_VERSION").to_owned(),
-            test: self.name.clone(),
+            test: meta.test.clone(),
             strategy: meta.strategy.clone(),
             seed: meta.seed,
             iteration: meta.iteration,
@@ -310,7 +316,9 @@ fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
     std::env::temp_dir().join("interleave-test").join(format!("{name}-{seed}-{}.json", failure.iteration()))
 }
 
+/// What a failure's schedule says about where it came from.
 struct Meta {
+    test: Option<String>,
     strategy: String,
     seed: Option<u64>,
     iteration: u64,

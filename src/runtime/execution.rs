@@ -1,5 +1,6 @@
 //! Per-run state: one [`Execution`] per run of the model.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::Thread;
 use std::time::Duration;
@@ -108,8 +109,6 @@ pub(crate) struct ExecState {
     /// Taken back by the driver when the execution ends.
     pub(crate) strategy: Option<Box<dyn Strategy>>,
     pub(crate) failure: Option<FailureDraft>,
-    /// OS threads still running model code of this execution (including thread 0).
-    pub(crate) live_os: usize,
     pub(crate) next_block_seq: u64,
     pub(crate) config: ExecConfig,
     /// Reused buffer for the runnable set, so switch points do not allocate.
@@ -133,14 +132,15 @@ pub(crate) struct Execution {
     pub(crate) id: u64,
     pub(crate) state: Mutex<ExecState>,
     pub(crate) baton: Baton,
-    /// Signalled when `live_os` drops to zero.
+    /// OS threads still running code of this execution (including thread 0).
+    pub(crate) live_os: AtomicUsize,
+    /// Signalled (under `state`) when `live_os` drops to zero.
     pub(crate) all_exited: Condvar,
 }
 
 impl Execution {
     /// A new execution whose thread 0 is the calling OS thread.
     pub(crate) fn new(strategy: Box<dyn Strategy>, config: ExecConfig, start: Loc) -> Arc<Self> {
-        use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let main = ThreadState::new(Some("main".to_owned()), Op::start(start));
         let mut main = main;
@@ -156,12 +156,12 @@ impl Execution {
                 decisions: Vec::new(),
                 strategy: Some(strategy),
                 failure: None,
-                live_os: 1,
                 next_block_seq: 0,
                 config,
                 scratch: Vec::new(),
             }),
             baton: Baton::new(0),
+            live_os: AtomicUsize::new(1),
             all_exited: Condvar::new(),
         })
     }

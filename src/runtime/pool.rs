@@ -81,6 +81,10 @@ fn worker_loop(me: &Arc<Worker>) {
 
 /// Waits for the next job; `None` when the worker idled too long and left the pool.
 fn wait_for_job(me: &Arc<Worker>) -> Option<Job> {
+    // The next execution usually starts within microseconds: spin for it first.
+    if let Some(job) = super::switch::spin_until(|| me.slot.lock().take()) {
+        return Some(job);
+    }
     loop {
         if let Some(job) = me.slot.lock().take() {
             return Some(job);

@@ -2,25 +2,29 @@
 //!
 //! Exactly one model thread holds the baton (its id is stored in `holder`); every other model
 //! thread of the execution waits in [`Baton::wait`]. Passing the baton stores the next holder
-//! and unparks its OS thread. A waiter spins briefly before parking, because in the common
-//! ping-pong between two threads the baton comes back within a few hundred nanoseconds, far
-//! sooner than a park/unpark round trip through the kernel.
+//! and unparks its OS thread.
+//!
+//! A park/unpark round trip through the kernel costs several microseconds, longer than most
+//! executions' work between two switches, while a waiter that spins sees the baton within
+//! a few hundred nanoseconds. Spinning only pays when the spinner has a core of its own, so
+//! the process keeps a budget of spinners: one fewer than the cores, shared by all
+//! explorations running at once. A waiter that gets no spinner slot parks at once.
 //!
 //! This file is the only place that knows how threads are suspended and resumed; replacing
 //! OS threads by another substrate means replacing this file (and `pool.rs`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use super::Tid;
 
 /// Holder value meaning "the execution is being torn down": every waiter unwinds.
 const ABORT: usize = usize::MAX;
 
-/// Iterations of busy spinning before a waiter yields its core.
-const SPIN_LIMIT: u32 = 1 << 10;
-/// `yield_now` calls before a waiter parks.
-const YIELD_LIMIT: u32 = 4;
+/// How long a waiter with a spinner slot spins before it parks: a few kernel hand-offs.
+const SPIN_FOR: Duration = Duration::from_micros(40);
 
 /// What a waiting thread learns when it wakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,24 +70,68 @@ impl Baton {
     /// Blocks the calling OS thread until model thread `me` holds the baton or the execution
     /// is torn down.
     pub(crate) fn wait(&self, me: Tid) -> Turn {
-        let mut spins = 0u32;
-        let mut yields = 0u32;
+        let turn = || match self.holder.load(Ordering::Acquire) {
+            h if h == me => Some(Turn::Mine),
+            ABORT => Some(Turn::Abort),
+            _ => None,
+        };
+        if let Some(t) = spin_until(turn) {
+            return t;
+        }
         loop {
-            match self.holder.load(Ordering::Acquire) {
-                h if h == me => return Turn::Mine,
-                ABORT => return Turn::Abort,
-                _ => {}
-            }
-            if spins < SPIN_LIMIT {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if yields < YIELD_LIMIT {
-                yields += 1;
-                std::thread::yield_now();
-            } else {
-                // A stale unpark token only makes this return early; the loop re-checks.
-                std::thread::park();
+            // A stale unpark token only makes this return early; the loop re-checks.
+            std::thread::park();
+            if let Some(t) = turn() {
+                return t;
             }
         }
     }
+}
+
+/// Spins until `ready` gives a value, if a spinner slot is free and for at most
+/// [`SPIN_FOR`]; `None` means the caller must block the slow way (and re-check first).
+pub(crate) fn spin_until<T>(mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    if let Some(v) = ready() {
+        return Some(v);
+    }
+    let _slot = SpinSlot::take()?;
+    let start = Instant::now();
+    loop {
+        for _ in 0..64 {
+            std::hint::spin_loop();
+            if let Some(v) = ready() {
+                return Some(v);
+            }
+        }
+        if start.elapsed() > SPIN_FOR {
+            return ready();
+        }
+    }
+}
+
+/// One of the process's spinner slots, released on drop.
+struct SpinSlot;
+
+static SPINNERS: AtomicUsize = AtomicUsize::new(0);
+
+impl SpinSlot {
+    fn take() -> Option<SpinSlot> {
+        let max = max_spinners();
+        SPINNERS
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| (n < max).then_some(n + 1))
+            .ok()
+            .map(|_| SpinSlot)
+    }
+}
+
+impl Drop for SpinSlot {
+    fn drop(&mut self) {
+        SPINNERS.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// One spinner per core beyond the one that runs model code.
+fn max_spinners() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()) - 1)
 }

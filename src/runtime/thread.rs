@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState};
@@ -46,9 +47,17 @@ pub(crate) fn run_execution(
         sched::finish(&ctx);
     });
     exited(&exec);
+    let all_gone = || (exec.live_os.load(Ordering::Acquire) == 0).then_some(());
     let mut st = exec.state.lock();
-    while st.live_os > 0 {
-        exec.all_exited.wait(&mut st);
+    if all_gone().is_none() {
+        drop(st);
+        if super::switch::spin_until(all_gone).is_none() {
+            let mut st = exec.state.lock();
+            while all_gone().is_none() {
+                exec.all_exited.wait(&mut st);
+            }
+        }
+        st = exec.state.lock();
     }
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
@@ -85,7 +94,7 @@ pub(crate) fn register_thread(name: Option<String>, loc: Loc) -> NewThread {
     with_ctx("interleave_test::thread::spawn", |ctx| {
         let mut st = ctx.exec.state.lock();
         st.threads.push(ThreadState::new(name, Op::start(loc)));
-        st.live_os += 1;
+        ctx.exec.live_os.fetch_add(1, Ordering::Relaxed);
         NewThread { exec: Arc::clone(&ctx.exec), tid: st.threads.len() - 1 }
     })
 }
@@ -224,9 +233,8 @@ fn record_panic_failure_with(ctx: &Context, record: Option<panic::PanicRecord>) 
 
 /// Called once per OS thread that leaves the execution.
 pub(super) fn exited(exec: &Execution) {
-    let mut st = exec.state.lock();
-    st.live_os -= 1;
-    if st.live_os == 0 {
+    if exec.live_os.fetch_sub(1, Ordering::AcqRel) == 1 {
+        let _st = exec.state.lock();
         exec.all_exited.notify_all();
     }
 }

@@ -16,6 +16,8 @@ pub enum ScheduleError {
         /// What the JSON parser expected.
         reason: String,
     },
+    /// The text is empty or only whitespace (a file that was never written).
+    Empty,
     /// The text ends in the middle of the JSON document (a cut-off file).
     Truncated {
         /// Line where the text ends.
@@ -67,24 +69,43 @@ pub enum ScheduleError {
 
 impl ScheduleError {
     pub(crate) fn io(path: &Path, e: &std::io::Error) -> Self {
-        ScheduleError::Io { path: path.to_owned(), reason: e.to_string() }
+        ScheduleError::Io {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        }
     }
 
     pub(crate) fn in_file(self, path: &Path) -> Self {
-        ScheduleError::InFile { path: path.to_owned(), error: Box::new(self) }
+        ScheduleError::InFile {
+            path: path.to_owned(),
+            error: Box::new(self),
+        }
     }
 
     pub(crate) fn field(path: impl Into<String>, problem: impl Into<String>) -> Self {
-        ScheduleError::Field { path: path.into(), problem: problem.into() }
+        ScheduleError::Field {
+            path: path.into(),
+            problem: problem.into(),
+        }
     }
 }
 
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScheduleError::Syntax { line, column, reason } => write!(
+            ScheduleError::Syntax {
+                line,
+                column,
+                reason,
+            } => write!(
                 f,
                 "invalid schedule: not valid JSON at line {line}, column {column}: {reason}"
+            ),
+            ScheduleError::Empty => write!(
+                f,
+                "invalid schedule: the text is empty; a schedule is a JSON object with \
+                 \"format\": \"{}\" (was the file written completely?)",
+                super::FORMAT
             ),
             ScheduleError::Truncated { line, column } => write!(
                 f,

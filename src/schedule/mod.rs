@@ -25,13 +25,14 @@ mod error;
 mod json;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use error::ScheduleError;
 
 /// The `format` field of every schedule file.
-pub const FORMAT: &str = "interleave-test-schedule";
+pub(crate) const FORMAT: &str = "interleave-test-schedule";
 /// The schedule format version this crate writes and reads.
-pub const VERSION: u64 = 1;
+pub(crate) const VERSION: u64 = 1;
 
 /// One recorded decision: the thread chosen where several could run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,9 +143,17 @@ impl Schedule {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| ScheduleError::io(dir, &e))?;
         }
-        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-        std::fs::write(&tmp, self.to_json()).map_err(|e| ScheduleError::io(&tmp, &e))?;
-        std::fs::rename(&tmp, path).map_err(|e| ScheduleError::io(path, &e))
+        // Unique per save, so concurrent saves of one path never share a temporary file.
+        static SAVES: AtomicU64 = AtomicU64::new(0);
+        let n = SAVES.fetch_add(1, Ordering::Relaxed);
+        let tmp = path.with_extension(format!("json.tmp{}-{n}", std::process::id()));
+        let written = std::fs::write(&tmp, self.to_json())
+            .map_err(|e| ScheduleError::io(&tmp, &e))
+            .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| ScheduleError::io(path, &e)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp); // leave no temporary file behind
+        }
+        written
     }
 
     /// Checks that the schedule was recorded for the test `name` (schedules that name no test

@@ -1,0 +1,59 @@
+//! An execution that never ends is reported as a livelock naming the threads that kept
+//! running and where.
+
+use std::sync::atomic::{AtomicU32, Ordering as StdOrdering};
+
+use interleave_test::sync::{Arc, Mutex};
+use interleave_test::{thread, Builder, FailureKind};
+
+static SPIN_LINE: AtomicU32 = AtomicU32::new(0);
+
+/// Two threads wait for each other's flag while politely yielding; neither ever sets its own.
+fn polite_spinners() {
+    let flags = Arc::new(Mutex::new([false, false]));
+    let spinners: Vec<_> = (0..2)
+        .map(|i| {
+            let flags = Arc::clone(&flags);
+            thread::Builder::new()
+                .name(format!("spinner-{i}"))
+                .spawn(move || {
+                    SPIN_LINE.store(line!() + 1, StdOrdering::Relaxed);
+                    while !flags.lock().unwrap()[1 - i] {
+                        thread::yield_now();
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    for s in spinners {
+        s.join().unwrap();
+    }
+}
+
+#[test]
+fn spinning_forever_is_a_livelock_naming_the_spinners() {
+    let failure = Builder::new().seed(3).iterations(5).max_steps(500).check(polite_spinners).expect_err("livelock");
+    assert_eq!(failure.kind(), FailureKind::Livelock, "{failure}");
+    assert!(failure.message().contains("max_steps (500)"), "{}", failure.message());
+    let names: Vec<_> = failure.threads().iter().filter_map(|t| t.thread().name()).collect();
+    assert_eq!(names, ["spinner-0", "spinner-1"], "main is blocked in join, not spinning");
+    let spin_line = SPIN_LINE.load(StdOrdering::Relaxed);
+    for t in failure.threads() {
+        let line = t.location().unwrap().line();
+        assert!((spin_line..spin_line + 3).contains(&line), "{t}");
+    }
+    assert_eq!(failure.iteration(), 0, "every execution livelocks");
+}
+
+#[test]
+fn the_step_limit_counts_switch_points() {
+    // Thread 0 passes exactly 100 switch points (one per yield): it fits in 100, not in 99.
+    let model = || {
+        for _ in 0..100 {
+            thread::yield_now();
+        }
+    };
+    assert!(Builder::new().seed(1).iterations(1).max_steps(100).check(model).is_ok());
+    let f = Builder::new().seed(1).iterations(1).max_steps(99).check(model).expect_err("over the limit");
+    assert_eq!(f.kind(), FailureKind::Livelock);
+}

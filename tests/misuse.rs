@@ -1,0 +1,85 @@
+//! Misuse gets a clear message: primitives outside a model, primitives shared between
+//! executions, nonsense builder arguments, nested explorations.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use interleave_test::sync::{Condvar, Mutex};
+use interleave_test::{thread, Builder, FailureKind};
+
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("should panic");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap()
+}
+
+#[test]
+fn primitives_outside_a_model_say_so_and_how_to_fix_it() {
+    let m = Mutex::new(1);
+    let msg = panic_message(|| drop(m.lock()));
+    assert!(msg.starts_with("mutex lock was used outside an interleave-test model"), "{msg}");
+    assert!(msg.contains("Builder::check, explore or replay"), "{msg}");
+    let msg = panic_message(|| drop(thread::spawn(|| ())));
+    assert!(msg.contains("outside an interleave-test model"), "{msg}");
+    let msg = panic_message(|| Condvar::new().notify_one());
+    assert!(msg.contains("outside an interleave-test model"), "{msg}");
+    // Creating a primitive is fine anywhere (`const fn new`), only using it is not.
+    assert!(!m.is_poisoned());
+}
+
+#[test]
+fn a_static_primitive_used_by_two_executions_is_misuse() {
+    static SHARED: Mutex<u32> = Mutex::new(0);
+    let failure = Builder::new()
+        .seed(1)
+        .iterations(3)
+        .check(|| *SHARED.lock().unwrap() += 1)
+        .expect_err("the second execution reuses it");
+    assert_eq!(failure.kind(), FailureKind::Misuse);
+    assert_eq!(failure.iteration(), 1);
+    assert!(failure.message().contains("this Mutex was first used in another execution"), "{}", failure.message());
+    assert_eq!(failure.location().unwrap().line(), line!() - 5);
+}
+
+#[test]
+fn nonsense_builder_arguments_are_rejected_with_the_reason() {
+    let msg = panic_message(|| drop(Builder::new().iterations(0)));
+    assert!(msg.contains("iterations is 0"), "{msg}");
+    let msg = panic_message(|| drop(Builder::new().max_steps(0)));
+    assert!(msg.contains("max_steps is 0"), "{msg}");
+    let mut b = Builder::new();
+    b.iterations = 0;
+    let msg = panic_message(|| drop(b.check(|| ())));
+    assert!(msg.contains("iterations is 0"), "{msg}");
+}
+
+#[test]
+fn explorations_cannot_nest() {
+    let failure = Builder::new()
+        .seed(1)
+        .iterations(1)
+        .check(|| {
+            let _ = Builder::new().iterations(1).check(|| ());
+        })
+        .expect_err("nested check panics inside the model");
+    assert_eq!(failure.kind(), FailureKind::Panic);
+    assert!(failure.message().contains("nested explorations are not supported"), "{}", failure.message());
+}
+
+#[test]
+fn explore_panics_with_the_report_and_the_saved_schedule() {
+    let msg = panic_message(|| {
+        Builder::new().name("explore_demo").seed(4).iterations(10).explore(|| {
+            let m = Mutex::new(0);
+            assert_eq!(*m.lock().unwrap(), 1, "explore demo");
+        });
+    });
+    assert!(msg.starts_with("interleave-test found a panic: assertion"), "{msg}");
+    let saved = msg.lines().find_map(|l| l.strip_prefix("the schedule is saved in ")).expect(&msg);
+    let schedule = interleave_test::Schedule::load(saved).unwrap();
+    assert_eq!(schedule.test(), Some("explore_demo"));
+    assert!(msg.contains("Builder::new().replay(model"), "{msg}");
+    assert!(msg.trim_end().ends_with("INTERLEAVE_SEED=4"), "{msg}");
+}

@@ -1,0 +1,147 @@
+//! Virtual time: sleeps and timed waits end only when nothing else can happen, at the
+//! earliest deadline, and never wait in real time.
+
+use std::time::Duration;
+
+use interleave_test::sync::{Arc, Condvar, Mutex};
+use interleave_test::time::Instant;
+use interleave_test::{thread, Builder, FailureKind};
+
+#[test]
+fn sleep_advances_the_virtual_clock_exactly() {
+    let real = std::time::Instant::now();
+    Builder::new()
+        .seed(1)
+        .iterations(50)
+        .check(|| {
+            let start = Instant::now();
+            thread::sleep(Duration::from_secs(3600));
+            assert_eq!(start.elapsed(), Duration::from_secs(3600));
+        })
+        .unwrap();
+    assert!(real.elapsed() < Duration::from_secs(60), "50 virtual hours took real time");
+}
+
+#[test]
+fn the_earliest_deadline_fires_first_in_every_schedule() {
+    Builder::new()
+        .seed(4)
+        .iterations(2000)
+        .check(|| {
+            let order = Arc::new(Mutex::new(Vec::new()));
+            let spawn_sleeper = |name: &'static str, ms: u64| {
+                let order = Arc::clone(&order);
+                thread::spawn(move || {
+                    thread::sleep(Duration::from_millis(ms));
+                    order.lock().unwrap().push((name, Instant::now()));
+                })
+            };
+            let slow = spawn_sleeper("slow", 20);
+            let fast = spawn_sleeper("fast", 10);
+            slow.join().unwrap();
+            fast.join().unwrap();
+            let order = order.lock().unwrap();
+            let names: Vec<_> = order.iter().map(|(n, _)| *n).collect();
+            assert_eq!(names, ["fast", "slow"]);
+        })
+        .unwrap();
+}
+
+/// The consumer waits up to 50 ms for a value and treats a timeout as an error; the
+/// producer needs exactly 50 ms. Both deadlines fire together, and whether the consumer
+/// sees the value depends on which of the two runs first after that.
+fn impatient_consumer() {
+    let pair = Arc::new((Mutex::new(None::<u32>), Condvar::new()));
+    let pair2 = Arc::clone(&pair);
+    let producer = thread::Builder::new()
+        .name("producer".into())
+        .spawn(move || {
+            thread::sleep(Duration::from_millis(50));
+            let (slot, cv) = &*pair2;
+            *slot.lock().unwrap() = Some(7);
+            cv.notify_one();
+        })
+        .unwrap();
+    let (slot, cv) = &*pair;
+    let (guard, timeout) = cv
+        .wait_timeout_while(slot.lock().unwrap(), Duration::from_millis(50), |v| v.is_none())
+        .unwrap();
+    assert!(!timeout.timed_out(), "gave up waiting for the producer");
+    assert_eq!(*guard, Some(7));
+    drop(guard);
+    producer.join().unwrap();
+}
+
+#[test]
+fn condvar_timeout_bug_is_found_at_the_virtual_deadline() {
+    let failure = Builder::new().seed(8).iterations(1000).check(impatient_consumer).expect_err("found");
+    assert_eq!(failure.kind(), FailureKind::Panic, "seed 8: {failure}");
+    assert!(failure.iteration() > 0 || failure.schedule().decisions().len() > 1, "{failure}");
+    assert_eq!(failure.thread().unwrap().name(), Some("main"));
+    assert!(failure.message().contains("gave up waiting"), "{}", failure.message());
+}
+
+#[test]
+fn wait_timeout_returns_early_when_notified_and_times_out_otherwise() {
+    Builder::new()
+        .seed(6)
+        .iterations(1000)
+        .check(|| {
+            let pair = Arc::new((Mutex::new(false), Condvar::new()));
+            let pair2 = Arc::clone(&pair);
+            let notifier = thread::spawn(move || {
+                let (flag, cv) = &*pair2;
+                *flag.lock().unwrap() = true;
+                cv.notify_one();
+            });
+            let (flag, cv) = &*pair;
+            let start = Instant::now();
+            let (guard, result) = cv
+                .wait_timeout_while(flag.lock().unwrap(), Duration::from_secs(5), |f| !*f)
+                .unwrap();
+            // The notifier always gets to run before the deadline can fire.
+            assert!(*guard && !result.timed_out());
+            assert_eq!(start.elapsed(), Duration::ZERO);
+            drop(guard);
+            notifier.join().unwrap();
+            let (guard, result) = cv.wait_timeout(flag.lock().unwrap(), Duration::from_millis(30)).unwrap();
+            assert!(result.timed_out() && *guard);
+            assert_eq!(start.elapsed(), Duration::from_millis(30));
+        })
+        .unwrap();
+}
+
+#[test]
+fn park_timeout_and_unpark() {
+    Builder::new()
+        .seed(10)
+        .iterations(1000)
+        .check(|| {
+            let start = Instant::now();
+            thread::park_timeout(Duration::from_millis(5));
+            assert_eq!(start.elapsed(), Duration::from_millis(5));
+            let main = thread::current();
+            let t = thread::spawn(move || main.unpark());
+            // Whether unpark comes before or after park, park returns without a timeout.
+            thread::park();
+            t.join().unwrap();
+            assert_eq!(start.elapsed(), Duration::from_millis(5));
+        })
+        .unwrap();
+}
+
+#[test]
+fn instant_outside_a_model_says_how_to_fix_it() {
+    let err = std::panic::catch_unwind(Instant::now).expect_err("panics outside a model");
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("interleave_test::time::Instant::now was used outside an interleave-test model"), "{msg}");
+}
+
+#[test]
+fn the_timeout_race_also_has_passing_schedules() {
+    // Same model: some schedules pass, so the failure above is a real race, not a certainty.
+    let passing = (0..40u64)
+        .filter(|&seed| Builder::new().seed(seed).iterations(1).check(impatient_consumer).is_ok())
+        .count();
+    assert!((1..40).contains(&passing), "{passing} of 40 single executions passed");
+}
