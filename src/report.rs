@@ -5,7 +5,6 @@ use std::fmt;
 use std::panic::Location;
 use std::time::Duration;
 
-use crate::schedule::Schedule;
 
 /// What went wrong in a failing execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

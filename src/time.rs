@@ -52,11 +52,6 @@ impl Instant {
     pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
         self.0.checked_sub(d).map(Instant)
     }
-
-    /// Virtual time since the execution started.
-    pub(crate) fn since_start(&self) -> Duration {
-        self.0
-    }
 }
 
 impl Add<Duration> for Instant {

@@ -62,7 +62,7 @@ fn panic_in_a_spawned_thread_names_that_thread() {
             let t = thread::Builder::new()
                 .name("checker".into())
                 .spawn(|| {
-                    let v: Option<u8> = None;
+                    let v: Option<u8> = std::hint::black_box(None);
                     v.expect("no value here");
                 })
                 .unwrap();
@@ -115,7 +115,7 @@ fn failure_while_other_threads_hold_guards_tears_down_cleanly() {
             .iterations(100)
             .check(|| {
                 let m = Arc::new(Mutex::new(0));
-                let holders: Vec<_> = (0..3)
+                let _holders: Vec<_> = (0..3)
                     .map(|_| {
                         let m = Arc::clone(&m);
                         thread::spawn(move || {
@@ -126,10 +126,6 @@ fn failure_while_other_threads_hold_guards_tears_down_cleanly() {
                     })
                     .collect();
                 panic!("main gives up");
-                #[allow(unreachable_code)]
-                for h in holders {
-                    h.join().unwrap();
-                }
             })
             .expect_err("main always panics");
         assert_eq!(failure.kind(), FailureKind::Panic, "seed {seed}");

@@ -48,16 +48,20 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
 /// The step limit was reached: name the threads seen in the most recent operations.
 pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
     let mut counts = vec![0u64; st.threads.len()];
-    let mut last_loc = vec![None; st.threads.len()];
+    let mut last = vec![None; st.threads.len()];
+    let mut first_step = st.step;
     for e in st.trace.events() {
         counts[e.tid] += 1;
-        last_loc[e.tid] = Some(e.op.loc);
+        last[e.tid] = Some(e.op);
+        first_step = first_step.min(e.step);
     }
+    let window = format!("steps {first_step}..={}", st.step);
     let threads = (0..st.threads.len())
-        .filter(|&t| counts[t] > 0)
-        .map(|t| {
-            let state = format!("ran {} of the last {} operations, last `{}`", counts[t], st.trace.events().count(), st.threads[t].pending.kind);
-            ThreadReport::new(st.thread_info(t), state, last_loc[t].map(SourceLocation::from), vec![])
+        .filter_map(|t| {
+            let op = last[t]?;
+            let target = op.obj.map(|o| format!(" on {} #{o}", st.objects[o].kind)).unwrap_or_default();
+            let state = format!("ran {} operations in {window}, the last `{}`{target}", counts[t], op.kind);
+            Some(ThreadReport::new(st.thread_info(t), state, Some(op.loc.into()), vec![]))
         })
         .collect();
     FailureDraft {

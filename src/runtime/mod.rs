@@ -20,10 +20,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
-pub(crate) use object::{NoState, ObjectHandle, ObjectState};
+pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use thread::{
     register_thread, run_execution, run_thread_body, scope_panicked, spawn_pooled, ExecOutcome,
-    NewThread,
 };
 
 use execution::ExecState;
@@ -152,10 +151,6 @@ impl Access<'_> {
         self.st.objects.len() - 1
     }
 
-    /// How many threads the execution has created so far (including finished ones).
-    pub(crate) fn thread_count(&self) -> usize {
-        self.st.threads.len()
-    }
 }
 
 /// Runs `f` on the execution's state. Never switches threads.

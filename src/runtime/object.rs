@@ -18,11 +18,6 @@ pub(crate) trait ObjectState: Any + Send {
     }
 }
 
-/// An object with no scheduling state of its own (atomics, channels keep theirs elsewhere).
-#[derive(Debug, Default)]
-pub(crate) struct NoState;
-impl ObjectState for NoState {}
-
 /// One registered object.
 pub(crate) struct ObjectSlot {
     /// "Mutex", "AtomicUsize", ...

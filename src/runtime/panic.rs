@@ -41,7 +41,12 @@ pub(crate) fn install_hook() {
             if !super::in_model() {
                 return previous(info);
             }
-            let message = info.payload_as_str().unwrap_or("Box<dyn Any>").to_owned();
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "Box<dyn Any>".to_owned());
             let record = PanicRecord {
                 message,
                 location: info.location().map(SourceLocation::from),

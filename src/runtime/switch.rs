@@ -13,18 +13,15 @@
 //! This file is the only place that knows how threads are suspended and resumed; replacing
 //! OS threads by another substrate means replacing this file (and `pool.rs`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::Tid;
 
 /// Holder value meaning "the execution is being torn down": every waiter unwinds.
 const ABORT: usize = usize::MAX;
-
-/// How long a waiter with a spinner slot spins before it parks: a few kernel hand-offs.
-const SPIN_FOR: Duration = Duration::from_micros(40);
 
 /// What a waiting thread learns when it wakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,25 +85,64 @@ impl Baton {
     }
 }
 
-/// Spins until `ready` gives a value, if a spinner slot is free and for at most
-/// [`SPIN_FOR`]; `None` means the caller must block the slow way (and re-check first).
+/// Spins until `ready` gives a value, if a spinner slot is free and spinning has been paying
+/// lately; `None` means the caller must block the slow way (and re-check first).
+///
+/// The spin window adapts: it grows while spins end with the value and halves each time one
+/// runs out, down to nothing when the cores are busy with other work (then spinning only
+/// steals time from the thread being waited for). At zero, one wait in [`PROBE_EVERY`] still
+/// spins briefly, to notice when the cores are free again.
 pub(crate) fn spin_until<T>(mut ready: impl FnMut() -> Option<T>) -> Option<T> {
     if let Some(v) = ready() {
         return Some(v);
     }
+    let window = spin_window();
+    if window == 0 {
+        return None;
+    }
     let _slot = SpinSlot::take()?;
     let start = Instant::now();
     loop {
-        for _ in 0..64 {
+        for _ in 0..32 {
             std::hint::spin_loop();
             if let Some(v) = ready() {
+                spin_paid(true);
                 return Some(v);
             }
         }
-        if start.elapsed() > SPIN_FOR {
+        if start.elapsed().as_nanos() as u64 > window {
+            spin_paid(false);
             return ready();
         }
     }
+}
+
+/// Longest spin, in nanoseconds: a few kernel hand-offs.
+const MAX_WINDOW: u64 = 50_000;
+/// Below this the window is closed.
+const MIN_WINDOW: u64 = 1_000;
+/// While the window is closed, one wait in this many spins for [`MIN_WINDOW`].
+const PROBE_EVERY: u64 = 64;
+
+static WINDOW: AtomicU64 = AtomicU64::new(MAX_WINDOW / 2);
+static WAITS: AtomicU64 = AtomicU64::new(0);
+
+fn spin_window() -> u64 {
+    match WINDOW.load(Ordering::Relaxed) {
+        0 if WAITS.fetch_add(1, Ordering::Relaxed) % PROBE_EVERY == 0 => MIN_WINDOW,
+        w => w,
+    }
+}
+
+fn spin_paid(paid: bool) {
+    let _ = WINDOW.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+        Some(match (paid, w) {
+            (true, 0) => MIN_WINDOW,
+            (true, w) => (w + w / 2).min(MAX_WINDOW),
+            (false, w) if w / 2 < MIN_WINDOW => 0,
+            (false, w) => w / 2,
+        })
+    });
 }
 
 /// One of the process's spinner slots, released on drop.

@@ -198,7 +198,7 @@ pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::R
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
     let record = panic::take_last();
     CURRENT.with(|ctx| {
-        let mut st = ctx.exec.state.lock();
+        let st = ctx.exec.state.lock();
         if ctx.tid != 0 && !st.config.thread_panics_fail {
             return Some(payload);
         }

@@ -36,7 +36,7 @@ pub struct Mutex<T: ?Sized> {
 
 /// Releases the lock when dropped, as [`std::sync::MutexGuard`].
 #[must_use = "if unused the Mutex will immediately unlock"]
-pub struct MutexGuard<'a, T: ?Sized + 'a> {
+pub struct MutexGuard<'a, T: ?Sized> {
     lock: &'a Mutex<T>,
     inner: Option<parking_lot::MutexGuard<'a, T>>,
     /// The mutex's id in the model; `None` when taken outside the model during teardown.

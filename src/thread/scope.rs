@@ -23,7 +23,7 @@ impl ObjectState for ScopeState {}
 /// `scope` passes it by value (it is `Copy`) rather than as `&Scope`; closures that take it
 /// as `|s|` and call `s.spawn(..)` read the same.
 #[derive(Clone, Copy, Debug)]
-pub struct Scope<'scope, 'env: 'scope> {
+pub struct Scope<'scope, 'env> {
     std: &'scope std::thread::Scope<'scope, 'env>,
     obj: ObjId,
 }
