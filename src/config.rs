@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::report::{Failure, Report, RecentStep, SourceLocation, ThreadInfo};
+use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft};
 use crate::schedule::{Decision, Schedule};
 use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy};
@@ -159,7 +159,10 @@ impl Builder {
     }
 
     fn exec_config(&self) -> ExecConfig {
-        ExecConfig { max_steps: self.max_steps, thread_panics_fail: self.thread_panics_fail }
+        ExecConfig {
+            max_steps: self.max_steps,
+            thread_panics_fail: self.thread_panics_fail,
+        }
     }
 
     /// Runs the model under the strategy until an execution fails or `iterations` have passed.
@@ -219,7 +222,10 @@ impl Builder {
     #[track_caller]
     pub fn replay<F: Fn()>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
         let meta = Meta {
-            test: self.name.clone().or_else(|| schedule.test().map(str::to_owned)),
+            test: self
+                .name
+                .clone()
+                .or_else(|| schedule.test().map(str::to_owned)),
             strategy: schedule.strategy().to_owned(),
             seed: schedule.seed(),
             iteration: schedule.iteration(),
@@ -230,7 +236,8 @@ impl Builder {
             }
         }
         let strategy = Box::new(ReplayStrategy::new(schedule.thread_ids()));
-        let mut out = runtime::run_execution(strategy, self.exec_config(), &model, Location::caller());
+        let mut out =
+            runtime::run_execution(strategy, self.exec_config(), &model, Location::caller());
         match out.failure.take() {
             None => Ok(()),
             Some(draft) => Err(self.failure(draft, &out, meta)),
@@ -239,8 +246,15 @@ impl Builder {
 
     fn failure(&self, draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
         let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
-        let decisions: Vec<Decision> = out.decisions.iter().map(|d| decision(d, &out.names)).collect();
-        let recent = out.decisions[out.decisions.len().saturating_sub(crate::report::RECENT_DECISIONS)..]
+        let decisions: Vec<Decision> = out
+            .decisions
+            .iter()
+            .map(|d| decision(d, &out.names))
+            .collect();
+        let recent = out.decisions[out
+            .decisions
+            .len()
+            .saturating_sub(crate::report::RECENT_DECISIONS)..]
             .iter()
             .map(|d: &DecisionRecord| RecentStep {
                 step: d.step,
@@ -298,9 +312,14 @@ impl Builder {
                 path.display(),
                 path.display()
             ),
-            Err(e) => format!("the schedule could not be saved ({e}); print failure.schedule().to_json() to keep it"),
+            Err(e) => format!(
+                "the schedule could not be saved ({e}); print failure.schedule().to_json() to keep it"
+            ),
         };
-        let seed = failure.seed().map(|s| format!("\nto rerun the same search: {}={s}", env::SEED)).unwrap_or_default();
+        let seed = failure
+            .seed()
+            .map(|s| format!("\nto rerun the same search: {}={s}", env::SEED))
+            .unwrap_or_default();
         format!("{failure}\n\n{saved}{seed}")
     }
 }
@@ -310,10 +329,21 @@ fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
     let name: String = name
         .unwrap_or("model")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let seed = failure.seed().map(|s| s.to_string()).unwrap_or_else(|| "replay".into());
-    std::env::temp_dir().join("interleave-test").join(format!("{name}-{seed}-{}.json", failure.iteration()))
+    let seed = failure
+        .seed()
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "replay".into());
+    std::env::temp_dir()
+        .join("interleave-test")
+        .join(format!("{name}-{seed}-{}.json", failure.iteration()))
 }
 
 /// What a failure's schedule says about where it came from.
@@ -339,14 +369,19 @@ fn env_u64(var: &str) -> Option<u64> {
     let value = std::env::var(var).ok()?;
     match value.trim().parse() {
         Ok(n) => Some(n),
-        Err(_) => panic!("{var}={value:?} is not an unsigned integer; set it to a number such as 42, or unset it"),
+        Err(_) => panic!(
+            "{var}={value:?} is not an unsigned integer; set it to a number such as 42, or unset it"
+        ),
     }
 }
 
 fn env_strategy() -> Option<StrategyKind> {
     let value = std::env::var(env::STRATEGY).ok()?;
     Some(StrategyKind::parse(value.trim()).unwrap_or_else(|| {
-        panic!("{}={value:?} is not a strategy; the strategies are: random", env::STRATEGY)
+        panic!(
+            "{}={value:?} is not a strategy; the strategies are: random",
+            env::STRATEGY
+        )
     }))
 }
 

@@ -47,6 +47,8 @@ pub mod sync;
 pub mod thread;
 pub mod time;
 
-pub use config::{check, env, explore, replay, Builder, StrategyKind};
-pub use report::{Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport};
+pub use config::{Builder, StrategyKind, check, env, explore, replay};
+pub use report::{
+    Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
+};
 pub use schedule::{Decision, Schedule, ScheduleError};

@@ -5,7 +5,6 @@ use std::fmt;
 use std::panic::Location;
 use std::time::Duration;
 
-
 /// What went wrong in a failing execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -148,7 +147,12 @@ impl ThreadReport {
         location: Option<SourceLocation>,
         held_by: Vec<Holder>,
     ) -> Self {
-        ThreadReport { thread, state, location, held_by }
+        ThreadReport {
+            thread,
+            state,
+            location,
+            held_by,
+        }
     }
 
     /// The thread.
@@ -180,9 +184,17 @@ impl fmt::Display for ThreadReport {
         }
         for h in &self.held_by {
             if h.thread == self.thread {
-                write!(f, "\n      held by this same thread, taken at {}", h.location)?;
+                write!(
+                    f,
+                    "\n      held by this same thread, taken at {}",
+                    h.location
+                )?;
             } else {
-                write!(f, "\n      held by thread {}, taken at {}", h.thread, h.location)?;
+                write!(
+                    f,
+                    "\n      held by thread {}, taken at {}",
+                    h.thread, h.location
+                )?;
             }
         }
         Ok(())
@@ -209,7 +221,11 @@ pub struct Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} executions passed ({} strategy", self.executions, self.strategy)?;
+        write!(
+            f,
+            "{} executions passed ({} strategy",
+            self.executions, self.strategy
+        )?;
         if let Some(seed) = self.seed {
             write!(f, ", seed {seed}")?;
         }

@@ -24,7 +24,10 @@ impl Instant {
     /// The current virtual time. Panics outside a model.
     #[track_caller]
     pub fn now() -> Instant {
-        Instant(runtime::with_state("interleave_test::time::Instant::now", |a| a.now()))
+        Instant(runtime::with_state(
+            "interleave_test::time::Instant::now",
+            |a| a.now(),
+        ))
     }
 
     /// Virtual time since `self`.
@@ -57,14 +60,16 @@ impl Instant {
 impl Add<Duration> for Instant {
     type Output = Instant;
     fn add(self, d: Duration) -> Instant {
-        self.checked_add(d).expect("overflow when adding a duration to an instant")
+        self.checked_add(d)
+            .expect("overflow when adding a duration to an instant")
     }
 }
 
 impl Sub<Duration> for Instant {
     type Output = Instant;
     fn sub(self, d: Duration) -> Instant {
-        self.checked_sub(d).expect("overflow when subtracting a duration from an instant")
+        self.checked_sub(d)
+            .expect("overflow when subtracting a duration from an instant")
     }
 }
 

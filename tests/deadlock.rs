@@ -4,7 +4,7 @@
 use std::sync::Mutex as StdMutex;
 
 use interleave_test::sync::{Arc, Condvar, Mutex};
-use interleave_test::{thread, Builder, FailureKind};
+use interleave_test::{Builder, FailureKind, thread};
 
 /// Lines of the lock calls of the ABBA model, recorded at run time by `line!()`.
 static LINES: StdMutex<[u32; 4]> = StdMutex::new([0; 4]);
@@ -34,13 +34,24 @@ fn abba() {
 #[test]
 fn abba_deadlock_names_both_threads_holders_and_places() {
     let seed = 11;
-    let failure = Builder::new().seed(seed).iterations(1000).check(abba).expect_err("seed 11 finds ABBA");
+    let failure = Builder::new()
+        .seed(seed)
+        .iterations(1000)
+        .check(abba)
+        .expect_err("seed 11 finds ABBA");
     let [ab_a, ab_b, main_b, main_a] = *LINES.lock().unwrap();
-    assert_eq!(failure.kind(), FailureKind::Deadlock, "seed {seed}: {failure}");
+    assert_eq!(
+        failure.kind(),
+        FailureKind::Deadlock,
+        "seed {seed}: {failure}"
+    );
     let threads = failure.threads();
     assert_eq!(threads.len(), 2, "{failure}");
     let main = threads.iter().find(|t| t.thread().id() == 0).unwrap();
-    let ab = threads.iter().find(|t| t.thread().name() == Some("ab")).unwrap();
+    let ab = threads
+        .iter()
+        .find(|t| t.thread().name() == Some("ab"))
+        .unwrap();
     // main holds b (taken at main_b) and waits for a at main_a; "ab" holds a and waits for b.
     assert_eq!(main.location().unwrap().line(), main_a);
     assert_eq!(ab.location().unwrap().line(), ab_b);
@@ -49,7 +60,11 @@ fn abba_deadlock_names_both_threads_holders_and_places() {
     assert_eq!(main.held_by()[0].location().line(), ab_a);
     assert_eq!(ab.held_by()[0].thread().id(), 0);
     assert_eq!(ab.held_by()[0].location().line(), main_b);
-    assert!(main.state().starts_with("waits to lock Mutex #"), "{}", main.state());
+    assert!(
+        main.state().starts_with("waits to lock Mutex #"),
+        "{}",
+        main.state()
+    );
     assert_eq!(main.location().unwrap().file(), file!());
     let text = failure.to_string();
     assert!(text.contains("every live thread is blocked"), "{text}");
@@ -69,12 +84,17 @@ fn relocking_a_held_mutex_is_a_deadlock_naming_both_places() {
         .expect_err("relocking deadlocks in every execution");
     let first_line = line!() - 4;
     assert_eq!(failure.kind(), FailureKind::Deadlock);
-    let [only] = failure.threads() else { panic!("one thread: {failure}") };
+    let [only] = failure.threads() else {
+        panic!("one thread: {failure}")
+    };
     assert_eq!(only.thread().name(), Some("main"));
     assert_eq!(only.location().unwrap().line(), first_line + 1);
     assert_eq!(only.held_by()[0].thread().id(), 0);
     assert_eq!(only.held_by()[0].location().line(), first_line);
-    assert!(failure.to_string().contains("held by this same thread"), "{failure}");
+    assert!(
+        failure.to_string().contains("held by this same thread"),
+        "{failure}"
+    );
 }
 
 /// The waiter checks the flag once, without a loop, and then waits: if the notification
@@ -102,12 +122,36 @@ fn lost_wakeup() {
 #[test]
 fn lost_wakeup_is_found_as_a_deadlock_on_the_condvar() {
     let seed = 5;
-    let failure = Builder::new().seed(seed).iterations(1000).check(lost_wakeup).expect_err("found");
-    assert_eq!(failure.kind(), FailureKind::Deadlock, "seed {seed}: {failure}");
-    let waiter = failure.threads().iter().find(|t| t.thread().name() == Some("waiter")).unwrap();
-    assert!(waiter.state().starts_with("waits to wait on Condvar #"), "{}", waiter.state());
-    let main = failure.threads().iter().find(|t| t.thread().id() == 0).unwrap();
-    assert!(main.state().contains("join thread 'waiter' (#1)"), "{}", main.state());
+    let failure = Builder::new()
+        .seed(seed)
+        .iterations(1000)
+        .check(lost_wakeup)
+        .expect_err("found");
+    assert_eq!(
+        failure.kind(),
+        FailureKind::Deadlock,
+        "seed {seed}: {failure}"
+    );
+    let waiter = failure
+        .threads()
+        .iter()
+        .find(|t| t.thread().name() == Some("waiter"))
+        .unwrap();
+    assert!(
+        waiter.state().starts_with("waits to wait on Condvar #"),
+        "{}",
+        waiter.state()
+    );
+    let main = failure
+        .threads()
+        .iter()
+        .find(|t| t.thread().id() == 0)
+        .unwrap();
+    assert!(
+        main.state().contains("join thread 'waiter' (#1)"),
+        "{}",
+        main.state()
+    );
     assert_eq!(main.held_by()[0].thread().name(), Some("waiter"));
 }
 
@@ -121,7 +165,9 @@ fn correct_condvar_handshake_passes_10000_executions() {
             let pair2 = Arc::clone(&pair);
             let waiter = thread::spawn(move || {
                 let (flag, cv) = &*pair2;
-                let _g = cv.wait_while(flag.lock().unwrap(), |ready| !*ready).unwrap();
+                let _g = cv
+                    .wait_while(flag.lock().unwrap(), |ready| !*ready)
+                    .unwrap();
             });
             let (flag, cv) = &*pair;
             *flag.lock().unwrap() = true;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU32, Ordering as StdOrdering};
 
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, Builder, FailureKind};
+use interleave_test::{Builder, FailureKind, thread};
 
 static SPIN_LINE: AtomicU32 = AtomicU32::new(0);
 
@@ -32,11 +32,28 @@ fn polite_spinners() {
 
 #[test]
 fn spinning_forever_is_a_livelock_naming_the_spinners() {
-    let failure = Builder::new().seed(3).iterations(5).max_steps(500).check(polite_spinners).expect_err("livelock");
+    let failure = Builder::new()
+        .seed(3)
+        .iterations(5)
+        .max_steps(500)
+        .check(polite_spinners)
+        .expect_err("livelock");
     assert_eq!(failure.kind(), FailureKind::Livelock, "{failure}");
-    assert!(failure.message().contains("max_steps (500)"), "{}", failure.message());
-    let names: Vec<_> = failure.threads().iter().filter_map(|t| t.thread().name()).collect();
-    assert_eq!(names, ["spinner-0", "spinner-1"], "main is blocked in join, not spinning");
+    assert!(
+        failure.message().contains("max_steps (500)"),
+        "{}",
+        failure.message()
+    );
+    let names: Vec<_> = failure
+        .threads()
+        .iter()
+        .filter_map(|t| t.thread().name())
+        .collect();
+    assert_eq!(
+        names,
+        ["spinner-0", "spinner-1"],
+        "main is blocked in join, not spinning"
+    );
     let spin_line = SPIN_LINE.load(StdOrdering::Relaxed);
     for t in failure.threads() {
         let line = t.location().unwrap().line();
@@ -53,7 +70,19 @@ fn the_step_limit_counts_switch_points() {
             thread::yield_now();
         }
     };
-    assert!(Builder::new().seed(1).iterations(1).max_steps(100).check(model).is_ok());
-    let f = Builder::new().seed(1).iterations(1).max_steps(99).check(model).expect_err("over the limit");
+    assert!(
+        Builder::new()
+            .seed(1)
+            .iterations(1)
+            .max_steps(100)
+            .check(model)
+            .is_ok()
+    );
+    let f = Builder::new()
+        .seed(1)
+        .iterations(1)
+        .max_steps(99)
+        .check(model)
+        .expect_err("over the limit");
     assert_eq!(f.kind(), FailureKind::Livelock);
 }

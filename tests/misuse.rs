@@ -1,10 +1,10 @@
 //! Misuse gets a clear message: primitives outside a model, primitives shared between
 //! executions, nonsense builder arguments, nested explorations.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use interleave_test::sync::{Condvar, Mutex};
-use interleave_test::{thread, Builder, FailureKind};
+use interleave_test::{Builder, FailureKind, thread};
 
 fn panic_message(f: impl FnOnce()) -> String {
     let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("should panic");
@@ -19,7 +19,10 @@ fn panic_message(f: impl FnOnce()) -> String {
 fn primitives_outside_a_model_say_so_and_how_to_fix_it() {
     let m = Mutex::new(1);
     let msg = panic_message(|| drop(m.lock()));
-    assert!(msg.starts_with("mutex lock was used outside an interleave-test model"), "{msg}");
+    assert!(
+        msg.starts_with("mutex lock was used outside an interleave-test model"),
+        "{msg}"
+    );
     assert!(msg.contains("Builder::check, explore or replay"), "{msg}");
     let msg = panic_message(|| drop(thread::spawn(|| ())));
     assert!(msg.contains("outside an interleave-test model"), "{msg}");
@@ -39,7 +42,13 @@ fn a_static_primitive_used_by_two_executions_is_misuse() {
         .expect_err("the second execution reuses it");
     assert_eq!(failure.kind(), FailureKind::Misuse);
     assert_eq!(failure.iteration(), 1);
-    assert!(failure.message().contains("this Mutex was first used in another execution"), "{}", failure.message());
+    assert!(
+        failure
+            .message()
+            .contains("this Mutex was first used in another execution"),
+        "{}",
+        failure.message()
+    );
     assert_eq!(failure.location().unwrap().line(), line!() - 5);
 }
 
@@ -65,19 +74,35 @@ fn explorations_cannot_nest() {
         })
         .expect_err("nested check panics inside the model");
     assert_eq!(failure.kind(), FailureKind::Panic);
-    assert!(failure.message().contains("nested explorations are not supported"), "{}", failure.message());
+    assert!(
+        failure
+            .message()
+            .contains("nested explorations are not supported"),
+        "{}",
+        failure.message()
+    );
 }
 
 #[test]
 fn explore_panics_with_the_report_and_the_saved_schedule() {
     let msg = panic_message(|| {
-        Builder::new().name("explore_demo").seed(4).iterations(10).explore(|| {
-            let m = Mutex::new(0);
-            assert_eq!(*m.lock().unwrap(), 1, "explore demo");
-        });
+        Builder::new()
+            .name("explore_demo")
+            .seed(4)
+            .iterations(10)
+            .explore(|| {
+                let m = Mutex::new(0);
+                assert_eq!(*m.lock().unwrap(), 1, "explore demo");
+            });
     });
-    assert!(msg.starts_with("interleave-test found a panic: assertion"), "{msg}");
-    let saved = msg.lines().find_map(|l| l.strip_prefix("the schedule is saved in ")).expect(&msg);
+    assert!(
+        msg.starts_with("interleave-test found a panic: assertion"),
+        "{msg}"
+    );
+    let saved = msg
+        .lines()
+        .find_map(|l| l.strip_prefix("the schedule is saved in "))
+        .expect(&msg);
     let schedule = interleave_test::Schedule::load(saved).unwrap();
     assert_eq!(schedule.test(), Some("explore_demo"));
     assert!(msg.contains("Builder::new().replay(model"), "{msg}");

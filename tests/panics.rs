@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU32, Ordering as StdOrdering};
 
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, Builder, FailureKind};
+use interleave_test::{Builder, FailureKind, thread};
 
 static ASSERT_LINE: AtomicU32 = AtomicU32::new(0);
 
@@ -33,20 +33,45 @@ fn split_increment() {
 #[test]
 fn lost_update_is_a_panic_of_main_at_the_assert() {
     let seed = 42;
-    let failure = Builder::new().seed(seed).iterations(1000).check(split_increment).expect_err("found");
+    let failure = Builder::new()
+        .seed(seed)
+        .iterations(1000)
+        .check(split_increment)
+        .expect_err("found");
     assert_eq!(failure.kind(), FailureKind::Panic, "seed {seed}: {failure}");
     assert_eq!(failure.thread().unwrap().name(), Some("main"));
     assert_eq!(failure.thread().unwrap().id(), 0);
     let loc = failure.location().unwrap();
-    assert_eq!((loc.file(), loc.line()), (file!(), ASSERT_LINE.load(StdOrdering::Relaxed)));
-    assert!(failure.message().contains("lost update"), "{}", failure.message());
-    assert!(failure.message().contains("left: 1"), "{}", failure.message());
+    assert_eq!(
+        (loc.file(), loc.line()),
+        (file!(), ASSERT_LINE.load(StdOrdering::Relaxed))
+    );
+    assert!(
+        failure.message().contains("lost update"),
+        "{}",
+        failure.message()
+    );
+    assert!(
+        failure.message().contains("left: 1"),
+        "{}",
+        failure.message()
+    );
     assert_eq!(failure.seed(), Some(seed));
     assert!(failure.iteration() < 1000);
     // The last decisions name the threads and places that led there.
     assert!(!failure.recent().is_empty() && failure.recent().len() <= 20);
-    assert!(failure.recent().iter().any(|s| s.thread().name() == Some("worker-1")));
-    assert!(failure.recent().iter().all(|s| s.location().file() == file!()));
+    assert!(
+        failure
+            .recent()
+            .iter()
+            .any(|s| s.thread().name() == Some("worker-1"))
+    );
+    assert!(
+        failure
+            .recent()
+            .iter()
+            .all(|s| s.location().file() == file!())
+    );
     let bt = failure.backtrace().expect("panics carry a backtrace");
     assert!(bt.contains("split_increment"), "{bt}");
     assert!(failure.to_string().contains(&format!("seed {seed}")));
@@ -73,7 +98,10 @@ fn panic_in_a_spawned_thread_names_that_thread() {
     assert_eq!(failure.kind(), FailureKind::Panic);
     assert_eq!(failure.thread().unwrap().name(), Some("checker"));
     assert_eq!(failure.thread().unwrap().id(), 1);
-    assert_eq!(failure.location().unwrap().line(), line.load(StdOrdering::Relaxed));
+    assert_eq!(
+        failure.location().unwrap().line(),
+        line.load(StdOrdering::Relaxed)
+    );
     assert_eq!(failure.message(), "no value here");
     assert_eq!(failure.iteration(), 0);
 }

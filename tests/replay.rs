@@ -2,7 +2,7 @@
 //! schedule replays as a pass.
 
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, Builder, Failure, FailureKind, Schedule};
+use interleave_test::{Builder, Failure, FailureKind, Schedule, thread};
 
 fn split_increment() {
     let m = Arc::new(Mutex::new(0));
@@ -46,17 +46,30 @@ fn spinner() {
 
 fn round_trip(name: &str, model: fn(), expected: FailureKind) -> Failure {
     for seed in 0..5 {
-        let builder = Builder::new().name(name).seed(seed).iterations(1000).max_steps(300);
+        let builder = Builder::new()
+            .name(name)
+            .seed(seed)
+            .iterations(1000)
+            .max_steps(300);
         let failure = builder.check(model).expect_err("found");
         assert_eq!(failure.kind(), expected, "seed {seed}: {failure}");
         let text = failure.schedule().to_json();
         let schedule = Schedule::from_json(&text).unwrap();
         assert_eq!(&schedule, failure.schedule());
-        let replayed = Builder::new().max_steps(300).replay(model, &schedule).expect_err("replay fails");
+        let replayed = Builder::new()
+            .max_steps(300)
+            .replay(model, &schedule)
+            .expect_err("replay fails");
         assert_eq!(replayed, failure, "seed {seed}");
         assert_eq!(replayed.to_string(), failure.to_string(), "seed {seed}");
     }
-    Builder::new().name(name).seed(0).iterations(1000).max_steps(300).check(model).unwrap_err()
+    Builder::new()
+        .name(name)
+        .seed(0)
+        .iterations(1000)
+        .max_steps(300)
+        .check(model)
+        .unwrap_err()
 }
 
 #[test]
@@ -77,7 +90,11 @@ fn livelock_replays_identically() {
 
 #[test]
 fn a_schedule_records_only_real_choices() {
-    let f = Builder::new().seed(1).iterations(1000).check(split_increment).unwrap_err();
+    let f = Builder::new()
+        .seed(1)
+        .iterations(1000)
+        .check(split_increment)
+        .unwrap_err();
     for d in f.schedule().decisions() {
         assert!(d.options() >= 2, "{d:?}");
     }
@@ -87,14 +104,26 @@ fn a_schedule_records_only_real_choices() {
         *m.lock().unwrap() += 1;
         assert_eq!(*m.lock().unwrap(), 3);
     };
-    let f = Builder::new().seed(1).iterations(1).check(single).unwrap_err();
+    let f = Builder::new()
+        .seed(1)
+        .iterations(1)
+        .check(single)
+        .unwrap_err();
     assert!(f.schedule().decisions().is_empty());
     assert_eq!(Builder::new().replay(single, f.schedule()).unwrap_err(), f);
 }
 
 #[test]
 fn same_seed_same_failure() {
-    let a = Builder::new().seed(77).iterations(1000).check(split_increment).unwrap_err();
-    let b = Builder::new().seed(77).iterations(1000).check(split_increment).unwrap_err();
+    let a = Builder::new()
+        .seed(77)
+        .iterations(1000)
+        .check(split_increment)
+        .unwrap_err();
+    let b = Builder::new()
+        .seed(77)
+        .iterations(1000)
+        .check(split_increment)
+        .unwrap_err();
     assert_eq!(a, b);
 }

@@ -2,7 +2,7 @@
 //! behind and keep memory flat. (Its own test binary, so no other test's threads count.)
 
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, Builder};
+use interleave_test::{Builder, thread};
 
 fn status(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("Linux /proc");
@@ -28,18 +28,35 @@ fn three_threads() {
 #[cfg(target_os = "linux")]
 fn one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat() {
     let threads_before = status("Threads:");
-    Builder::new().seed(1).iterations(10_000).check(three_threads).unwrap();
+    Builder::new()
+        .seed(1)
+        .iterations(10_000)
+        .check(three_threads)
+        .unwrap();
     let rss_warm = status("VmRSS:");
     let threads_warm = status("Threads:");
-    Builder::new().seed(2).iterations(90_000).check(three_threads).unwrap();
+    Builder::new()
+        .seed(2)
+        .iterations(90_000)
+        .check(three_threads)
+        .unwrap();
     let rss_after = status("VmRSS:");
     let threads_after = status("Threads:");
     // The pool holds at most the two spawned threads' workers (plus one that may still be
     // returning to it); it does not grow with the number of executions.
-    assert!(threads_warm <= threads_before + 3, "{threads_before} -> {threads_warm}");
-    assert!(threads_after <= threads_warm, "{threads_warm} -> {threads_after}");
+    assert!(
+        threads_warm <= threads_before + 3,
+        "{threads_before} -> {threads_warm}"
+    );
+    assert!(
+        threads_after <= threads_warm,
+        "{threads_warm} -> {threads_after}"
+    );
     // 90,000 more executions add less than 2 MiB of resident memory.
-    assert!(rss_after < rss_warm + 2048, "RSS {rss_warm} KiB -> {rss_after} KiB");
+    assert!(
+        rss_after < rss_warm + 2048,
+        "RSS {rss_warm} KiB -> {rss_after} KiB"
+    );
     // Idle workers leave after a while.
     std::thread::sleep(std::time::Duration::from_secs(3));
     assert_eq!(status("Threads:"), threads_before, "idle workers exit");

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, Builder};
+use interleave_test::{Builder, thread};
 
 #[test]
 fn sixteen_threads_each_increment_once() {
@@ -35,8 +35,16 @@ fn names_and_ids_are_deterministic() {
         .check(|| {
             let me = thread::current();
             assert_eq!((me.name(), me.id().as_u64()), (Some("main"), 0));
-            let a = thread::Builder::new().name("a".into()).spawn(|| thread::current().name().map(String::from)).unwrap();
-            let b = thread::spawn(|| (thread::current().name().is_none(), thread::current().id().as_u64()));
+            let a = thread::Builder::new()
+                .name("a".into())
+                .spawn(|| thread::current().name().map(String::from))
+                .unwrap();
+            let b = thread::spawn(|| {
+                (
+                    thread::current().name().is_none(),
+                    thread::current().id().as_u64(),
+                )
+            });
             assert_eq!(a.thread().id().as_u64(), 1);
             assert_eq!(a.thread().name(), Some("a"));
             assert_eq!(a.join().unwrap().as_deref(), Some("a"));
@@ -56,7 +64,10 @@ fn is_finished_after_join_and_stack_size_is_honoured() {
                 .spawn(|| {
                     // 4 MiB on the stack would overflow std's default 2 MiB.
                     let big = [1u8; 4 << 20];
-                    std::hint::black_box(&big).iter().map(|&b| b as usize).sum::<usize>()
+                    std::hint::black_box(&big)
+                        .iter()
+                        .map(|&b| b as usize)
+                        .sum::<usize>()
                 })
                 .unwrap();
             while !t.is_finished() {
@@ -113,7 +124,10 @@ fn a_panicking_scoped_thread_is_a_failure_naming_it() {
         .iterations(10)
         .check(|| {
             thread::scope(|s| {
-                thread::Builder::new().name("scoped".into()).spawn_scoped(s, || panic!("scoped boom")).unwrap();
+                thread::Builder::new()
+                    .name("scoped".into())
+                    .spawn_scoped(s, || panic!("scoped boom"))
+                    .unwrap();
                 s.spawn(|| thread::yield_now());
             });
         })

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use interleave_test::sync::{Arc, Condvar, Mutex};
 use interleave_test::time::Instant;
-use interleave_test::{thread, Builder, FailureKind};
+use interleave_test::{Builder, FailureKind, thread};
 
 #[test]
 fn sleep_advances_the_virtual_clock_exactly() {
@@ -19,7 +19,10 @@ fn sleep_advances_the_virtual_clock_exactly() {
             assert_eq!(start.elapsed(), Duration::from_secs(3600));
         })
         .unwrap();
-    assert!(real.elapsed() < Duration::from_secs(60), "50 virtual hours took real time");
+    assert!(
+        real.elapsed() < Duration::from_secs(60),
+        "50 virtual hours took real time"
+    );
 }
 
 #[test]
@@ -64,7 +67,9 @@ fn impatient_consumer() {
         .unwrap();
     let (slot, cv) = &*pair;
     let (guard, timeout) = cv
-        .wait_timeout_while(slot.lock().unwrap(), Duration::from_millis(50), |v| v.is_none())
+        .wait_timeout_while(slot.lock().unwrap(), Duration::from_millis(50), |v| {
+            v.is_none()
+        })
         .unwrap();
     assert!(!timeout.timed_out(), "gave up waiting for the producer");
     assert_eq!(*guard, Some(7));
@@ -74,11 +79,22 @@ fn impatient_consumer() {
 
 #[test]
 fn condvar_timeout_bug_is_found_at_the_virtual_deadline() {
-    let failure = Builder::new().seed(8).iterations(1000).check(impatient_consumer).expect_err("found");
+    let failure = Builder::new()
+        .seed(8)
+        .iterations(1000)
+        .check(impatient_consumer)
+        .expect_err("found");
     assert_eq!(failure.kind(), FailureKind::Panic, "seed 8: {failure}");
-    assert!(failure.iteration() > 0 || failure.schedule().decisions().len() > 1, "{failure}");
+    assert!(
+        failure.iteration() > 0 || failure.schedule().decisions().len() > 1,
+        "{failure}"
+    );
     assert_eq!(failure.thread().unwrap().name(), Some("main"));
-    assert!(failure.message().contains("gave up waiting"), "{}", failure.message());
+    assert!(
+        failure.message().contains("gave up waiting"),
+        "{}",
+        failure.message()
+    );
 }
 
 #[test]
@@ -104,7 +120,9 @@ fn wait_timeout_returns_early_when_notified_and_times_out_otherwise() {
             assert_eq!(start.elapsed(), Duration::ZERO);
             drop(guard);
             notifier.join().unwrap();
-            let (guard, result) = cv.wait_timeout(flag.lock().unwrap(), Duration::from_millis(30)).unwrap();
+            let (guard, result) = cv
+                .wait_timeout(flag.lock().unwrap(), Duration::from_millis(30))
+                .unwrap();
             assert!(result.timed_out() && *guard);
             assert_eq!(start.elapsed(), Duration::from_millis(30));
         })
@@ -134,14 +152,28 @@ fn park_timeout_and_unpark() {
 fn instant_outside_a_model_says_how_to_fix_it() {
     let err = std::panic::catch_unwind(Instant::now).expect_err("panics outside a model");
     let msg = err.downcast_ref::<String>().unwrap();
-    assert!(msg.contains("interleave_test::time::Instant::now was used outside an interleave-test model"), "{msg}");
+    assert!(
+        msg.contains(
+            "interleave_test::time::Instant::now was used outside an interleave-test model"
+        ),
+        "{msg}"
+    );
 }
 
 #[test]
 fn the_timeout_race_also_has_passing_schedules() {
     // Same model: some schedules pass, so the failure above is a real race, not a certainty.
     let passing = (0..40u64)
-        .filter(|&seed| Builder::new().seed(seed).iterations(1).check(impatient_consumer).is_ok())
+        .filter(|&seed| {
+            Builder::new()
+                .seed(seed)
+                .iterations(1)
+                .check(impatient_consumer)
+                .is_ok()
+        })
         .count();
-    assert!((1..40).contains(&passing), "{passing} of 40 single executions passed");
+    assert!(
+        (1..40).contains(&passing),
+        "{passing} of 40 single executions passed"
+    );
 }

@@ -131,14 +131,23 @@ impl Failure {
 /// The frames of `bt` that belong to the model: after the panic machinery, before the
 /// runtime that called the thread's body.
 fn user_frames(bt: &backtrace::Backtrace) -> String {
-    const MACHINERY: [&str; 7] =
-        ["std::", "core::", "alloc::", "backtrace::", "interleave_test::", "rust_begin_unwind", "__rust"];
+    const MACHINERY: [&str; 7] = [
+        "std::",
+        "core::",
+        "alloc::",
+        "backtrace::",
+        "interleave_test::",
+        "rust_begin_unwind",
+        "__rust",
+    ];
     let mut out = String::new();
     let mut started = false;
     for sym in bt.frames().iter().flat_map(|f| f.symbols()) {
         let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
         let machinery = name.is_empty()
-            || MACHINERY.iter().any(|m| name.starts_with(m) || name.starts_with(&format!("<{m}")));
+            || MACHINERY
+                .iter()
+                .any(|m| name.starts_with(m) || name.starts_with(&format!("<{m}")));
         if machinery {
             if started {
                 break; // the runtime that ran the body: the rest is not the model's
@@ -174,12 +183,27 @@ impl fmt::Display for Failure {
                 self.schedule.decisions().len()
             )?;
             for s in &self.recent {
-                write!(f, "\n  step {:>5}  {:<16} {:<22} {}", s.step, s.thread.to_string(), s.op, s.location)?;
+                write!(
+                    f,
+                    "\n  step {:>5}  {:<16} {:<22} {}",
+                    s.step,
+                    s.thread.to_string(),
+                    s.op,
+                    s.location
+                )?;
             }
         }
         if let Some(bt) = self.backtrace() {
             if !bt.is_empty() {
-                write!(f, "\n\nbacktrace of thread {}:\n{}", self.thread.as_ref().map(|t| t.to_string()).unwrap_or_default(), bt.trim_end())?;
+                write!(
+                    f,
+                    "\n\nbacktrace of thread {}:\n{}",
+                    self.thread
+                        .as_ref()
+                        .map(|t| t.to_string())
+                        .unwrap_or_default(),
+                    bt.trim_end()
+                )?;
             }
         }
         write!(f, "\n\nfound by the {} strategy", self.schedule.strategy())?;

@@ -1,7 +1,7 @@
 //! Per-run state: one [`Execution`] per run of the model.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::Thread;
 use std::time::Duration;
 

@@ -25,7 +25,12 @@ pub(super) fn deadlock(st: &ExecState, last: Option<Tid>) -> FailureDraft {
 fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
     let thread = &st.threads[tid];
     let Status::Blocked(b) = thread.status else {
-        return ThreadReport::new(st.thread_info(tid), "runnable".into(), Some(thread.pending.loc.into()), vec![]);
+        return ThreadReport::new(
+            st.thread_info(tid),
+            "runnable".into(),
+            Some(thread.pending.loc.into()),
+            vec![],
+        );
     };
     let mut held_by = Vec::new();
     let state = match (b.obj, b.thread) {
@@ -34,10 +39,18 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
             for (holder, at) in slot.holders() {
                 held_by.push(Holder::new(st.thread_info(holder), at.into()));
             }
-            format!("waits to {} {} #{obj} (first used at {})", b.what, slot.kind, SourceLocation::from(slot.first_use))
+            format!(
+                "waits to {} {} #{obj} (first used at {})",
+                b.what,
+                slot.kind,
+                SourceLocation::from(slot.first_use)
+            )
         }
         (None, Some(joined)) => {
-            held_by.push(Holder::new(st.thread_info(joined), st.threads[joined].pending.loc.into()));
+            held_by.push(Holder::new(
+                st.thread_info(joined),
+                st.threads[joined].pending.loc.into(),
+            ));
             format!("waits to {} thread {}", b.what, st.thread_info(joined))
         }
         (None, None) => format!("waits to {}", b.what),
@@ -59,9 +72,20 @@ pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
     let threads = (0..st.threads.len())
         .filter_map(|t| {
             let op = last[t]?;
-            let target = op.obj.map(|o| format!(" on {} #{o}", st.objects[o].kind)).unwrap_or_default();
-            let state = format!("ran {} operations in {window}, the last `{}`{target}", counts[t], op.kind);
-            Some(ThreadReport::new(st.thread_info(t), state, Some(op.loc.into()), vec![]))
+            let target = op
+                .obj
+                .map(|o| format!(" on {} #{o}", st.objects[o].kind))
+                .unwrap_or_default();
+            let state = format!(
+                "ran {} operations in {window}, the last `{}`{target}",
+                counts[t], op.kind
+            );
+            Some(ThreadReport::new(
+                st.thread_info(t),
+                state,
+                Some(op.loc.into()),
+                vec![],
+            ))
         })
         .collect();
     FailureDraft {
@@ -79,7 +103,11 @@ pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
 
 /// The schedule being replayed cannot be followed.
 pub(super) fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
-    let runnable: Vec<String> = div.runnable.iter().map(|&t| st.thread_info(t).to_string()).collect();
+    let runnable: Vec<String> = div
+        .runnable
+        .iter()
+        .map(|&t| st.thread_info(t).to_string())
+        .collect();
     let message = match div.expected {
         Some(t) if div.runnable.is_empty() => format!(
             "replay diverged at decision {} (step {}): the schedule expects thread #{t} to run, \

@@ -22,7 +22,7 @@ use std::time::Duration;
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use thread::{
-    register_thread, run_execution, run_thread_body, scope_panicked, spawn_pooled, ExecOutcome,
+    ExecOutcome, register_thread, run_execution, run_thread_body, scope_panicked, spawn_pooled,
 };
 
 use execution::ExecState;
@@ -49,7 +49,11 @@ pub(crate) struct Op {
 impl Op {
     /// The first operation of a thread: starting to run at `loc` (where it was spawned).
     pub(crate) fn start(loc: Loc) -> Self {
-        Op { kind: "thread start", obj: None, loc }
+        Op {
+            kind: "thread start",
+            obj: None,
+            loc,
+        }
     }
 }
 
@@ -147,10 +151,13 @@ impl Access<'_> {
 
     /// Registers a new object with no handle of its own (a scope) and returns its id.
     pub(crate) fn new_object(&mut self, kind: &'static str, loc: Loc) -> ObjId {
-        self.st.objects.push(object::ObjectSlot { kind, first_use: loc, state: None });
+        self.st.objects.push(object::ObjectSlot {
+            kind,
+            first_use: loc,
+            state: None,
+        });
         self.st.objects.len() - 1
     }
-
 }
 
 /// Runs `f` on the execution's state. Never switches threads.
@@ -158,7 +165,10 @@ impl Access<'_> {
 pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> R {
     with_ctx(api, |ctx| {
         let mut st = ctx.exec.state.lock();
-        f(&mut Access { st: &mut st, me: ctx.tid })
+        f(&mut Access {
+            st: &mut st,
+            me: ctx.tid,
+        })
     })
 }
 
@@ -166,7 +176,11 @@ pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> 
 /// records the operation, and lets the strategy run another thread first. Returns the
 /// object's id. While the calling thread unwinds, no other thread is scheduled here.
 #[track_caller]
-pub(crate) fn switch_point(kind: &'static str, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
+pub(crate) fn switch_point(
+    kind: &'static str,
+    obj: Option<&ObjectHandle>,
+    loc: Loc,
+) -> Option<ObjId> {
     with_ctx(kind, |ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 
@@ -176,8 +190,9 @@ pub(crate) fn block(why: Blocked) -> Wake {
     with_ctx(why.what, |ctx| sched::block(ctx, why))
 }
 
-/// Whether the calling thread is unwinding out of an execution that already ended: its
-/// operations then act directly, without the model, so destructors can run.
+/// Whether the calling thread runs code of an execution that already ended (it unwinds, or
+/// it finished and drops what its body captured): its operations then act directly, without
+/// the model, so destructors can run.
 pub(crate) fn detached() -> bool {
-    CURRENT.is_set() && CURRENT.with(|ctx| ctx.exec.baton.aborted()) && std::thread::panicking()
+    CURRENT.is_set() && CURRENT.with(sched::detached)
 }

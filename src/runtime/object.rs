@@ -44,7 +44,11 @@ pub(crate) struct ForeignObject {
 impl ObjectHandle {
     /// A handle not yet registered anywhere.
     pub(crate) const fn new(kind: &'static str) -> Self {
-        ObjectHandle { exec: AtomicU64::new(0), id: AtomicUsize::new(0), kind }
+        ObjectHandle {
+            exec: AtomicU64::new(0),
+            id: AtomicUsize::new(0),
+            kind,
+        }
     }
 
     /// The kind name given at creation.
@@ -63,7 +67,11 @@ impl ObjectHandle {
             e if e == exec => Ok(self.id.load(Ordering::Relaxed)),
             0 => {
                 let id = objects.len();
-                objects.push(ObjectSlot { kind: self.kind, first_use: loc, state: None });
+                objects.push(ObjectSlot {
+                    kind: self.kind,
+                    first_use: loc,
+                    state: None,
+                });
                 self.id.store(id, Ordering::Relaxed);
                 self.exec.store(exec, Ordering::Relaxed);
                 Ok(id)
@@ -78,7 +86,8 @@ impl ObjectSlot {
     pub(crate) fn state<S: ObjectState + Default>(&mut self) -> &mut S {
         let boxed = self.state.get_or_insert_with(|| Box::new(S::default()));
         let any: &mut dyn Any = boxed.as_mut();
-        any.downcast_mut::<S>().expect("an object's state keeps the type it was created with")
+        any.downcast_mut::<S>()
+            .expect("an object's state keeps the type it was created with")
     }
 
     /// Holders of the object, if its state tracks any.

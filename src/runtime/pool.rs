@@ -60,13 +60,20 @@ fn spawn_worker(stack: usize, job: Job) -> Thread {
         .name("interleave-worker".into())
         .stack_size(stack)
         .spawn(move || {
-            let me = rx.recv().expect("the pool sends each new worker its record");
+            let me = rx
+                .recv()
+                .expect("the pool sends each new worker its record");
             worker_loop(&me);
         })
         .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
     let os = handle.thread().clone();
-    let worker = Arc::new(Worker { stack, slot: Mutex::new(Some(job)), os: os.clone() });
-    tx.send(worker).expect("the new worker waits for its record");
+    let worker = Arc::new(Worker {
+        stack,
+        slot: Mutex::new(Some(job)),
+        os: os.clone(),
+    });
+    tx.send(worker)
+        .expect("the new worker waits for its record");
     os
 }
 

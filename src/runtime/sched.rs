@@ -33,7 +33,10 @@ pub(super) fn switch_point(
         None => None,
         Some(Ok(id)) => Some(id),
         Some(Err(foreign)) => {
-            { let draft = failure::foreign_object(&st, me, foreign.kind, loc); st.set_failure(draft); }
+            {
+                let draft = failure::foreign_object(&st, me, foreign.kind, loc);
+                st.set_failure(draft);
+            }
             return abort(ctx, st);
         }
     };
@@ -44,15 +47,19 @@ pub(super) fn switch_point(
     let thread = &mut st.threads[me];
     thread.pending = op;
     thread.steps += 1;
-    if std::thread::panicking() {
-        // Unwinding (a failure in this thread, or teardown): act at once, never preempt.
+    if std::thread::panicking() || matches!(st.threads[me].status, Status::Finished) {
+        // Unwinding (a failure in this thread, or teardown), or dropping what a finished
+        // thread's body captured: act at once, never preempt.
         return obj;
     }
     if exec.baton.aborted() {
         return abort(ctx, st);
     }
     if step > st.config.max_steps {
-        { let draft = failure::livelock(&st, me); st.set_failure(draft); }
+        {
+            let draft = failure::livelock(&st, me);
+            st.set_failure(draft);
+        }
         return abort(ctx, st);
     }
     let next = pick_next(&mut st, me);
@@ -74,6 +81,17 @@ pub(super) fn block(ctx: &Context, why: Blocked) -> Wake {
     ctx.exec.state.lock().threads[me].wake
 }
 
+/// Whether the calling thread runs code of an execution that already ended; see
+/// [`super::detached`].
+pub(super) fn detached(ctx: &Context) -> bool {
+    ctx.exec.baton.aborted()
+        && (std::thread::panicking()
+            || matches!(
+                ctx.exec.state.lock().threads[ctx.tid].status,
+                Status::Finished
+            ))
+}
+
 /// Marks the calling thread finished and hands the baton on; the caller then exits.
 pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
@@ -91,7 +109,10 @@ pub(super) fn finish(ctx: &Context) {
     let next = pick_next(&mut st, me);
     match next {
         Ok(Next::Run(t)) => {
-            let os = st.threads[t].os.clone().expect("a runnable thread has started");
+            let os = st.threads[t]
+                .os
+                .clone()
+                .expect("a runnable thread has started");
             drop(st);
             ctx.exec.baton.pass(t, &os);
         }
@@ -102,7 +123,10 @@ pub(super) fn finish(ctx: &Context) {
             abort_all(ctx, &st);
         }
         Err(div) => {
-            { let draft = failure::divergence(&st, &div); st.set_failure(draft); }
+            {
+                let draft = failure::divergence(&st, &div);
+                st.set_failure(draft);
+            }
             abort_all(ctx, &st);
         }
     }
@@ -115,7 +139,10 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
     match next {
         Ok(Next::Run(t)) if t == me => {}
         Ok(Next::Run(t)) => {
-            let os = st.threads[t].os.clone().expect("a runnable thread has started");
+            let os = st.threads[t]
+                .os
+                .clone()
+                .expect("a runnable thread has started");
             drop(st);
             ctx.exec.baton.pass(t, &os);
             if ctx.exec.baton.wait(me) == Turn::Abort {
@@ -129,7 +156,10 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
             abort(ctx, st)
         }
         Err(div) => {
-            { let draft = failure::divergence(&st, &div); st.set_failure(draft); }
+            {
+                let draft = failure::divergence(&st, &div);
+                st.set_failure(draft);
+            }
             abort(ctx, st)
         }
     }
@@ -144,16 +174,31 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Divergence> {
         collect_runnable(st, &mut runnable);
     }
     let next = match runnable.len() {
-        0 if st.threads.iter().all(|t| matches!(t.status, Status::Finished)) => Ok(Next::Done),
+        0 if st
+            .threads
+            .iter()
+            .all(|t| matches!(t.status, Status::Finished)) =>
+        {
+            Ok(Next::Done)
+        }
         0 => Ok(Next::Stuck),
         1 => Ok(Next::Run(runnable[0])),
         options => {
             let current = runnable.contains(&me).then_some(me);
-            st.strategy.as_mut().expect("the strategy is present while the execution runs").choose(&runnable, current).map(|chosen| {
-                let op = st.threads[chosen].pending;
-                st.decisions.push(DecisionRecord { step: st.step, chosen, options, op });
-                Next::Run(chosen)
-            })
+            st.strategy
+                .as_mut()
+                .expect("the strategy is present while the execution runs")
+                .choose(&runnable, current)
+                .map(|chosen| {
+                    let op = st.threads[chosen].pending;
+                    st.decisions.push(DecisionRecord {
+                        step: st.step,
+                        chosen,
+                        options,
+                        op,
+                    });
+                    Next::Run(chosen)
+                })
         }
     };
     st.scratch = runnable;
@@ -162,9 +207,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Divergence> {
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
     out.clear();
-    out.extend(
-        (0..st.threads.len()).filter(|&t| matches!(st.threads[t].status, Status::Runnable)),
-    );
+    out.extend((0..st.threads.len()).filter(|&t| matches!(st.threads[t].status, Status::Runnable)));
 }
 
 /// Advances virtual time to the earliest deadline of a blocked thread and wakes every thread
@@ -178,7 +221,9 @@ fn fire_timeouts(st: &mut ExecState) -> bool {
             _ => None,
         })
         .min();
-    let Some(deadline) = earliest else { return false };
+    let Some(deadline) = earliest else {
+        return false;
+    };
     st.clock = st.clock.max(deadline);
     for t in 0..st.threads.len() {
         if matches!(st.threads[t].status, Status::Blocked(b) if b.deadline == Some(deadline)) {
@@ -215,7 +260,10 @@ fn abort<T>(ctx: &Context, st: MutexGuard<'_, ExecState>) -> T {
 
 /// Wakes every waiting thread of the execution so that each unwinds.
 pub(super) fn abort_all(ctx: &Context, st: &ExecState) {
-    let waiting = st.threads.iter().filter(|t| !matches!(t.status, Status::Finished));
+    let waiting = st
+        .threads
+        .iter()
+        .filter(|t| !matches!(t.status, Status::Finished));
     ctx.exec.baton.abort(waiting.filter_map(|t| t.os.as_ref()));
 }
 

@@ -13,8 +13,8 @@
 //! This file is the only place that knows how threads are suspended and resumed; replacing
 //! OS threads by another substrate means replacing this file (and `pool.rs`).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::Thread;
 use std::time::Instant;
 
@@ -41,7 +41,9 @@ pub(crate) struct Baton {
 impl Baton {
     /// A baton held by thread `first`.
     pub(crate) fn new(first: Tid) -> Self {
-        Baton { holder: AtomicUsize::new(first) }
+        Baton {
+            holder: AtomicUsize::new(first),
+        }
     }
 
     /// Gives the baton to `to`, whose OS thread is `os`. The caller must then stop running
@@ -154,7 +156,9 @@ impl SpinSlot {
     fn take() -> Option<SpinSlot> {
         let max = max_spinners();
         SPINNERS
-            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| (n < max).then_some(n + 1))
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| {
+                (n < max).then_some(n + 1)
+            })
             .ok()
             .map(|_| SpinSlot)
     }

@@ -2,14 +2,14 @@
 //! and what happens when a thread's body returns or panics.
 
 use std::any::Any;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState};
 use super::pool::{self, Job};
 use super::switch::Turn;
-use super::{panic, sched, with_ctx, Context, DecisionRecord, Loc, Op, Tid, CURRENT};
+use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, panic, sched, with_ctx};
 
 use crate::report::FailureKind;
 use crate::strategy::Strategy;
@@ -41,7 +41,10 @@ pub(crate) fn run_execution(
     );
     panic::install_hook();
     let exec = Execution::new(strategy, config, loc);
-    let ctx = Context { exec: Arc::clone(&exec), tid: 0 };
+    let ctx = Context {
+        exec: Arc::clone(&exec),
+        tid: 0,
+    };
     CURRENT.set(&ctx, || {
         run_thread_body(model);
         sched::finish(&ctx);
@@ -95,7 +98,10 @@ pub(crate) fn register_thread(name: Option<String>, loc: Loc) -> NewThread {
         let mut st = ctx.exec.state.lock();
         st.threads.push(ThreadState::new(name, Op::start(loc)));
         ctx.exec.live_os.fetch_add(1, Ordering::Relaxed);
-        NewThread { exec: Arc::clone(&ctx.exec), tid: st.threads.len() - 1 }
+        NewThread {
+            exec: Arc::clone(&ctx.exec),
+            tid: st.threads.len() - 1,
+        }
     })
 }
 
@@ -114,14 +120,16 @@ impl NewThread {
     /// The part that runs on the new OS thread; `self` stays with the spawner for
     /// [`NewThread::started`].
     pub(crate) fn os_handle(&self) -> ThreadRunner {
-        ThreadRunner { exec: Arc::clone(&self.exec), tid: self.tid }
+        ThreadRunner {
+            exec: Arc::clone(&self.exec),
+            tid: self.tid,
+        }
     }
 
     /// A handle that reports this thread's OS thread gone, for [`ThreadRunner::run`] callers.
     pub(crate) fn exit_token(&self) -> ExitToken {
         ExitToken(Arc::clone(&self.exec))
     }
-
 }
 
 /// Runs a registered model thread on the OS thread it was sent to.
@@ -134,12 +142,20 @@ impl ThreadRunner {
     /// Runs on the new OS thread: waits for the thread's turn, runs `body`, and finishes the
     /// model thread. Call [`ExitToken::exited`] once the OS thread is done with the model.
     pub(crate) fn run(self, body: impl FnOnce()) {
-        let ctx = Context { exec: self.exec, tid: self.tid };
+        let ctx = Context {
+            exec: self.exec,
+            tid: self.tid,
+        };
         CURRENT.set(&ctx, || {
             if ctx.exec.baton.wait(ctx.tid) == Turn::Mine {
                 body();
+                sched::finish(&ctx);
+            } else {
+                // Torn down before it started: finish first, so that the values the body
+                // captured are dropped detached (a drop may reach a switch point).
+                sched::finish(&ctx);
+                drop(body);
             }
-            sched::finish(&ctx);
         });
     }
 }
@@ -155,12 +171,20 @@ impl ExitToken {
 
 /// Registers and starts a model thread on a pooled worker; returns its id.
 #[track_caller]
-pub(crate) fn spawn_pooled(name: Option<String>, stack: Option<usize>, loc: Loc, body: Box<dyn FnOnce() + Send>) -> Tid {
+pub(crate) fn spawn_pooled(
+    name: Option<String>,
+    stack: Option<usize>,
+    loc: Loc,
+    body: Box<dyn FnOnce() + Send>,
+) -> Tid {
     let new = register_thread(name, loc);
     let tid = new.tid();
     let exit = new.exit_token();
     let runner = new.os_handle();
-    let job = Job { run: Box::new(move || runner.run(body)), exited: Box::new(move || exit.exited()) };
+    let job = Job {
+        run: Box::new(move || runner.run(body)),
+        exited: Box::new(move || exit.exited()),
+    };
     new.started(pool::start(stack.unwrap_or(pool::DEFAULT_STACK), job));
     tid
 }

@@ -17,7 +17,9 @@ pub(crate) struct RandomStrategy {
 
 impl RandomStrategy {
     pub(crate) fn new(seed: u64) -> Self {
-        RandomStrategy { rng: Pcg64Mcg::seed_from_u64(seed) }
+        RandomStrategy {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
     }
 }
 
@@ -43,13 +45,18 @@ mod tests {
     fn same_seed_same_choices_and_every_thread_reachable() {
         let picks = |seed| {
             let mut s = RandomStrategy::new(seed);
-            (0..200).map(|_| s.choose(&[0, 1, 2], Some(0)).unwrap()).collect::<Vec<_>>()
+            (0..200)
+                .map(|_| s.choose(&[0, 1, 2], Some(0)).unwrap())
+                .collect::<Vec<_>>()
         };
         let a = picks(7);
         assert_eq!(a, picks(7));
         assert_ne!(a, picks(8));
         for t in 0..3 {
-            assert!(a.contains(&t), "thread {t} never chosen in 200 draws with seed 7");
+            assert!(
+                a.contains(&t),
+                "thread {t} never chosen in 200 draws with seed 7"
+            );
         }
     }
 }

@@ -16,7 +16,11 @@ pub(crate) struct ReplayStrategy {
 
 impl ReplayStrategy {
     pub(crate) fn new(decisions: Vec<Tid>) -> Self {
-        ReplayStrategy { decisions, next: 0, started: false }
+        ReplayStrategy {
+            decisions,
+            next: 0,
+            started: false,
+        }
     }
 }
 
@@ -36,14 +40,22 @@ impl Strategy for ReplayStrategy {
                 self.next += 1;
                 Ok(t)
             }
-            _ => Err(Divergence { decision: self.next, expected, runnable: runnable.to_vec() }),
+            _ => Err(Divergence {
+                decision: self.next,
+                expected,
+                runnable: runnable.to_vec(),
+            }),
         }
     }
 
     fn end_execution(&mut self) -> Result<(), Divergence> {
         match self.decisions.get(self.next) {
             None => Ok(()),
-            Some(&t) => Err(Divergence { decision: self.next, expected: Some(t), runnable: vec![] }),
+            Some(&t) => Err(Divergence {
+                decision: self.next,
+                expected: Some(t),
+                runnable: vec![],
+            }),
         }
     }
 }

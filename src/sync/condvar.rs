@@ -40,21 +40,28 @@ impl Default for Condvar {
 impl Condvar {
     /// A new condition variable.
     pub const fn new() -> Self {
-        Condvar { handle: ObjectHandle::new("Condvar") }
+        Condvar {
+            handle: ObjectHandle::new("Condvar"),
+        }
     }
 
     /// Releases the guard's lock, waits for a notification, and re-takes the lock.
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        self.wait_until(guard, None, Location::caller()).map_or_else(
-            |e| Err(std::sync::PoisonError::new(e.into_inner().0)),
-            |(g, _)| Ok(g),
-        )
+        self.wait_until(guard, None, Location::caller())
+            .map_or_else(
+                |e| Err(std::sync::PoisonError::new(e.into_inner().0)),
+                |(g, _)| Ok(g),
+            )
     }
 
     /// Waits while `condition` holds, as [`std::sync::Condvar::wait_while`].
     #[track_caller]
-    pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
+    pub fn wait_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        mut condition: F,
+    ) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
     {
@@ -113,17 +120,40 @@ impl Condvar {
         dur: Option<Duration>,
         loc: Loc,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let cv = self.id(runtime::switch_point("condvar wait", Some(&self.handle), loc));
+        let cv = self.id(runtime::switch_point(
+            "condvar wait",
+            Some(&self.handle),
+            loc,
+        ));
         let (mutex, mutex_obj) = guard.release_for_wait();
-        let deadline = dur.map(|d| runtime::with_state("interleave_test::sync::Condvar::wait", |a| a.now().saturating_add(d)));
-        let wake = runtime::block(Blocked { what: "wait on", obj: Some(cv), thread: None, deadline, loc });
-        relock(mutex, mutex_obj, loc, WaitTimeoutResult(wake == Wake::TimedOut))
+        let deadline = dur.map(|d| {
+            runtime::with_state("interleave_test::sync::Condvar::wait", |a| {
+                a.now().saturating_add(d)
+            })
+        });
+        let wake = runtime::block(Blocked {
+            what: "wait on",
+            obj: Some(cv),
+            thread: None,
+            deadline,
+            loc,
+        });
+        relock(
+            mutex,
+            mutex_obj,
+            loc,
+            WaitTimeoutResult(wake == Wake::TimedOut),
+        )
     }
 
     /// Wakes the thread that has waited longest, if any.
     #[track_caller]
     pub fn notify_one(&self) {
-        let cv = self.id(runtime::switch_point("condvar notify_one", Some(&self.handle), Location::caller()));
+        let cv = self.id(runtime::switch_point(
+            "condvar notify_one",
+            Some(&self.handle),
+            Location::caller(),
+        ));
         runtime::with_state("interleave_test::sync::Condvar::notify_one", |a| {
             if let Some(&first) = a.waiters(cv).first() {
                 a.wake(first);
@@ -134,8 +164,14 @@ impl Condvar {
     /// Wakes every waiting thread.
     #[track_caller]
     pub fn notify_all(&self) {
-        let cv = self.id(runtime::switch_point("condvar notify_all", Some(&self.handle), Location::caller()));
-        runtime::with_state("interleave_test::sync::Condvar::notify_all", |a| a.wake_all(cv));
+        let cv = self.id(runtime::switch_point(
+            "condvar notify_all",
+            Some(&self.handle),
+            Location::caller(),
+        ));
+        runtime::with_state("interleave_test::sync::Condvar::notify_all", |a| {
+            a.wake_all(cv)
+        });
     }
 
     fn id(&self, obj: Option<ObjId>) -> ObjId {
@@ -154,5 +190,9 @@ fn relock<'a, T: ?Sized>(
         mutex.acquire(obj, loc);
     }
     let guard = MutexGuard::reacquired(mutex, obj, loc);
-    if mutex.is_poisoned() { Err(std::sync::PoisonError::new((guard, timed_out))) } else { Ok((guard, timed_out)) }
+    if mutex.is_poisoned() {
+        Err(std::sync::PoisonError::new((guard, timed_out)))
+    } else {
+        Ok((guard, timed_out))
+    }
 }

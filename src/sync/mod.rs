@@ -4,12 +4,24 @@
 //!
 //! [`Arc`] and [`Weak`] are std's own: reference counts do not order memory in this model.
 
+pub mod atomic;
+mod barrier;
 mod condvar;
+mod lazy_lock;
+pub mod mpsc;
 mod mutex;
+mod once;
+mod once_lock;
+mod rwlock;
 // (one line per primitive module below; keep alphabetical)
 
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
+pub use lazy_lock::LazyLock;
 pub use mutex::{Mutex, MutexGuard};
+pub use once::{Once, OnceState};
+pub use once_lock::OnceLock;
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 // (one `pub use` line per primitive module below; keep alphabetical)
 
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};

@@ -61,7 +61,11 @@ impl<T> Mutex<T> {
     pub fn into_inner(self) -> LockResult<T> {
         let poisoned = self.poison.load(Ordering::Relaxed);
         let value = self.data.into_inner();
-        if poisoned { Err(PoisonError::new(value)) } else { Ok(value) }
+        if poisoned {
+            Err(PoisonError::new(value))
+        } else {
+            Ok(value)
+        }
     }
 }
 
@@ -81,7 +85,13 @@ impl<T: ?Sized> Mutex<T> {
     /// Takes the lock without the switch point of `lock` (condvar re-acquisition).
     pub(crate) fn acquire(&self, obj: ObjId, loc: Loc) {
         while !self.try_acquire(obj, loc) {
-            runtime::block(Blocked { what: "lock", obj: Some(obj), thread: None, deadline: None, loc });
+            runtime::block(Blocked {
+                what: "lock",
+                obj: Some(obj),
+                thread: None,
+                deadline: None,
+                loc,
+            });
         }
     }
 
@@ -101,11 +111,16 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point("mutex try_lock", Some(&self.handle), loc));
+        let obj = self.obj(runtime::switch_point(
+            "mutex try_lock",
+            Some(&self.handle),
+            loc,
+        ));
         if !self.try_acquire(obj, loc) {
             return Err(TryLockError::WouldBlock);
         }
-        self.result(self.guard(Some(obj), loc)).map_err(TryLockError::Poisoned)
+        self.result(self.guard(Some(obj), loc))
+            .map_err(TryLockError::Poisoned)
     }
 
     /// Whether a thread panicked while holding the lock.
@@ -122,7 +137,11 @@ impl<T: ?Sized> Mutex<T> {
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
         let poisoned = self.is_poisoned();
         let value = self.data.get_mut();
-        if poisoned { Err(PoisonError::new(value)) } else { Ok(value) }
+        if poisoned {
+            Err(PoisonError::new(value))
+        } else {
+            Ok(value)
+        }
     }
 
     fn obj(&self, obj: Option<ObjId>) -> ObjId {
@@ -130,11 +149,21 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn guard(&self, obj: Option<ObjId>, loc: Loc) -> MutexGuard<'_, T> {
-        MutexGuard { lock: self, inner: Some(self.data.lock()), obj, loc, panicking: std::thread::panicking() }
+        MutexGuard {
+            lock: self,
+            inner: Some(self.data.lock()),
+            obj,
+            loc,
+            panicking: std::thread::panicking(),
+        }
     }
 
     fn result<G>(&self, guard: G) -> LockResult<G> {
-        if self.is_poisoned() { Err(PoisonError::new(guard)) } else { Ok(guard) }
+        if self.is_poisoned() {
+            Err(PoisonError::new(guard))
+        } else {
+            Ok(guard)
+        }
     }
 
     /// The mutex's handle, for `Condvar`.
@@ -167,7 +196,13 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
 
     /// A guard for a lock re-acquired after a condvar wait.
     pub(crate) fn reacquired(lock: &'a Mutex<T>, obj: Option<ObjId>, loc: Loc) -> Self {
-        MutexGuard { lock, inner: Some(lock.data.lock()), obj, loc, panicking: std::thread::panicking() }
+        MutexGuard {
+            lock,
+            inner: Some(lock.data.lock()),
+            obj,
+            loc,
+            panicking: std::thread::panicking(),
+        }
     }
 }
 
@@ -222,6 +257,8 @@ impl<T> From<T> for Mutex<T> {
 
 impl<T: ?Sized> fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Mutex").field("poisoned", &self.is_poisoned()).finish_non_exhaustive()
+        f.debug_struct("Mutex")
+            .field("poisoned", &self.is_poisoned())
+            .finish_non_exhaustive()
     }
 }

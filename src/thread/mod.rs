@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 
 use crate::runtime::{self, Blocked, Tid};
 
-pub use scope::{scope, Scope, ScopedJoinHandle};
+pub use scope::{Scope, ScopedJoinHandle, scope};
 
 /// A model thread's identifier: its index in the execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,7 +43,10 @@ pub struct Thread {
 
 impl Thread {
     fn new(tid: Tid, name: Option<&str>) -> Self {
-        Thread { tid, name: name.map(Arc::from) }
+        Thread {
+            tid,
+            name: name.map(Arc::from),
+        }
     }
 
     /// The thread's id.
@@ -117,7 +120,10 @@ impl Builder {
         });
         let name = self.name.clone();
         let tid = runtime::spawn_pooled(self.name, self.stack_size, loc, body);
-        Ok(JoinHandle { thread: Thread::new(tid, name.as_deref()), result })
+        Ok(JoinHandle {
+            thread: Thread::new(tid, name.as_deref()),
+            result,
+        })
     }
 
     /// Spawns a scoped model thread; see [`Scope::spawn`].
@@ -157,7 +163,9 @@ impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point("thread is_finished", None, Location::caller());
-        runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| a.is_finished(self.thread.tid))
+        runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
+            a.is_finished(self.thread.tid)
+        })
     }
 
     /// The thread's handle.
@@ -169,8 +177,16 @@ impl<T> JoinHandle<T> {
 /// Blocks until thread `tid` has finished.
 fn join_thread(tid: Tid, loc: runtime::Loc) {
     runtime::switch_point("thread join", None, loc);
-    while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| a.is_finished(tid)) {
-        runtime::block(Blocked { what: "join", obj: None, thread: Some(tid), deadline: None, loc });
+    while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| {
+        a.is_finished(tid)
+    }) {
+        runtime::block(Blocked {
+            what: "join",
+            obj: None,
+            thread: Some(tid),
+            deadline: None,
+            loc,
+        });
     }
 }
 
@@ -181,13 +197,17 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    Builder::new().spawn(f).expect("spawning a model thread does not fail")
+    Builder::new()
+        .spawn(f)
+        .expect("spawning a model thread does not fail")
 }
 
 /// The calling model thread.
 #[track_caller]
 pub fn current() -> Thread {
-    runtime::with_state("interleave_test::thread::current", |a| Thread::new(a.me(), a.thread_name(a.me())))
+    runtime::with_state("interleave_test::thread::current", |a| {
+        Thread::new(a.me(), a.thread_name(a.me()))
+    })
 }
 
 /// A switch point that lets another thread run, as [`std::thread::yield_now`].
@@ -224,7 +244,13 @@ fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
     if has_token {
         return;
     }
-    runtime::block(Blocked { what: PARK, obj: None, thread: None, deadline, loc });
+    runtime::block(Blocked {
+        what: PARK,
+        obj: None,
+        thread: None,
+        deadline,
+        loc,
+    });
     runtime::with_state(api, |a| {
         let me = a.me();
         *a.park_token(me) = false;
@@ -241,6 +267,14 @@ pub fn sleep(dur: Duration) {
     if dur.is_zero() {
         return;
     }
-    let deadline = runtime::with_state("interleave_test::thread::sleep", |a| a.now().saturating_add(dur));
-    runtime::block(Blocked { what: "sleep", obj: None, thread: None, deadline: Some(deadline), loc });
+    let deadline = runtime::with_state("interleave_test::thread::sleep", |a| {
+        a.now().saturating_add(dur)
+    });
+    runtime::block(Blocked {
+        what: "sleep",
+        obj: None,
+        thread: None,
+        deadline: Some(deadline),
+        loc,
+    });
 }

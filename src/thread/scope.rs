@@ -4,9 +4,9 @@
 //! Scoped threads cannot use the worker pool (a pooled worker outlives the borrow), so each
 //! runs on a real scoped OS thread of its own.
 
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+use std::panic::{AssertUnwindSafe, Location, catch_unwind, resume_unwind};
 
-use super::{join_thread, Thread};
+use super::{Thread, join_thread};
 use crate::runtime::{self, ObjId, ObjectState, Tid};
 
 /// The threads spawned in one scope, for the implicit join at its end.
@@ -44,7 +44,9 @@ where
 {
     let loc = Location::caller();
     runtime::switch_point("thread scope", None, loc);
-    let obj = runtime::with_state("interleave_test::thread::scope", |a| a.new_object("scope", loc));
+    let obj = runtime::with_state("interleave_test::thread::scope", |a| {
+        a.new_object("scope", loc)
+    });
     std::thread::scope(|s| {
         let scope = Scope { std: s, obj };
         match catch_unwind(AssertUnwindSafe(|| f(scope))) {
@@ -82,7 +84,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         self.spawn_named(None, f, Location::caller())
     }
 
-    pub(super) fn spawn_named<F, T>(self, name: Option<String>, f: F, loc: runtime::Loc) -> ScopedJoinHandle<'scope, T>
+    pub(super) fn spawn_named<F, T>(
+        self,
+        name: Option<String>,
+        f: F,
+        loc: runtime::Loc,
+    ) -> ScopedJoinHandle<'scope, T>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
@@ -91,7 +98,9 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         let new = runtime::register_thread(name.clone(), loc);
         let tid = new.tid();
         let obj = self.obj;
-        runtime::with_state("interleave_test::thread::Scope::spawn", |a| a.obj::<ScopeState>(obj).threads.push(tid));
+        runtime::with_state("interleave_test::thread::Scope::spawn", |a| {
+            a.obj::<ScopeState>(obj).threads.push(tid)
+        });
         let exit = new.exit_token();
         let os_thread = new.os_handle();
         let inner = self.std.spawn(move || {
@@ -101,7 +110,10 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             out
         });
         new.started(inner.thread().clone());
-        ScopedJoinHandle { inner, thread: Thread::new(tid, name.as_deref()) }
+        ScopedJoinHandle {
+            inner,
+            thread: Thread::new(tid, name.as_deref()),
+        }
     }
 }
 
@@ -113,7 +125,9 @@ impl<T> ScopedJoinHandle<'_, T> {
         join_thread(self.thread.tid, Location::caller());
         match self.inner.join() {
             Ok(Some(result)) => result,
-            Ok(None) => unreachable!("a joined scoped thread that finished normally left its result"),
+            Ok(None) => {
+                unreachable!("a joined scoped thread that finished normally left its result")
+            }
             Err(payload) => resume_unwind(payload),
         }
     }
@@ -122,7 +136,10 @@ impl<T> ScopedJoinHandle<'_, T> {
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point("thread is_finished", None, Location::caller());
-        runtime::with_state("interleave_test::thread::ScopedJoinHandle::is_finished", |a| a.is_finished(self.thread.tid))
+        runtime::with_state(
+            "interleave_test::thread::ScopedJoinHandle::is_finished",
+            |a| a.is_finished(self.thread.tid),
+        )
     }
 
     /// The thread's handle.

@@ -1,0 +1,131 @@
+//! [`AtomicPtr`]: a raw pointer shared between threads.
+
+use std::fmt;
+
+use super::{Ordering, common_methods};
+use crate::runtime::ObjectHandle;
+
+/// A raw pointer shared between threads, as [`std::sync::atomic::AtomicPtr`].
+///
+/// # Differences from std
+/// Every operation acts as `SeqCst` and is a switch point; `compare_exchange_weak` never
+/// fails spuriously; see [`crate::sync::atomic`] for the full list. The pointer arithmetic
+/// methods (`fetch_ptr_add`, `fetch_or`, ...) are available on this crate's minimum Rust
+/// version too.
+pub struct AtomicPtr<T> {
+    handle: ObjectHandle,
+    inner: std::sync::atomic::AtomicPtr<T>,
+}
+
+impl<T> AtomicPtr<T> {
+    /// A new atomic holding `p`.
+    pub const fn new(p: *mut T) -> Self {
+        AtomicPtr {
+            handle: ObjectHandle::new("AtomicPtr"),
+            inner: std::sync::atomic::AtomicPtr::new(p),
+        }
+    }
+
+    /// A mutable reference to the pointer. Not a switch point: `&mut self` proves no other
+    /// thread can reach the atomic.
+    pub fn get_mut(&mut self) -> &mut *mut T {
+        self.inner.get_mut()
+    }
+
+    /// Consumes the atomic and returns its pointer. Not a switch point.
+    pub const fn into_inner(self) -> *mut T {
+        self.inner.into_inner()
+    }
+
+    common_methods!(*mut T);
+
+    /// Moves the pointer forward by `val` elements of `T` (wrapping); returns the previous
+    /// pointer. A switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_ptr_add", order, |p| p.wrapping_add(val))
+    }
+
+    /// Moves the pointer back by `val` elements of `T` (wrapping); returns the previous
+    /// pointer. A switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_ptr_sub", order, |p| p.wrapping_sub(val))
+    }
+
+    /// Moves the pointer forward by `val` bytes (wrapping); returns the previous pointer. A
+    /// switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_byte_add", order, |p| p.wrapping_byte_add(val))
+    }
+
+    /// Moves the pointer back by `val` bytes (wrapping); returns the previous pointer. A
+    /// switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_byte_sub", order, |p| p.wrapping_byte_sub(val))
+    }
+
+    /// Sets the pointer's address to its bitwise OR with `val`, keeping its provenance;
+    /// returns the previous pointer. A switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_or", order, |p| p.map_addr(|a| a | val))
+    }
+
+    /// Sets the pointer's address to its bitwise AND with `val`, keeping its provenance;
+    /// returns the previous pointer. A switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_and", order, |p| p.map_addr(|a| a & val))
+    }
+
+    /// Sets the pointer's address to its bitwise XOR with `val`, keeping its provenance;
+    /// returns the previous pointer. A switch point; every ordering is allowed.
+    #[track_caller]
+    pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
+        self.modify("atomic fetch_xor", order, |p| p.map_addr(|a| a ^ val))
+    }
+
+    /// One switch point, then replaces the pointer with `f(pointer)` atomically.
+    #[track_caller]
+    fn modify(&self, kind: &'static str, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
+        let _ = order;
+        super::enter(Some(&self.handle), kind);
+        match self
+            .inner
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |p| Some(f(p)))
+        {
+            Ok(prev) | Err(prev) => prev,
+        }
+    }
+}
+
+impl<T> Default for AtomicPtr<T> {
+    /// An atomic holding a null pointer.
+    fn default() -> Self {
+        AtomicPtr::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> From<*mut T> for AtomicPtr<T> {
+    /// Converts a pointer into an atomic holding it.
+    fn from(p: *mut T) -> Self {
+        AtomicPtr::new(p)
+    }
+}
+
+impl<T> fmt::Debug for AtomicPtr<T> {
+    /// Formats the pointer, read without a switch point.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.inner.load(Ordering::SeqCst), f)
+    }
+}
+
+impl<T> fmt::Pointer for AtomicPtr<T> {
+    /// Formats the pointer's address, read without a switch point.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Pointer::fmt(&self.inner.load(Ordering::SeqCst), f)
+    }
+}

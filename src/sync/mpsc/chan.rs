@@ -1,0 +1,326 @@
+//! The state shared by both ends of one channel, and the operations on it.
+//!
+//! Values wait in a queue in this facade type; the execution's arena only knows the channel
+//! as an object that threads block on. A thread blocks as "send on" while the buffer is full
+//! (or while its rendezvous value has not been taken) and as "receive on" while the queue is
+//! empty, so whoever changes the queue wakes exactly the threads of the other role.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
+use std::time::Duration;
+
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle};
+
+/// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
+const SEND: &str = "send on";
+/// What the receiver does while it waits: "waits to receive on Channel #3".
+const RECV: &str = "receive on";
+
+/// One channel: its handle in the model and its queue.
+pub(super) struct Chan<T> {
+    handle: ObjectHandle,
+    state: parking_lot::Mutex<State<T>>,
+}
+
+/// The queue and who is still connected. Only one model thread runs at a time, so the lock
+/// around it is never contended; it is never held across a switch point or a `block`.
+struct State<T> {
+    queue: VecDeque<T>,
+    /// `None` for `channel()`; `Some(0)` for a rendezvous channel, whose queue holds at most
+    /// the one value being handed over.
+    bound: Option<usize>,
+    /// Live `Sender`s or `SyncSender`s.
+    senders: usize,
+    /// Whether the `Receiver` is alive.
+    receiver: bool,
+    /// Values queued so far; a rendezvous sender's ticket is the count before its value.
+    queued: u64,
+    /// Values the receiver took so far; a rendezvous send completes once `taken > ticket`.
+    taken: u64,
+}
+
+impl<T> State<T> {
+    /// Whether a blocking `send` may queue its value now.
+    fn has_room(&self) -> bool {
+        match self.bound {
+            None => true,
+            Some(0) => self.queue.is_empty(),
+            Some(n) => self.queue.len() < n,
+        }
+    }
+
+    fn push(&mut self, value: T) -> u64 {
+        self.queue.push_back(value);
+        self.queued += 1;
+        self.queued - 1
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        let value = self.queue.pop_front()?;
+        self.taken += 1;
+        Some(value)
+    }
+}
+
+impl<T> Chan<T> {
+    /// A channel with one sender and a receiver; `bound` as in [`State::bound`].
+    pub(super) fn new(bound: Option<usize>) -> Self {
+        Chan {
+            handle: ObjectHandle::new("Channel"),
+            state: parking_lot::Mutex::new(State {
+                queue: VecDeque::new(),
+                bound,
+                senders: 1,
+                receiver: true,
+                queued: 0,
+                taken: 0,
+            }),
+        }
+    }
+
+    /// Queues `value`, waiting for room (and, on a rendezvous channel, for the receiver to
+    /// take it). Fails with the value back once the receiver is gone.
+    pub(super) fn send(&self, value: T, loc: Loc) -> Result<(), SendError<T>> {
+        if runtime::detached() {
+            return self.send_detached(value);
+        }
+        let obj = id(runtime::switch_point(
+            "channel send",
+            Some(&self.handle),
+            loc,
+        ));
+        let ticket = loop {
+            let mut st = self.state.lock();
+            if !st.receiver {
+                return Err(SendError(value));
+            }
+            if st.has_room() {
+                let ticket = st.push(value);
+                drop(st);
+                wake(obj, RECV);
+                break ticket;
+            }
+            drop(st);
+            wait(obj, SEND, None, loc);
+        };
+        if self.state.lock().bound == Some(0) {
+            return self.await_handover(obj, ticket, loc);
+        }
+        Ok(())
+    }
+
+    /// Waits until the receiver has taken the rendezvous value `ticket`, or takes it back if
+    /// the receiver is dropped first.
+    fn await_handover(&self, obj: ObjId, ticket: u64, loc: Loc) -> Result<(), SendError<T>> {
+        loop {
+            let mut st = self.state.lock();
+            if st.taken > ticket {
+                return Ok(());
+            }
+            if !st.receiver {
+                // A rendezvous queue holds only the value being handed over: ours.
+                let value = st
+                    .queue
+                    .pop_back()
+                    .expect("an untaken rendezvous value is still queued");
+                return Err(SendError(value));
+            }
+            drop(st);
+            wait(obj, SEND, None, loc);
+        }
+    }
+
+    /// Teardown (see [`runtime::detached`]): queue the value if that needs no waiting,
+    /// otherwise fail as if the receiver were gone.
+    fn send_detached(&self, value: T) -> Result<(), SendError<T>> {
+        let mut st = self.state.lock();
+        if st.receiver && st.bound != Some(0) && st.has_room() {
+            st.push(value);
+            return Ok(());
+        }
+        Err(SendError(value))
+    }
+
+    /// Queues `value` only if that needs no waiting: there is room in the buffer or, on a
+    /// rendezvous channel, the receiver is blocked in `recv` and the hand-over slot is free.
+    pub(super) fn try_send(&self, value: T, loc: Loc) -> Result<(), TrySendError<T>> {
+        let obj = if runtime::detached() {
+            None
+        } else {
+            Some(id(runtime::switch_point(
+                "channel try_send",
+                Some(&self.handle),
+                loc,
+            )))
+        };
+        let receiver_waiting = obj.is_some_and(receiver_waiting);
+        let mut st = self.state.lock();
+        if !st.receiver {
+            return Err(TrySendError::Disconnected(value));
+        }
+        let room = match st.bound {
+            Some(0) => receiver_waiting && st.queue.is_empty(),
+            _ => st.has_room(),
+        };
+        if !room {
+            return Err(TrySendError::Full(value));
+        }
+        st.push(value);
+        drop(st);
+        if let Some(obj) = obj {
+            wake(obj, RECV);
+        }
+        Ok(())
+    }
+
+    /// Takes the oldest value, waiting for one for at most `timeout` of virtual time (`None`
+    /// waits for ever). Fails once the queue is empty and every sender is gone; that is
+    /// checked before the timeout, as std does.
+    pub(super) fn recv(
+        &self,
+        kind: &'static str,
+        timeout: Option<Duration>,
+        loc: Loc,
+    ) -> Result<T, RecvTimeoutError> {
+        if runtime::detached() {
+            return self
+                .state
+                .lock()
+                .pop()
+                .ok_or(RecvTimeoutError::Disconnected);
+        }
+        let obj = id(runtime::switch_point(kind, Some(&self.handle), loc));
+        let api = "interleave_test::sync::mpsc::Receiver::recv_timeout";
+        let deadline = timeout.map(|t| runtime::with_state(api, |a| a.now().saturating_add(t)));
+        loop {
+            match self.take(obj) {
+                Ok(value) => return Ok(value),
+                Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
+                Err(TryRecvError::Empty) => {}
+            }
+            if let Some(deadline) = deadline {
+                if runtime::with_state(api, |a| a.now()) >= deadline {
+                    return Err(RecvTimeoutError::Timeout);
+                }
+            }
+            wait(obj, RECV, deadline, loc);
+        }
+    }
+
+    /// Takes the oldest value if there is one, without waiting.
+    pub(super) fn try_recv(&self, loc: Loc) -> Result<T, TryRecvError> {
+        if runtime::detached() {
+            let mut st = self.state.lock();
+            return st.pop().ok_or(if st.senders == 0 {
+                TryRecvError::Disconnected
+            } else {
+                TryRecvError::Empty
+            });
+        }
+        let obj = id(runtime::switch_point(
+            "channel try_recv",
+            Some(&self.handle),
+            loc,
+        ));
+        self.take(obj)
+    }
+
+    /// Pops a value and wakes the senders waiting for room or for their hand-over.
+    fn take(&self, obj: ObjId) -> Result<T, TryRecvError> {
+        let mut st = self.state.lock();
+        match st.pop() {
+            Some(value) => {
+                let bounded = st.bound.is_some();
+                drop(st);
+                if bounded {
+                    wake(obj, SEND);
+                }
+                Ok(value)
+            }
+            None if st.senders == 0 => Err(TryRecvError::Disconnected),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+
+    /// A sender was cloned.
+    pub(super) fn add_sender(&self) {
+        self.state.lock().senders += 1;
+    }
+
+    /// A sender was dropped (created at `loc`); the last one wakes a waiting receiver.
+    pub(super) fn drop_sender(&self, loc: Loc) {
+        let obj = self.drop_switch_point("channel sender drop", loc);
+        let last = {
+            let mut st = self.state.lock();
+            st.senders -= 1;
+            st.senders == 0
+        };
+        if let (true, Some(obj)) = (last, obj) {
+            wake(obj, RECV);
+        }
+    }
+
+    /// The receiver (created at `loc`) was dropped: queued values are dropped, as std does,
+    /// and every waiting sender fails. A rendezvous value stays for its sender to take back.
+    pub(super) fn drop_receiver(&self, loc: Loc) {
+        let obj = self.drop_switch_point("channel receiver drop", loc);
+        let discarded = {
+            let mut st = self.state.lock();
+            st.receiver = false;
+            if st.bound == Some(0) {
+                VecDeque::new()
+            } else {
+                std::mem::take(&mut st.queue)
+            }
+        };
+        if let Some(obj) = obj {
+            wake(obj, SEND);
+        }
+        // Dropped outside the lock: a value's destructor may use the model (a `Sender`).
+        drop(discarded);
+    }
+
+    /// The switch point of dropping an end, skipped outside the model and during teardown
+    /// (including a thread torn down before it started, whose closure is dropped finished).
+    fn drop_switch_point(&self, kind: &'static str, loc: Loc) -> Option<ObjId> {
+        if !runtime::in_model() || runtime::detached() {
+            return None;
+        }
+        runtime::switch_point(kind, Some(&self.handle), loc)
+    }
+}
+
+fn id(obj: Option<ObjId>) -> ObjId {
+    obj.expect("a switch point on an object returns its id")
+}
+
+/// Blocks the calling thread on channel `obj` as `what` (`SEND` or `RECV`).
+fn wait(obj: ObjId, what: &'static str, deadline: Option<Duration>, loc: Loc) {
+    runtime::block(Blocked {
+        what,
+        obj: Some(obj),
+        thread: None,
+        deadline,
+        loc,
+    });
+}
+
+/// Wakes every thread blocked on channel `obj` as `what`; each re-checks the queue.
+fn wake(obj: ObjId, what: &'static str) {
+    runtime::with_state("interleave_test::sync::mpsc", |a| {
+        for t in a.waiters(obj) {
+            if a.blocked_on(t) == Some(what) {
+                a.wake(t);
+            }
+        }
+    });
+}
+
+/// Whether the receiver of channel `obj` is blocked in `recv` (or `recv_timeout`).
+fn receiver_waiting(obj: ObjId) -> bool {
+    runtime::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
+        a.waiters(obj)
+            .into_iter()
+            .any(|t| a.blocked_on(t) == Some(RECV))
+    })
+}

@@ -1,0 +1,260 @@
+//! [`Once`]: one-time initialization, and the waiting core shared with [`super::OnceLock`]
+//! and [`super::LazyLock`].
+
+use std::fmt;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+
+/// No thread has completed the initializer (and none panicked in it since the last reset).
+const INCOMPLETE: u8 = 0;
+/// A thread runs the initializer; others wait.
+const RUNNING: u8 = 1;
+/// The initializer panicked and the cell poisons on panic.
+const POISONED: u8 = 2;
+/// The initializer returned.
+const COMPLETE: u8 = 3;
+
+/// Who runs an initializer, in the execution's arena.
+#[derive(Debug, Default)]
+struct RunnerState {
+    runner: Option<(Tid, Loc)>,
+}
+
+impl ObjectState for RunnerState {
+    fn holders(&self) -> Vec<(Tid, Loc)> {
+        self.runner.into_iter().collect()
+    }
+}
+
+/// The state machine of a one-time initializer, shared by `Once`, `OnceLock` and `LazyLock`.
+/// The status lives here (in the facade); the arena only records which thread runs it.
+#[derive(Debug)]
+pub(super) struct OnceCore {
+    handle: ObjectHandle,
+    status: AtomicU8,
+}
+
+/// What a thread that reached an initializer must do.
+pub(super) enum Begin<'a> {
+    /// The initializer already completed.
+    Complete,
+    /// The initializer panicked earlier and the caller does not ignore poisoning.
+    Poisoned,
+    /// The caller runs the initializer; dropping the runner without `complete` undoes it.
+    Run(Runner<'a>),
+}
+
+/// The right to run an initializer. On drop it publishes the outcome and wakes the waiters.
+pub(super) struct Runner<'a> {
+    core: &'a OnceCore,
+    obj: ObjId,
+    /// The initializer ran before and panicked (for [`OnceState::is_poisoned`]).
+    was_poisoned: bool,
+    /// Whether a panic while running poisons (`Once`, `LazyLock`) or resets (`OnceLock`).
+    poison_on_panic: bool,
+    done: bool,
+}
+
+impl OnceCore {
+    /// A core that has not run; `kind` names the primitive in reports.
+    pub(super) const fn new(kind: &'static str) -> Self {
+        OnceCore {
+            handle: ObjectHandle::new(kind),
+            status: AtomicU8::new(INCOMPLETE),
+        }
+    }
+
+    /// A core whose initializer already completed (a cell built from a value).
+    pub(super) const fn completed(kind: &'static str) -> Self {
+        OnceCore {
+            handle: ObjectHandle::new(kind),
+            status: AtomicU8::new(COMPLETE),
+        }
+    }
+
+    /// The switch point before operation `kind`; returns the object's id.
+    pub(super) fn switch(&self, kind: &'static str, loc: Loc) -> ObjId {
+        runtime::switch_point(kind, Some(&self.handle), loc)
+            .expect("a switch point on an object returns its id")
+    }
+
+    /// Whether the initializer completed (no switch point).
+    pub(super) fn is_complete(&self) -> bool {
+        self.status.load(Ordering::Acquire) == COMPLETE
+    }
+
+    /// Whether the initializer panicked and poisoned the core (no switch point).
+    pub(super) fn is_poisoned(&self) -> bool {
+        self.status.load(Ordering::Acquire) == POISONED
+    }
+
+    /// Forgets any outcome (for `OnceLock::take`, which has exclusive access).
+    pub(super) fn reset(&mut self) {
+        *self.status.get_mut() = INCOMPLETE;
+    }
+
+    /// Waits while another thread runs the initializer (blocked as `what`), then says
+    /// whether the caller must run it. `ignore_poison` lets a caller retry after a panic.
+    pub(super) fn begin(
+        &self,
+        obj: ObjId,
+        what: &'static str,
+        ignore_poison: bool,
+        poison_on_panic: bool,
+        loc: Loc,
+    ) -> Begin<'_> {
+        loop {
+            match self.status.load(Ordering::Acquire) {
+                COMPLETE => return Begin::Complete,
+                POISONED if !ignore_poison => return Begin::Poisoned,
+                RUNNING => {
+                    runtime::block(Blocked {
+                        what,
+                        obj: Some(obj),
+                        thread: None,
+                        deadline: None,
+                        loc,
+                    });
+                }
+                before => {
+                    self.status.store(RUNNING, Ordering::Relaxed);
+                    runtime::with_state("interleave_test::sync::Once::call_once", |a| {
+                        let me = a.me();
+                        a.obj::<RunnerState>(obj).runner = Some((me, loc));
+                    });
+                    let was_poisoned = before == POISONED;
+                    return Begin::Run(Runner {
+                        core: self,
+                        obj,
+                        was_poisoned,
+                        poison_on_panic,
+                        done: false,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Runner<'_> {
+    /// Whether an earlier run panicked.
+    pub(super) fn was_poisoned(&self) -> bool {
+        self.was_poisoned
+    }
+
+    /// Marks the initializer complete and wakes the waiters.
+    pub(super) fn complete(mut self) {
+        self.done = true;
+    }
+}
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        let status = match (self.done, self.poison_on_panic) {
+            (true, _) => COMPLETE,
+            (false, true) => POISONED,
+            (false, false) => INCOMPLETE,
+        };
+        self.core.status.store(status, Ordering::Release);
+        let obj = self.obj;
+        runtime::with_state("interleave_test::sync::Once::call_once", |a| {
+            a.obj::<RunnerState>(obj).runner = None;
+            a.wake_all(obj);
+        });
+    }
+}
+
+/// A one-time initialization, as [`std::sync::Once`].
+///
+/// # Differences from std
+/// - `call_once`, `call_once_force` and `is_completed` are switch points; so is the end of
+///   the closure, where waiting threads are woken.
+/// - A thread that calls `call_once` again from inside its own closure is reported as a
+///   deadlock naming the place where it started the closure (std may deadlock or panic).
+/// - [`OnceState`] is this crate's type with std's stable method.
+pub struct Once {
+    core: OnceCore,
+}
+
+/// The state passed to a [`Once::call_once_force`] closure, as [`std::sync::OnceState`].
+#[derive(Debug)]
+pub struct OnceState {
+    poisoned: bool,
+}
+
+impl OnceState {
+    /// Whether an earlier closure of the `Once` panicked.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+}
+
+impl Once {
+    /// A `Once` whose closure has not run.
+    #[allow(
+        clippy::new_without_default,
+        reason = "std's Once has no Default either"
+    )]
+    pub const fn new() -> Self {
+        Once {
+            core: OnceCore::new("Once"),
+        }
+    }
+
+    /// Runs `f` if no call has completed yet; other callers wait until it returns. Panics if
+    /// an earlier closure panicked (the `Once` is poisoned), as std does.
+    #[track_caller]
+    pub fn call_once<F: FnOnce()>(&self, f: F) {
+        let loc = Location::caller();
+        let obj = self.core.switch("once call_once", loc);
+        match self.core.begin(obj, "run", false, true, loc) {
+            Begin::Complete => {}
+            Begin::Poisoned => panic!("Once instance has previously been poisoned"),
+            Begin::Run(runner) => {
+                f();
+                self.finish(runner, loc);
+            }
+        }
+    }
+
+    /// Like [`call_once`](Self::call_once), but also runs `f` on a poisoned `Once`, telling
+    /// it so through [`OnceState::is_poisoned`]; completing clears the poison.
+    #[track_caller]
+    pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
+        let loc = Location::caller();
+        let obj = self.core.switch("once call_once_force", loc);
+        match self.core.begin(obj, "run", true, true, loc) {
+            Begin::Complete | Begin::Poisoned => {}
+            Begin::Run(runner) => {
+                f(&OnceState {
+                    poisoned: runner.was_poisoned(),
+                });
+                self.finish(runner, loc);
+            }
+        }
+    }
+
+    /// The switch point after the closure returned, then completion.
+    fn finish(&self, runner: Runner<'_>, loc: Loc) {
+        self.core.switch("once complete", loc);
+        runner.complete();
+    }
+
+    /// Whether a closure has completed.
+    #[track_caller]
+    pub fn is_completed(&self) -> bool {
+        self.core.switch("once is_completed", Location::caller());
+        self.core.is_complete()
+    }
+}
+
+impl fmt::Debug for Once {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Once")
+            .field("completed", &self.core.is_complete())
+            .field("poisoned", &self.core.is_poisoned())
+            .finish_non_exhaustive()
+    }
+}

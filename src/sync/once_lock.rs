@@ -1,0 +1,157 @@
+//! [`OnceLock`]: a cell written once, with waiting while another thread initializes it.
+
+use std::fmt;
+use std::panic::Location;
+
+use super::once::{Begin, OnceCore};
+use crate::runtime::{self, Blocked, Loc, ObjId};
+
+const KIND: &str = "OnceLock";
+
+/// A cell that is written at most once, as [`std::sync::OnceLock`].
+///
+/// # Differences from std
+/// - `get`, `set`, `get_or_init` and `wait` are switch points; so is the end of an
+///   initializer, where waiting threads are woken. `get_mut`, `take` and `into_inner` have
+///   exclusive access and are not.
+/// - `Debug` reads the cell without a switch point.
+/// - `Clone` is a switch point (it reads the cell as `get` does), so it works only inside a
+///   model.
+/// - An initializer that calls `get_or_init` on its own cell is reported as a deadlock
+///   naming the place where it started (std may deadlock or panic).
+/// - The unstable methods (`get_or_try_init`, `try_insert`, ...) are not provided.
+pub struct OnceLock<T> {
+    core: OnceCore,
+    value: std::sync::OnceLock<T>,
+}
+
+impl<T> OnceLock<T> {
+    /// An empty cell.
+    pub const fn new() -> Self {
+        OnceLock {
+            core: OnceCore::new(KIND),
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The value, if the cell has been initialized. Never waits.
+    #[track_caller]
+    pub fn get(&self) -> Option<&T> {
+        self.core.switch("oncelock get", Location::caller());
+        self.value.get()
+    }
+
+    /// A mutable reference to the value, if any; no synchronization is needed.
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        self.value.get_mut()
+    }
+
+    /// Blocks until the cell holds a value and returns it.
+    #[track_caller]
+    pub fn wait(&self) -> &T {
+        let loc = Location::caller();
+        let obj = self.core.switch("oncelock wait", loc);
+        loop {
+            if let Some(value) = self.value.get() {
+                return value;
+            }
+            runtime::block(Blocked {
+                what: "get a value from",
+                obj: Some(obj),
+                thread: None,
+                deadline: None,
+                loc,
+            });
+        }
+    }
+
+    /// Stores `value` if the cell is empty; otherwise gives it back. Waits while another
+    /// thread initializes the cell.
+    #[track_caller]
+    pub fn set(&self, value: T) -> Result<(), T> {
+        let loc = Location::caller();
+        let obj = self.core.switch("oncelock set", loc);
+        let mut value = Some(value);
+        self.init(obj, loc, || {
+            value.take().expect("the initializer runs at most once")
+        });
+        match value {
+            None => Ok(()),
+            Some(value) => Err(value),
+        }
+    }
+
+    /// The value, running `f` to produce it if the cell is empty. Concurrent callers wait
+    /// while one of them runs its `f`; if `f` panics the cell stays empty and the panic
+    /// propagates (the cell is not poisoned), as in std.
+    #[track_caller]
+    pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
+        let loc = Location::caller();
+        let obj = self.core.switch("oncelock get_or_init", loc);
+        self.init(obj, loc, f)
+    }
+
+    /// Runs `f` unless the cell is (or becomes, while waiting) initialized.
+    fn init<F: FnOnce() -> T>(&self, obj: ObjId, loc: Loc, f: F) -> &T {
+        if let Begin::Run(runner) = self.core.begin(obj, "initialize", true, false, loc) {
+            let value = f();
+            self.core.switch("oncelock complete", loc);
+            let fresh = self.value.set(value).is_ok();
+            debug_assert!(
+                fresh,
+                "only the thread running the initializer stores a value"
+            );
+            runner.complete();
+        }
+        self.value
+            .get()
+            .expect("a completed OnceLock holds a value")
+    }
+
+    /// Consumes the cell and returns its value, if any.
+    pub fn into_inner(self) -> Option<T> {
+        self.value.into_inner()
+    }
+
+    /// Takes the value out, leaving the cell empty; no synchronization is needed.
+    pub fn take(&mut self) -> Option<T> {
+        self.core.reset();
+        self.value.take()
+    }
+}
+
+impl<T> Default for OnceLock<T> {
+    fn default() -> Self {
+        OnceLock::new()
+    }
+}
+
+impl<T> From<T> for OnceLock<T> {
+    fn from(value: T) -> Self {
+        OnceLock {
+            core: OnceCore::completed(KIND),
+            value: std::sync::OnceLock::from(value),
+        }
+    }
+}
+
+impl<T: Clone> Clone for OnceLock<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        match self.get() {
+            Some(value) => OnceLock::from(value.clone()),
+            None => OnceLock::new(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_tuple("OnceLock");
+        match self.value.get() {
+            Some(value) => d.field(value),
+            None => d.field(&format_args!("<uninit>")),
+        };
+        d.finish()
+    }
+}

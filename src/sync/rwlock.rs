@@ -1,0 +1,409 @@
+//! [`RwLock`]: shared reads or one writer, with std's poisoning.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+
+/// Who holds a reader-writer lock, in the execution's arena.
+#[derive(Debug, Default)]
+struct RwLockState {
+    writer: Option<(Tid, Loc)>,
+    /// One entry per live read guard (a thread may hold several).
+    readers: Vec<(Tid, Loc)>,
+}
+
+impl ObjectState for RwLockState {
+    fn holders(&self) -> Vec<(Tid, Loc)> {
+        self.writer.iter().chain(&self.readers).copied().collect()
+    }
+}
+
+/// Which side of the lock an operation takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Read,
+    Write,
+}
+
+impl RwLockState {
+    /// Takes the lock for `side` if that is possible now.
+    fn try_take(&mut self, side: Side, me: Tid, loc: Loc) -> bool {
+        match side {
+            Side::Read if self.writer.is_none() => self.readers.push((me, loc)),
+            Side::Write if self.writer.is_none() && self.readers.is_empty() => {
+                self.writer = Some((me, loc))
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Gives up one hold of `side` by `me` (taken at `loc`); returns whether the lock is free.
+    fn release(&mut self, side: Side, me: Tid, loc: Loc) -> bool {
+        match side {
+            Side::Write => self.writer = None,
+            Side::Read => {
+                let mine = |&(t, l): &(Tid, Loc)| t == me && std::ptr::eq(l, loc);
+                let at = self
+                    .readers
+                    .iter()
+                    .position(mine)
+                    .or_else(|| self.readers.iter().position(|r| r.0 == me));
+                if let Some(at) = at {
+                    self.readers.remove(at);
+                }
+            }
+        }
+        self.writer.is_none() && self.readers.is_empty()
+    }
+}
+
+/// A reader-writer lock, as [`std::sync::RwLock`].
+///
+/// # Differences from std
+/// - `read`, `write`, `try_read`, `try_write` and the guards' drops are switch points.
+/// - Policy: a reader enters whenever no writer holds the lock, even while a writer waits
+///   (std's policy depends on the platform). A writer can therefore be starved by readers
+///   that keep taking turns; the explorer reports that as a livelock, not a deadlock.
+/// - A thread that takes the write lock while it holds a read lock, or a read lock while it
+///   holds the write lock, is reported as a deadlock naming both places (std may deadlock or
+///   panic). Reading twice in one thread succeeds.
+/// - Waiters are woken all at once on release and race for the lock, so every order in
+///   which they may take it is explored.
+/// - `Debug` shows only whether the lock is poisoned (reading the data would be a switch
+///   point).
+pub struct RwLock<T: ?Sized> {
+    handle: ObjectHandle,
+    poison: AtomicBool,
+    data: parking_lot::RwLock<T>,
+}
+
+/// Shared access to an [`RwLock`]'s data, as [`std::sync::RwLockReadGuard`]; releases it
+/// when dropped.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockReadGuard<'a, T: ?Sized> {
+    lock: &'a RwLock<T>,
+    inner: Option<parking_lot::RwLockReadGuard<'a, T>>,
+    /// The lock's id in the model; `None` when taken outside the model during teardown.
+    obj: Option<ObjId>,
+    /// Where the lock was taken, for reports.
+    loc: Loc,
+}
+
+/// Exclusive access to an [`RwLock`]'s data, as [`std::sync::RwLockWriteGuard`]; releases
+/// it when dropped, poisoning the lock if the thread is panicking.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockWriteGuard<'a, T: ?Sized> {
+    lock: &'a RwLock<T>,
+    inner: Option<parking_lot::RwLockWriteGuard<'a, T>>,
+    /// The lock's id in the model; `None` when taken outside the model during teardown.
+    obj: Option<ObjId>,
+    /// Where the lock was taken, for reports.
+    loc: Loc,
+    /// Whether the thread was already unwinding when it took the lock (std's poison rule).
+    panicking: bool,
+}
+
+impl<T> RwLock<T> {
+    /// A new unlocked lock.
+    pub const fn new(value: T) -> Self {
+        RwLock {
+            handle: ObjectHandle::new("RwLock"),
+            poison: AtomicBool::new(false),
+            data: parking_lot::RwLock::new(value),
+        }
+    }
+
+    /// Consumes the lock and returns its value (an `Err` holding it if poisoned).
+    pub fn into_inner(self) -> LockResult<T> {
+        let poisoned = self.poison.load(Ordering::Relaxed);
+        let value = self.data.into_inner();
+        if poisoned {
+            Err(PoisonError::new(value))
+        } else {
+            Ok(value)
+        }
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    /// Takes shared access, blocking while a writer holds the lock.
+    #[track_caller]
+    pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+        let loc = Location::caller();
+        if runtime::detached() {
+            return self.result(self.read_guard(None, loc));
+        }
+        let obj = self.obj(runtime::switch_point(
+            "rwlock read",
+            Some(&self.handle),
+            loc,
+        ));
+        self.acquire(Side::Read, obj, loc);
+        self.result(self.read_guard(Some(obj), loc))
+    }
+
+    /// Takes exclusive access, blocking while any thread holds the lock.
+    #[track_caller]
+    pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+        let loc = Location::caller();
+        if runtime::detached() {
+            return self.result(self.write_guard(None, loc));
+        }
+        let obj = self.obj(runtime::switch_point(
+            "rwlock write",
+            Some(&self.handle),
+            loc,
+        ));
+        self.acquire(Side::Write, obj, loc);
+        self.result(self.write_guard(Some(obj), loc))
+    }
+
+    /// Takes shared access if no writer holds the lock, as [`std::sync::RwLock::try_read`].
+    #[track_caller]
+    pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
+        let loc = Location::caller();
+        if runtime::detached() {
+            let inner = self.data.try_read().ok_or(TryLockError::WouldBlock)?;
+            let guard = RwLockReadGuard {
+                lock: self,
+                inner: Some(inner),
+                obj: None,
+                loc,
+            };
+            return self.result(guard).map_err(TryLockError::Poisoned);
+        }
+        let obj = self.obj(runtime::switch_point(
+            "rwlock try_read",
+            Some(&self.handle),
+            loc,
+        ));
+        if !self.try_acquire(Side::Read, obj, loc) {
+            return Err(TryLockError::WouldBlock);
+        }
+        self.result(self.read_guard(Some(obj), loc))
+            .map_err(TryLockError::Poisoned)
+    }
+
+    /// Takes exclusive access if no thread holds the lock, as
+    /// [`std::sync::RwLock::try_write`].
+    #[track_caller]
+    pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
+        let loc = Location::caller();
+        if runtime::detached() {
+            let inner = self.data.try_write().ok_or(TryLockError::WouldBlock)?;
+            let guard = RwLockWriteGuard {
+                lock: self,
+                inner: Some(inner),
+                obj: None,
+                loc,
+                panicking: std::thread::panicking(),
+            };
+            return self.result(guard).map_err(TryLockError::Poisoned);
+        }
+        let obj = self.obj(runtime::switch_point(
+            "rwlock try_write",
+            Some(&self.handle),
+            loc,
+        ));
+        if !self.try_acquire(Side::Write, obj, loc) {
+            return Err(TryLockError::WouldBlock);
+        }
+        self.result(self.write_guard(Some(obj), loc))
+            .map_err(TryLockError::Poisoned)
+    }
+
+    fn acquire(&self, side: Side, obj: ObjId, loc: Loc) {
+        let what = match side {
+            Side::Read => "read-lock",
+            Side::Write => "write-lock",
+        };
+        while !self.try_acquire(side, obj, loc) {
+            runtime::block(Blocked {
+                what,
+                obj: Some(obj),
+                thread: None,
+                deadline: None,
+                loc,
+            });
+        }
+    }
+
+    fn try_acquire(&self, side: Side, obj: ObjId, loc: Loc) -> bool {
+        runtime::with_state("interleave_test::sync::RwLock::lock", |a| {
+            let me = a.me();
+            a.obj::<RwLockState>(obj).try_take(side, me, loc)
+        })
+    }
+
+    /// Whether a thread panicked while holding the write lock.
+    pub fn is_poisoned(&self) -> bool {
+        self.poison.load(Ordering::Relaxed)
+    }
+
+    /// Clears the poisoned state.
+    pub fn clear_poison(&self) {
+        self.poison.store(false, Ordering::Relaxed);
+    }
+
+    /// A mutable reference to the value; no locking is needed.
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        let poisoned = self.is_poisoned();
+        let value = self.data.get_mut();
+        if poisoned {
+            Err(PoisonError::new(value))
+        } else {
+            Ok(value)
+        }
+    }
+
+    fn obj(&self, obj: Option<ObjId>) -> ObjId {
+        obj.expect("a switch point on an object returns its id")
+    }
+
+    /// A read guard; in the model (`obj` is `Some`) the model already granted the lock, so
+    /// the real one is free and a failure to take it is a bug of this crate, not a hang.
+    fn read_guard(&self, obj: Option<ObjId>, loc: Loc) -> RwLockReadGuard<'_, T> {
+        let inner = match obj {
+            Some(_) => self
+                .data
+                .try_read()
+                .expect("interleave-test bug: the model granted a read lock the data lock refuses"),
+            None => self.data.read(),
+        };
+        RwLockReadGuard {
+            lock: self,
+            inner: Some(inner),
+            obj,
+            loc,
+        }
+    }
+
+    /// A write guard; see [`read_guard`](Self::read_guard).
+    fn write_guard(&self, obj: Option<ObjId>, loc: Loc) -> RwLockWriteGuard<'_, T> {
+        let inner = match obj {
+            Some(_) => self.data.try_write().expect(
+                "interleave-test bug: the model granted a write lock the data lock refuses",
+            ),
+            None => self.data.write(),
+        };
+        RwLockWriteGuard {
+            lock: self,
+            inner: Some(inner),
+            obj,
+            loc,
+            panicking: std::thread::panicking(),
+        }
+    }
+
+    fn result<G>(&self, guard: G) -> LockResult<G> {
+        if self.is_poisoned() {
+            Err(PoisonError::new(guard))
+        } else {
+            Ok(guard)
+        }
+    }
+
+    /// The switch point of a guard's drop, then the release in the model.
+    fn unlock(&self, side: Side, obj: Option<ObjId>, loc: Loc) {
+        let Some(obj) = obj else { return };
+        if !runtime::detached() {
+            let kind = match side {
+                Side::Read => "rwlock read unlock",
+                Side::Write => "rwlock write unlock",
+            };
+            runtime::switch_point(kind, Some(&self.handle), loc);
+        }
+        runtime::with_state("interleave_test::sync::RwLock::unlock", |a| {
+            let me = a.me();
+            if a.obj::<RwLockState>(obj).release(side, me, loc) {
+                a.wake_all(obj);
+            }
+        });
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
+    fn drop(&mut self) {
+        drop(self.inner.take());
+        self.lock.unlock(Side::Read, self.obj, self.loc);
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
+    fn drop(&mut self) {
+        if !self.panicking && std::thread::panicking() {
+            self.lock.poison.store(true, Ordering::Relaxed);
+        }
+        drop(self.inner.take());
+        self.lock.unlock(Side::Write, self.obj, self.loc);
+    }
+}
+
+impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.inner.as_ref().expect("a live guard holds the lock")
+    }
+}
+
+impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.inner.as_ref().expect("a live guard holds the lock")
+    }
+}
+
+impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.inner.as_mut().expect("a live guard holds the lock")
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: Default> Default for RwLock<T> {
+    fn default() -> Self {
+        RwLock::new(T::default())
+    }
+}
+
+impl<T> From<T> for RwLock<T> {
+    fn from(value: T) -> Self {
+        RwLock::new(value)
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for RwLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RwLock")
+            .field("poisoned", &self.is_poisoned())
+            .finish_non_exhaustive()
+    }
+}
