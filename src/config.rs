@@ -4,12 +4,11 @@
 
 use std::panic::Location;
 use std::path::PathBuf;
-use std::time::Instant;
 
-use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
-use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft};
-use crate::schedule::{Decision, Schedule};
-use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy};
+use crate::driver::{self, Meta, Plan};
+use crate::report::{Failure, Report};
+use crate::runtime::ExecConfig;
+use crate::schedule::Schedule;
 
 /// Environment variables read by [`Builder::new`]. A set variable overrides the default; a
 /// value set on the builder in code overrides the variable.
@@ -20,6 +19,7 @@ use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy};
 /// | `INTERLEAVE_ITERATIONS` | executions to run | 1000 |
 /// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
 /// | `INTERLEAVE_STRATEGY` | `random` | `random` |
+/// | `INTERLEAVE_PARALLELISM` | executions run at once | the number of cores |
 pub mod env {
     /// Seed of the random strategy.
     pub const SEED: &str = "INTERLEAVE_SEED";
@@ -29,6 +29,8 @@ pub mod env {
     pub const MAX_STEPS: &str = "INTERLEAVE_MAX_STEPS";
     /// Strategy name.
     pub const STRATEGY: &str = "INTERLEAVE_STRATEGY";
+    /// Executions run at once.
+    pub const PARALLELISM: &str = "INTERLEAVE_PARALLELISM";
 }
 
 const DEFAULT_ITERATIONS: u64 = 1000;
@@ -85,6 +87,11 @@ pub struct Builder {
     /// `false`, `join` returns the panic payload as std does, and only a panic of the model
     /// closure itself fails.
     pub thread_panics_fail: bool,
+    /// Executions run at once, each on its own OS threads (at least 1). Results do not depend
+    /// on it. With more than one, the model closure runs on several threads at once, so it
+    /// must be `Sync`, and a `static` shared between executions is reported as misuse by
+    /// whichever execution reaches it second.
+    pub parallelism: usize,
 }
 
 impl Default for Builder {
@@ -104,7 +111,17 @@ impl Builder {
             strategy: env_strategy().unwrap_or(StrategyKind::Random),
             name: None,
             thread_panics_fail: true,
+            parallelism: env_u64(env::PARALLELISM)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                .unwrap_or_else(default_parallelism),
         }
+    }
+
+    /// Sets how many executions run at once; panics if `n` is 0.
+    pub fn parallelism(mut self, n: usize) -> Self {
+        self.parallelism = n;
+        self.validate();
+        self
     }
 
     /// Sets the number of executions; panics if `n` is 0.
@@ -152,6 +169,11 @@ impl Builder {
             "interleave_test::Builder: iterations is 0, which would run no execution; use at least 1"
         );
         assert!(
+            self.parallelism >= 1,
+            "interleave_test::Builder: parallelism is 0, which would run no execution; use at \
+             least 1 (1 runs executions one after another)"
+        );
+        assert!(
             self.max_steps >= 1,
             "interleave_test::Builder: max_steps is 0, so no execution could take a step; use at \
              least 1 (the default is {DEFAULT_MAX_STEPS})"
@@ -165,50 +187,33 @@ impl Builder {
         }
     }
 
-    /// Runs the model under the strategy until an execution fails or `iterations` have passed.
+    /// Runs the model under the strategy until an execution fails or `iterations` have
+    /// passed. Executions run [`parallelism`](Self::parallelism) at a time, each on its own
+    /// seed derived from the run's seed, so the result is the same whatever the parallelism:
+    /// when several executions fail, the one with the lowest index is returned.
     #[track_caller]
-    pub fn check<F: Fn()>(&self, model: F) -> Result<Report, Failure> {
+    pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
         self.validate();
         let loc = Location::caller();
-        let start = Instant::now();
-        let mut strategy: Box<dyn Strategy> = match self.strategy {
-            StrategyKind::Random => Box::new(RandomStrategy::new(self.seed)),
-        };
-        let mut report = Report {
-            executions: 0,
-            strategy: strategy.name().to_owned(),
-            seed: Some(self.seed),
-            max_steps: 0,
-            total_steps: 0,
-            elapsed: start.elapsed(),
-        };
-        for iteration in 0..self.iterations {
-            if !strategy.begin_execution() {
-                break;
-            }
-            let mut out = runtime::run_execution(strategy, self.exec_config(), &model, loc);
-            report.executions += 1;
-            report.max_steps = report.max_steps.max(out.steps);
-            report.total_steps += out.steps;
-            if let Some(draft) = out.failure.take() {
-                let meta = Meta {
-                    test: self.name.clone(),
-                    strategy: report.strategy.clone(),
-                    seed: Some(self.seed),
-                    iteration,
-                };
-                return Err(self.failure(draft, &out, meta));
-            }
-            strategy = out.strategy;
+        match self.strategy {
+            StrategyKind::Random => driver::run_random(&self.plan(), &model, loc),
         }
-        report.elapsed = start.elapsed();
-        Ok(report)
+    }
+
+    fn plan(&self) -> Plan {
+        Plan {
+            exec: self.exec_config(),
+            test: self.name.clone(),
+            seed: self.seed,
+            iterations: self.iterations,
+            parallelism: self.parallelism,
+        }
     }
 
     /// Like [`check`](Self::check), but panics with the formatted failure. The schedule is
     /// saved to a file first, and the message ends with the way to replay it.
     #[track_caller]
-    pub fn explore<F: Fn()>(&self, model: F) -> Report {
+    pub fn explore<F: Fn() + Sync>(&self, model: F) -> Report {
         match self.check(model) {
             Ok(report) => report,
             Err(failure) => panic!("{}", self.explain(&failure)),
@@ -232,73 +237,16 @@ impl Builder {
         };
         if let Some(name) = &self.name {
             if let Err(e) = schedule.check_test(name) {
-                return Err(self.schedule_mismatch(e, meta));
+                return Err(driver::schedule_mismatch(&e, meta));
             }
         }
-        let strategy = Box::new(ReplayStrategy::new(schedule.thread_ids()));
-        let mut out =
-            runtime::run_execution(strategy, self.exec_config(), &model, Location::caller());
-        match out.failure.take() {
-            None => Ok(()),
-            Some(draft) => Err(self.failure(draft, &out, meta)),
-        }
-    }
-
-    fn failure(&self, draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
-        let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
-        let decisions: Vec<Decision> = out
-            .decisions
-            .iter()
-            .map(|d| decision(d, &out.names))
-            .collect();
-        let recent = out.decisions[out
-            .decisions
-            .len()
-            .saturating_sub(crate::report::RECENT_DECISIONS)..]
-            .iter()
-            .map(|d: &DecisionRecord| RecentStep {
-                step: d.step,
-                thread: info(d.chosen),
-                op: d.op.kind.to_owned(),
-                location: SourceLocation::from(d.op.loc),
-            })
-            .collect();
-        Failure {
-            kind: draft.kind,
-            message: draft.message,
-            thread: draft.thread,
-            location: draft.location,
-            threads: draft.threads,
-            recent,
-            schedule: self.schedule(decisions, &meta),
-            iteration: meta.iteration,
-            backtrace: draft.backtrace,
-        }
-    }
-
-    fn schedule(&self, decisions: Vec<Decision>, meta: &Meta) -> Schedule {
-        Schedule {
-            crate_version: env!("CARGO_PKG_VERSION").to_owned(),
-            test: meta.test.clone(),
-            strategy: meta.strategy.clone(),
-            seed: meta.seed,
-            iteration: meta.iteration,
-            decisions,
-        }
-    }
-
-    fn schedule_mismatch(&self, e: crate::ScheduleError, meta: Meta) -> Failure {
-        Failure {
-            kind: crate::FailureKind::Divergence,
-            message: e.to_string(),
-            thread: None,
-            location: None,
-            threads: vec![],
-            recent: vec![],
-            schedule: self.schedule(vec![], &meta),
-            iteration: meta.iteration,
-            backtrace: None,
-        }
+        driver::replay(
+            self.exec_config(),
+            &model,
+            schedule,
+            meta,
+            Location::caller(),
+        )
     }
 
     /// The panic message of [`explore`](Self::explore): the failure, where its schedule was
@@ -346,25 +294,6 @@ fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
         .join(format!("{name}-{seed}-{}.json", failure.iteration()))
 }
 
-/// What a failure's schedule says about where it came from.
-struct Meta {
-    test: Option<String>,
-    strategy: String,
-    seed: Option<u64>,
-    iteration: u64,
-}
-
-fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
-    Decision {
-        thread: d.chosen,
-        step: d.step,
-        options: d.options,
-        name: names.get(d.chosen).cloned().flatten(),
-        op: d.op.kind.to_owned(),
-        location: SourceLocation::from(d.op.loc).to_string(),
-    }
-}
-
 fn env_u64(var: &str) -> Option<u64> {
     let value = std::env::var(var).ok()?;
     match value.trim().parse() {
@@ -385,6 +314,11 @@ fn env_strategy() -> Option<StrategyKind> {
     }))
 }
 
+/// One execution per core.
+fn default_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A seed that differs from run to run (std's hasher keys come from the OS).
 fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
@@ -395,14 +329,14 @@ fn fresh_seed() -> u64 {
 
 /// Runs `model` with [`Builder::new`]'s settings; see [`Builder::check`].
 #[track_caller]
-pub fn check<F: Fn()>(model: F) -> Result<Report, Failure> {
+pub fn check<F: Fn() + Sync>(model: F) -> Result<Report, Failure> {
     Builder::new().check(model)
 }
 
 /// Runs `model` with [`Builder::new`]'s settings and panics with the report if an execution
 /// fails; see [`Builder::explore`].
 #[track_caller]
-pub fn explore<F: Fn()>(model: F) -> Report {
+pub fn explore<F: Fn() + Sync>(model: F) -> Report {
     Builder::new().explore(model)
 }
 

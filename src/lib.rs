@@ -38,6 +38,7 @@
 #![forbid(unsafe_code)]
 
 mod config;
+mod driver;
 mod report;
 mod runtime;
 mod schedule;

@@ -21,14 +21,14 @@ const ORDERINGS: [Ordering; 5] = [
 ];
 
 /// Runs `model` once and fails the test with the formatted failure if it fails.
-fn run_once(model: impl Fn()) {
+fn run_once(model: impl Fn() + Sync) {
     if let Err(failure) = Builder::new().seed(1).iterations(1).check(model) {
         panic!("{failure}");
     }
 }
 
 /// Runs `model` once and returns its failure, if any.
-fn failure_of(model: impl Fn()) -> Option<Failure> {
+fn failure_of(model: impl Fn() + Sync) -> Option<Failure> {
     Builder::new().seed(1).iterations(1).check(model).err()
 }
 
@@ -255,15 +255,15 @@ fn bool_matches_std() {
 
 #[test]
 fn ptr_matches_std() {
-    let mut buf = [0u64; 4];
-    let base = buf.as_mut_ptr();
-    let samples = [
-        base,
-        base.wrapping_add(1),
-        base.wrapping_add(3),
-        std::ptr::null_mut(),
-    ];
     run_once(|| {
+        let mut buf = [0u64; 4];
+        let base = buf.as_mut_ptr();
+        let samples = [
+            base,
+            base.wrapping_add(1),
+            base.wrapping_add(3),
+            std::ptr::null_mut(),
+        ];
         for a in samples {
             let fresh = || (AtomicPtr::new(a), real::AtomicPtr::new(a));
             for b in samples {
@@ -290,9 +290,9 @@ fn ptr_matches_std() {
 /// ones, which need a newer Rust than this crate's minimum).
 #[test]
 fn ptr_arithmetic_moves_the_pointer() {
-    let mut buf = [0u64; 4];
-    let base = buf.as_mut_ptr();
     run_once(|| {
+        let mut buf = [0u64; 4];
+        let base = buf.as_mut_ptr();
         type Step = (
             fn(&AtomicPtr<u64>, usize) -> *mut u64,
             fn(*mut u64, usize) -> *mut u64,
@@ -437,15 +437,13 @@ fn rejected_ordering_points_at_the_caller() {
                 line!(),
                 Box::new(move || {
                     let _ = $call;
-                }) as Box<dyn Fn()>,
+                }) as Box<dyn Fn() + Sync>,
             )
         };
     }
-    let mut buf = 0u8;
-    let p: *mut u8 = &mut buf;
     let cases = [
         case!(AtomicU64::new(0).load(Release)),
-        case!(AtomicPtr::new(p).store(p, AcqRel)),
+        case!(AtomicPtr::new(std::ptr::null_mut::<u8>()).store(std::ptr::null_mut(), AcqRel)),
         case!(AtomicBool::new(true).compare_exchange(true, false, SeqCst, Release)),
         case!(fence(Relaxed)),
     ];

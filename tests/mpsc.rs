@@ -244,7 +244,7 @@ fn unwrapping_recv_on_a_sender_dropped_early_is_found() {
 }
 
 /// Whether the consumer can see the producer's `send` returned before it receives.
-fn send_returns_before_recv(bound: usize) -> impl Fn() {
+fn send_returns_before_recv(bound: usize) -> impl Fn() + Sync {
     move || {
         let (tx, rx) = sync_channel(bound);
         let sent = Arc::new(Mutex::new(false));

@@ -127,3 +127,29 @@ fn same_seed_same_failure() {
         .unwrap_err();
     assert_eq!(a, b);
 }
+
+#[test]
+fn the_failure_does_not_depend_on_parallelism() {
+    let run = |p| {
+        Builder::new()
+            .seed(5)
+            .iterations(1000)
+            .parallelism(p)
+            .check(split_increment)
+            .unwrap_err()
+    };
+    let one = run(1);
+    assert_eq!(run(2), one);
+    assert_eq!(run(3), one);
+    // Every execution below the failing one passed: rerunning just those passes.
+    if one.iteration() > 0 {
+        let below = Builder::new()
+            .seed(5)
+            .iterations(one.iteration())
+            .parallelism(2);
+        assert_eq!(
+            below.check(split_increment).unwrap().executions,
+            one.iteration()
+        );
+    }
+}

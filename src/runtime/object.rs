@@ -63,20 +63,29 @@ impl ObjectHandle {
         objects: &mut Vec<ObjectSlot>,
         loc: Loc,
     ) -> Result<ObjId, ForeignObject> {
-        match self.exec.load(Ordering::Relaxed) {
-            e if e == exec => Ok(self.id.load(Ordering::Relaxed)),
-            0 => {
+        // Fast path: already registered here (only this execution's state lock holder
+        // stores the id, before any later load of it).
+        if self.exec.load(Ordering::Acquire) == exec {
+            return Ok(self.id.load(Ordering::Acquire));
+        }
+        // Two executions may run at once: claim the handle with a compare-exchange so that
+        // exactly one registers it and the other sees a foreign object.
+        match self
+            .exec
+            .compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Err(e) if e == exec => Ok(self.id.load(Ordering::Acquire)),
+            Ok(_) => {
                 let id = objects.len();
                 objects.push(ObjectSlot {
                     kind: self.kind,
                     first_use: loc,
                     state: None,
                 });
-                self.id.store(id, Ordering::Relaxed);
-                self.exec.store(exec, Ordering::Relaxed);
+                self.id.store(id, Ordering::Release);
                 Ok(id)
             }
-            _ => Err(ForeignObject { kind: self.kind }),
+            Err(_) => Err(ForeignObject { kind: self.kind }),
         }
     }
 }

@@ -143,9 +143,12 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
                 .os
                 .clone()
                 .expect("a runnable thread has started");
+            // A preempted thread may be chosen at the very next decision: it spins for the
+            // baton. A blocked one cannot run before another thread wakes it: it parks.
+            let preempted = matches!(st.threads[me].status, Status::Runnable);
             drop(st);
             ctx.exec.baton.pass(t, &os);
-            if ctx.exec.baton.wait(me) == Turn::Abort {
+            if ctx.exec.baton.wait(me, preempted) == Turn::Abort {
                 abort_self(ctx);
             }
         }

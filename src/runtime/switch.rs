@@ -14,9 +14,9 @@
 //! OS threads by another substrate means replacing this file (and `pool.rs`).
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::thread::Thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Tid;
 
@@ -67,14 +67,14 @@ impl Baton {
     }
 
     /// Blocks the calling OS thread until model thread `me` holds the baton or the execution
-    /// is torn down.
-    pub(crate) fn wait(&self, me: Tid) -> Turn {
+    /// is torn down. `spin`: the baton may come back soon, so spin before parking.
+    pub(crate) fn wait(&self, me: Tid, spin: bool) -> Turn {
         let turn = || match self.holder.load(Ordering::Acquire) {
             h if h == me => Some(Turn::Mine),
             ABORT => Some(Turn::Abort),
             _ => None,
         };
-        if let Some(t) = spin_until(turn) {
+        if let Some(t) = if spin { spin_until(turn) } else { turn() } {
             return t;
         }
         loop {
@@ -90,60 +90,75 @@ impl Baton {
 /// Spins until `ready` gives a value, if a spinner slot is free and spinning has been paying
 /// lately; `None` means the caller must block the slow way (and re-check first).
 ///
-/// The spin window adapts: it grows while spins end with the value and halves each time one
-/// runs out, down to nothing when the cores are busy with other work (then spinning only
-/// steals time from the thread being waited for). At zero, one wait in [`PROBE_EVERY`] still
-/// spins briefly, to notice when the cores are free again.
+/// Spinning pays when the baton comes back within [`SPIN_WINDOW`], which is the common case
+/// on an idle machine. When the cores are busy with other work, spinning steals time from the
+/// very thread being waited for, and most spins run out. So the process keeps a score:
+/// a paid spin adds one, a spin that ran out takes [`MISS_COST`] off; waiters spin only
+/// while the score is not negative (at least three spins in four pay). Below that, one wait
+/// in [`PROBE_EVERY`] spins anyway, to notice when the cores are free again.
 pub(crate) fn spin_until<T>(mut ready: impl FnMut() -> Option<T>) -> Option<T> {
     if let Some(v) = ready() {
         return Some(v);
     }
-    let window = spin_window();
-    if window == 0 {
+    if !spinning_pays() {
         return None;
     }
-    let _slot = SpinSlot::take()?;
+    let _slot = match take_slot(&mut ready) {
+        Ok(slot) => slot,
+        Err(early) => return early,
+    };
     let start = Instant::now();
     loop {
         for _ in 0..32 {
             std::hint::spin_loop();
             if let Some(v) = ready() {
-                spin_paid(true);
+                score(true);
                 return Some(v);
             }
         }
-        if start.elapsed().as_nanos() as u64 > window {
-            spin_paid(false);
+        if start.elapsed() > SPIN_WINDOW {
+            score(false);
             return ready();
         }
     }
 }
 
-/// Longest spin, in nanoseconds: a few kernel hand-offs.
-const MAX_WINDOW: u64 = 50_000;
-/// Below this the window is closed.
-const MIN_WINDOW: u64 = 1_000;
-/// While the window is closed, one wait in this many spins for [`MIN_WINDOW`].
-const PROBE_EVERY: u64 = 64;
-
-static WINDOW: AtomicU64 = AtomicU64::new(MAX_WINDOW / 2);
-static WAITS: AtomicU64 = AtomicU64::new(0);
-
-fn spin_window() -> u64 {
-    match WINDOW.load(Ordering::Relaxed) {
-        0 if WAITS.fetch_add(1, Ordering::Relaxed) % PROBE_EVERY == 0 => MIN_WINDOW,
-        w => w,
+/// Takes a spinner slot. The thread the caller just handed the baton to may hold it for a
+/// few hundred nanoseconds more, before it notices; so this retries briefly, watching
+/// `ready` meanwhile (`Err(Some(v))`: the value came first; `Err(None)`: no slot).
+fn take_slot<T>(ready: &mut impl FnMut() -> Option<T>) -> Result<SpinSlot, Option<T>> {
+    for _ in 0..64 {
+        if let Some(slot) = SpinSlot::take() {
+            return Ok(slot);
+        }
+        std::hint::spin_loop();
+        if let Some(v) = ready() {
+            return Err(Some(v));
+        }
     }
+    Err(None)
 }
 
-fn spin_paid(paid: bool) {
-    let _ = WINDOW.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
-        Some(match (paid, w) {
-            (true, 0) => MIN_WINDOW,
-            (true, w) => (w + w / 2).min(MAX_WINDOW),
-            (false, w) if w / 2 < MIN_WINDOW => 0,
-            (false, w) => w / 2,
-        })
+/// How long a waiter spins before it parks: a few kernel hand-offs on a virtual machine.
+const SPIN_WINDOW: Duration = Duration::from_micros(50);
+/// What a spin that ran out takes off the score (a paid one adds 1).
+const MISS_COST: i64 = 3;
+/// Bounds of the score, so that it reacts within a few dozen waits.
+const SCORE_MAX: i64 = 32;
+/// While the score is negative, one wait in this many spins anyway.
+const PROBE_EVERY: u64 = 16;
+
+static SCORE: AtomicI64 = AtomicI64::new(0);
+static WAITS: AtomicU64 = AtomicU64::new(0);
+
+fn spinning_pays() -> bool {
+    SCORE.load(Ordering::Relaxed) >= 0 || WAITS.fetch_add(1, Ordering::Relaxed) % PROBE_EVERY == 0
+}
+
+fn score(paid: bool) {
+    let delta = if paid { 1 } else { -MISS_COST };
+    let _ = SCORE.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+        Some((s + delta).clamp(-SCORE_MAX, SCORE_MAX))
     });
 }
 

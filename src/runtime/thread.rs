@@ -22,8 +22,8 @@ pub(crate) struct ExecOutcome {
     pub(crate) names: Vec<Option<String>>,
     /// Switch points passed.
     pub(crate) steps: u64,
-    /// The strategy, handed back for the next execution.
-    pub(crate) strategy: Box<dyn Strategy>,
+    /// Name of the strategy that ran it.
+    pub(crate) strategy: &'static str,
 }
 
 /// Runs `model` once as thread 0 on the calling thread, waits until every thread of the
@@ -69,12 +69,12 @@ pub(crate) fn run_execution(
             st.set_failure(draft);
         }
     }
-    outcome(&mut st, strat)
+    outcome(&mut st, strat.as_ref())
 }
 
-fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
+fn outcome(st: &mut ExecState, strategy: &dyn Strategy) -> ExecOutcome {
     ExecOutcome {
-        strategy,
+        strategy: strategy.name(),
         failure: st.failure.take(),
         decisions: std::mem::take(&mut st.decisions),
         names: st.threads.iter().map(|t| t.name.clone()).collect(),
@@ -147,7 +147,7 @@ impl ThreadRunner {
             tid: self.tid,
         };
         CURRENT.set(&ctx, || {
-            if ctx.exec.baton.wait(ctx.tid) == Turn::Mine {
+            if ctx.exec.baton.wait(ctx.tid, true) == Turn::Mine {
                 body();
                 sched::finish(&ctx);
             } else {

@@ -7,7 +7,7 @@
 mod random;
 mod replay;
 
-pub(crate) use random::RandomStrategy;
+pub(crate) use random::{RandomStrategy, execution_seed};
 pub(crate) use replay::ReplayStrategy;
 
 use crate::runtime::Tid;
@@ -27,9 +27,6 @@ pub(crate) struct Divergence {
 pub(crate) trait Strategy: Send {
     /// Name recorded in schedules and reports ("random", "replay", ...).
     fn name(&self) -> &'static str;
-
-    /// Prepares the next execution. `false`: nothing is left to explore.
-    fn begin_execution(&mut self) -> bool;
 
     /// Picks one of `runnable` (ascending, at least two threads). `current` is the thread that
     /// reached the switch point, if it could continue.

@@ -8,10 +8,21 @@ use rand_pcg::Pcg64Mcg;
 use super::{Divergence, Strategy};
 use crate::runtime::Tid;
 
+/// The seed of execution `iteration` of a run seeded with `seed` (SplitMix64 finalizer over
+/// both), so any execution can run alone, in any order, on any thread, and still be the same.
+pub(crate) fn execution_seed(seed: u64, iteration: u64) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    mix(seed ^ mix(iteration.wrapping_add(0x9e37_79b9_7f4a_7c15)))
+}
+
 /// Random walk over schedules.
 #[derive(Debug)]
 pub(crate) struct RandomStrategy {
-    /// One stream for the whole run: execution `i` depends on the seed and on `i`.
+    /// One stream per execution, seeded by [`execution_seed`].
     rng: Pcg64Mcg,
 }
 
@@ -26,10 +37,6 @@ impl RandomStrategy {
 impl Strategy for RandomStrategy {
     fn name(&self) -> &'static str {
         "random"
-    }
-
-    fn begin_execution(&mut self) -> bool {
-        true
     }
 
     fn choose(&mut self, runnable: &[Tid], _current: Option<Tid>) -> Result<Tid, Divergence> {

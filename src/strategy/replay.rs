@@ -10,27 +10,17 @@ pub(crate) struct ReplayStrategy {
     decisions: Vec<Tid>,
     /// Index of the next decision to follow; `next <= decisions.len()`.
     next: usize,
-    /// Replay runs one execution only.
-    started: bool,
 }
 
 impl ReplayStrategy {
     pub(crate) fn new(decisions: Vec<Tid>) -> Self {
-        ReplayStrategy {
-            decisions,
-            next: 0,
-            started: false,
-        }
+        ReplayStrategy { decisions, next: 0 }
     }
 }
 
 impl Strategy for ReplayStrategy {
     fn name(&self) -> &'static str {
         "replay"
-    }
-
-    fn begin_execution(&mut self) -> bool {
-        !std::mem::replace(&mut self.started, true)
     }
 
     fn choose(&mut self, runnable: &[Tid], _current: Option<Tid>) -> Result<Tid, Divergence> {

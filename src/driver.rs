@@ -1,0 +1,207 @@
+//! The driver loop: runs executions, several at once where the strategy allows it, keeps the
+//! failure of the lowest failing execution, and turns runtime outcomes into [`Failure`]s.
+//!
+//! Architecture invariant: the result does not depend on how many executions run at once.
+//! Execution `i` of a random run uses its own seed, derived from the run's seed and `i`, and
+//! when several executions fail the one with the lowest index is reported; every execution
+//! below it has run by then, because indices are handed out in order.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
+use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc};
+use crate::schedule::{Decision, Schedule, ScheduleError};
+use crate::strategy::{RandomStrategy, ReplayStrategy, execution_seed};
+
+/// What an exploration needs besides the model.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub(crate) exec: ExecConfig,
+    pub(crate) test: Option<String>,
+    pub(crate) seed: u64,
+    pub(crate) iterations: u64,
+    /// Executions run at once (at least 1).
+    pub(crate) parallelism: usize,
+}
+
+/// Where a failure's schedule says it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Meta {
+    pub(crate) test: Option<String>,
+    pub(crate) strategy: String,
+    pub(crate) seed: Option<u64>,
+    pub(crate) iteration: u64,
+}
+
+/// Counts of an exploration, and its lowest failure so far.
+#[derive(Default)]
+struct Tally {
+    executions: u64,
+    max_steps: u64,
+    total_steps: u64,
+    failure: Option<Failure>,
+}
+
+/// Runs `plan.iterations` random executions of `model`, `plan.parallelism` at a time.
+pub(crate) fn run_random<F: Fn() + Sync>(
+    plan: &Plan,
+    model: &F,
+    loc: Loc,
+) -> Result<Report, Failure> {
+    let start = Instant::now();
+    let next = AtomicU64::new(0);
+    let lowest_failure = AtomicU64::new(u64::MAX);
+    let tally = Mutex::new(Tally::default());
+    let work = || random_worker(plan, model, loc, &next, &lowest_failure, &tally);
+    if plan.parallelism <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for i in 1..plan.parallelism {
+                std::thread::Builder::new()
+                    .name(format!("interleave-driver-{i}"))
+                    .spawn_scoped(s, work)
+                    .unwrap_or_else(|e| {
+                        panic!("interleave-test could not create a driver thread: {e}")
+                    });
+            }
+            work();
+        });
+    }
+    let tally = tally.into_inner();
+    match tally.failure {
+        Some(failure) => Err(failure),
+        None => Ok(Report {
+            executions: tally.executions,
+            strategy: "random".to_owned(),
+            seed: Some(plan.seed),
+            max_steps: tally.max_steps,
+            total_steps: tally.total_steps,
+            elapsed: start.elapsed(),
+        }),
+    }
+}
+
+fn random_worker<F: Fn() + Sync>(
+    plan: &Plan,
+    model: &F,
+    loc: Loc,
+    next: &AtomicU64,
+    lowest_failure: &AtomicU64,
+    tally: &Mutex<Tally>,
+) {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= plan.iterations || i > lowest_failure.load(Ordering::Relaxed) {
+            return;
+        }
+        let strategy = Box::new(RandomStrategy::new(execution_seed(plan.seed, i)));
+        let mut out = runtime::run_execution(strategy, plan.exec, model, loc);
+        let draft = out.failure.take();
+        let mut t = tally.lock();
+        t.executions += 1;
+        t.max_steps = t.max_steps.max(out.steps);
+        t.total_steps += out.steps;
+        let Some(draft) = draft else { continue };
+        if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
+            let meta = Meta {
+                test: plan.test.clone(),
+                strategy: out.strategy.to_owned(),
+                seed: Some(plan.seed),
+                iteration: i,
+            };
+            t.failure = Some(failure(draft, &out, meta));
+            lowest_failure.fetch_min(i, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Runs one execution that follows `schedule`.
+pub(crate) fn replay<F: Fn()>(
+    exec: ExecConfig,
+    model: &F,
+    schedule: &Schedule,
+    meta: Meta,
+    loc: Loc,
+) -> Result<(), Failure> {
+    let strategy = Box::new(ReplayStrategy::new(schedule.thread_ids()));
+    let mut out = runtime::run_execution(strategy, exec, model, loc);
+    match out.failure.take() {
+        None => Ok(()),
+        Some(draft) => Err(failure(draft, &out, meta)),
+    }
+}
+
+/// A runtime failure, completed with its schedule and the last decisions.
+fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
+    let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
+    let decisions: Vec<Decision> = out
+        .decisions
+        .iter()
+        .map(|d| decision(d, &out.names))
+        .collect();
+    let first_recent = out
+        .decisions
+        .len()
+        .saturating_sub(crate::report::RECENT_DECISIONS);
+    let recent = out.decisions[first_recent..]
+        .iter()
+        .map(|d: &DecisionRecord| RecentStep {
+            step: d.step,
+            thread: info(d.chosen),
+            op: d.op.kind.to_owned(),
+            location: SourceLocation::from(d.op.loc),
+        })
+        .collect();
+    Failure {
+        kind: draft.kind,
+        message: draft.message,
+        thread: draft.thread,
+        location: draft.location,
+        threads: draft.threads,
+        recent,
+        schedule: schedule(decisions, &meta),
+        iteration: meta.iteration,
+        backtrace: draft.backtrace,
+    }
+}
+
+/// A replay refused before it started: the schedule belongs to another test.
+pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
+    Failure {
+        kind: crate::FailureKind::Divergence,
+        message: e.to_string(),
+        thread: None,
+        location: None,
+        threads: vec![],
+        recent: vec![],
+        schedule: schedule(vec![], &meta),
+        iteration: meta.iteration,
+        backtrace: None,
+    }
+}
+
+fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
+    Schedule {
+        crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+        test: meta.test.clone(),
+        strategy: meta.strategy.clone(),
+        seed: meta.seed,
+        iteration: meta.iteration,
+        decisions,
+    }
+}
+
+fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
+    Decision {
+        thread: d.chosen,
+        step: d.step,
+        options: d.options,
+        name: names.get(d.chosen).cloned().flatten(),
+        op: d.op.kind.to_owned(),
+        location: SourceLocation::from(d.op.loc).to_string(),
+    }
+}
