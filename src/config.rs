@@ -9,6 +9,7 @@ use crate::driver::{self, Meta, Plan};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
+use crate::strategy::{DfsStrategy, PctStrategy};
 
 /// Environment variables read by [`Builder::new`]. A set variable overrides the default; a
 /// value set on the builder in code overrides the variable.
@@ -18,8 +19,10 @@ use crate::schedule::Schedule;
 /// | `INTERLEAVE_SEED` | seed of the random strategy (an unsigned integer) | a fresh random seed |
 /// | `INTERLEAVE_ITERATIONS` | executions to run | 1000 |
 /// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
-/// | `INTERLEAVE_STRATEGY` | `random` | `random` |
-/// | `INTERLEAVE_PARALLELISM` | executions run at once | the number of cores |
+/// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` (`dfs` for [`model`](crate::model)) |
+/// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
+/// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
+/// | `INTERLEAVE_PARALLELISM` | executions run at once (random only) | the number of cores |
 pub mod env {
     /// Seed of the random strategy.
     pub const SEED: &str = "INTERLEAVE_SEED";
@@ -31,25 +34,58 @@ pub mod env {
     pub const STRATEGY: &str = "INTERLEAVE_STRATEGY";
     /// Executions run at once.
     pub const PARALLELISM: &str = "INTERLEAVE_PARALLELISM";
+    /// Bug depth of the PCT strategy.
+    pub const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
+    /// Preemption bound of the DFS strategy.
+    pub const MAX_PREEMPTIONS: &str = "INTERLEAVE_MAX_PREEMPTIONS";
 }
 
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
 
+/// The default bug depth of [`StrategyKind::Pct`].
+pub const DEFAULT_PCT_DEPTH: u32 = 3;
+
 /// The search algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StrategyKind {
-    /// Every decision picks a runnable thread uniformly at random, from a seeded stream.
+    /// Every decision picks a runnable thread uniformly at random, from a seed per execution.
+    /// Executions run in parallel.
     Random,
+    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random thread
+    /// priorities with `depth - 1` priority change points per execution; finds a bug of depth
+    /// `d` with a probability bounded below. Executions run one after another.
+    Pct {
+        /// The bug depth `d` (at least 1; 3 by default).
+        depth: u32,
+    },
+    /// Depth-first enumeration of every schedule, each exactly once, optionally only those
+    /// with at most `max_preemptions` preemptions (CHESS-style bounding, sound under its
+    /// bound). [`Report::exhausted`] says whether the search finished.
+    Dfs {
+        /// The preemption bound (`None`: every schedule).
+        max_preemptions: Option<u32>,
+    },
 }
 
 impl StrategyKind {
-    fn parse(name: &str) -> Option<Self> {
-        match name {
-            "random" => Some(StrategyKind::Random),
-            _ => None,
-        }
+    /// The strategy named by the environment (see [`env`]), `None` if it names none.
+    fn from_env() -> Option<Self> {
+        let value = std::env::var(env::STRATEGY).ok()?;
+        Some(match value.trim() {
+            "random" => StrategyKind::Random,
+            "pct" => StrategyKind::Pct {
+                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
+            },
+            "dfs" => StrategyKind::Dfs {
+                max_preemptions: env_bound(),
+            },
+            _ => panic!(
+                "{}={value:?} is not a strategy; the strategies are: random, pct, dfs",
+                env::STRATEGY
+            ),
+        })
     }
 }
 
@@ -108,7 +144,7 @@ impl Builder {
             iterations: env_u64(env::ITERATIONS).unwrap_or(DEFAULT_ITERATIONS),
             seed: env_u64(env::SEED).unwrap_or_else(fresh_seed),
             max_steps: env_u64(env::MAX_STEPS).unwrap_or(DEFAULT_MAX_STEPS),
-            strategy: env_strategy().unwrap_or(StrategyKind::Random),
+            strategy: StrategyKind::from_env().unwrap_or(StrategyKind::Random),
             name: None,
             thread_panics_fail: true,
             parallelism: env_u64(env::PARALLELISM)
@@ -144,9 +180,10 @@ impl Builder {
         self
     }
 
-    /// Sets the strategy.
+    /// Sets the strategy; panics on a PCT depth of 0.
     pub fn strategy(mut self, strategy: StrategyKind) -> Self {
         self.strategy = strategy;
+        self.validate();
         self
     }
 
@@ -168,6 +205,12 @@ impl Builder {
             self.iterations >= 1,
             "interleave_test::Builder: iterations is 0, which would run no execution; use at least 1"
         );
+        if let StrategyKind::Pct { depth: 0 } = self.strategy {
+            panic!(
+                "interleave_test::Builder: PCT depth 0 is meaningless; the depth counts the \
+                 ordering constraints a bug needs, at least 1 (the default is {DEFAULT_PCT_DEPTH})"
+            );
+        }
         assert!(
             self.parallelism >= 1,
             "interleave_test::Builder: parallelism is 0, which would run no execution; use at \
@@ -195,8 +238,17 @@ impl Builder {
     pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
         self.validate();
         let loc = Location::caller();
+        let plan = self.plan();
         match self.strategy {
-            StrategyKind::Random => driver::run_random(&self.plan(), &model, loc),
+            StrategyKind::Random => driver::run_random(&plan, &model, loc),
+            StrategyKind::Pct { depth } => {
+                let pct = Box::new(PctStrategy::new(self.seed, depth));
+                driver::run_sequential(&plan, pct, Some(self.seed), None, &model, loc)
+            }
+            StrategyKind::Dfs { max_preemptions } => {
+                let dfs = Box::new(DfsStrategy::new(max_preemptions));
+                driver::run_sequential(&plan, dfs, None, max_preemptions, &model, loc)
+            }
         }
     }
 
@@ -304,14 +356,19 @@ fn env_u64(var: &str) -> Option<u64> {
     }
 }
 
-fn env_strategy() -> Option<StrategyKind> {
-    let value = std::env::var(env::STRATEGY).ok()?;
-    Some(StrategyKind::parse(value.trim()).unwrap_or_else(|| {
-        panic!(
-            "{}={value:?} is not a strategy; the strategies are: random",
-            env::STRATEGY
-        )
-    }))
+fn env_u32(var: &str) -> Option<u32> {
+    env_u64(var).map(|n| {
+        u32::try_from(n)
+            .unwrap_or_else(|_| panic!("{var}={n} is too large; use a number below 2^32"))
+    })
+}
+
+/// The DFS bound from the environment: a number, or `none`/unset for no bound.
+fn env_bound() -> Option<u32> {
+    match std::env::var(env::MAX_PREEMPTIONS).ok()?.trim() {
+        "none" | "" => None,
+        _ => env_u32(env::MAX_PREEMPTIONS),
+    }
 }
 
 /// One execution per core.
@@ -338,6 +395,36 @@ pub fn check<F: Fn() + Sync>(model: F) -> Result<Report, Failure> {
 #[track_caller]
 pub fn explore<F: Fn() + Sync>(model: F) -> Report {
     Builder::new().explore(model)
+}
+
+/// Checks every schedule of `model`, as loom's `model` does: a DFS search, bounded by
+/// `INTERLEAVE_MAX_PREEMPTIONS` if set, until it is exhausted (or `INTERLEAVE_ITERATIONS`
+/// executions, if set). Panics with the formatted failure if an execution fails; returns the
+/// report, whose `Display` is one paragraph for a CI log.
+///
+/// ```
+/// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+/// use interleave_test::sync::Arc;
+/// use interleave_test::thread;
+///
+/// let report = interleave_test::model(|| {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let n2 = Arc::clone(&n);
+///     let t = thread::spawn(move || n2.fetch_add(1, Ordering::SeqCst));
+///     n.fetch_add(1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// });
+/// assert!(report.exhausted);
+/// ```
+#[track_caller]
+pub fn model<F: Fn() + Sync>(f: F) -> Report {
+    let mut b = Builder::new();
+    b.strategy = StrategyKind::Dfs {
+        max_preemptions: env_bound(),
+    };
+    b.iterations = env_u64(env::ITERATIONS).unwrap_or(u64::MAX);
+    b.explore(f)
 }
 
 /// Replays `schedule` on `model`; see [`Builder::replay`].

@@ -6,6 +6,8 @@
 //! when several executions fail the one with the lowest index is reported; every execution
 //! below it has run by then, because indices are handed out in order.
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -14,7 +16,7 @@ use parking_lot::Mutex;
 use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc};
 use crate::schedule::{Decision, Schedule, ScheduleError};
-use crate::strategy::{RandomStrategy, ReplayStrategy, execution_seed};
+use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy, execution_seed};
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -42,7 +44,49 @@ struct Tally {
     executions: u64,
     max_steps: u64,
     total_steps: u64,
+    preemptions: u64,
+    switches: u64,
+    /// Hashes of the decision sequences seen, to count distinct schedules.
+    schedules: HashSet<u64>,
     failure: Option<Failure>,
+}
+
+impl Tally {
+    fn add(&mut self, out: &ExecOutcome) {
+        self.executions += 1;
+        self.max_steps = self.max_steps.max(out.steps);
+        self.total_steps += out.steps;
+        self.preemptions += out.preemptions;
+        self.switches += out.switches;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for d in &out.decisions {
+            d.chosen.hash(&mut h);
+        }
+        self.schedules.insert(h.finish());
+    }
+
+    fn report(
+        self,
+        strategy: &str,
+        seed: Option<u64>,
+        bound: Option<u32>,
+        exhausted: bool,
+        start: Instant,
+    ) -> Report {
+        Report {
+            executions: self.executions,
+            distinct_schedules: self.schedules.len() as u64,
+            exhausted,
+            bound,
+            strategy: strategy.to_owned(),
+            seed,
+            max_steps: self.max_steps,
+            total_steps: self.total_steps,
+            preemptions: self.preemptions,
+            context_switches: self.switches,
+            elapsed: start.elapsed(),
+        }
+    }
 }
 
 /// Runs `plan.iterations` random executions of `model`, `plan.parallelism` at a time.
@@ -71,18 +115,46 @@ pub(crate) fn run_random<F: Fn() + Sync>(
             work();
         });
     }
-    let tally = tally.into_inner();
-    match tally.failure {
+    let mut tally = tally.into_inner();
+    match tally.failure.take() {
         Some(failure) => Err(failure),
-        None => Ok(Report {
-            executions: tally.executions,
-            strategy: "random".to_owned(),
-            seed: Some(plan.seed),
-            max_steps: tally.max_steps,
-            total_steps: tally.total_steps,
-            elapsed: start.elapsed(),
-        }),
+        None => Ok(tally.report("random", Some(plan.seed), None, false, start)),
     }
+}
+
+/// Runs executions one after another under one strategy that learns from each (DFS, PCT),
+/// until one fails, `plan.iterations` have run, or the strategy has explored everything.
+pub(crate) fn run_sequential<F: Fn()>(
+    plan: &Plan,
+    mut strategy: Box<dyn Strategy>,
+    seed: Option<u64>,
+    bound: Option<u32>,
+    model: &F,
+    loc: Loc,
+) -> Result<Report, Failure> {
+    let start = Instant::now();
+    let mut tally = Tally::default();
+    let name = strategy.name();
+    for i in 0..plan.iterations {
+        if !strategy.begin_execution() {
+            break;
+        }
+        let mut out = runtime::run_execution(strategy, plan.exec, model, loc);
+        tally.add(&out);
+        if let Some(draft) = out.failure.take() {
+            let meta = Meta {
+                test: plan.test.clone(),
+                strategy: name.to_owned(),
+                seed,
+                iteration: i,
+            };
+            return Err(failure(draft, &out, meta));
+        }
+        strategy = out.strategy;
+    }
+    // At the cap, the space may have been explored by the very last execution.
+    let exhausted = strategy.exhausted() || !strategy.begin_execution();
+    Ok(tally.report(name, seed, bound, exhausted, start))
 }
 
 fn random_worker<F: Fn() + Sync>(
@@ -102,14 +174,12 @@ fn random_worker<F: Fn() + Sync>(
         let mut out = runtime::run_execution(strategy, plan.exec, model, loc);
         let draft = out.failure.take();
         let mut t = tally.lock();
-        t.executions += 1;
-        t.max_steps = t.max_steps.max(out.steps);
-        t.total_steps += out.steps;
+        t.add(&out);
         let Some(draft) = draft else { continue };
         if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
             let meta = Meta {
                 test: plan.test.clone(),
-                strategy: out.strategy.to_owned(),
+                strategy: out.strategy.name().to_owned(),
                 seed: Some(plan.seed),
                 iteration: i,
             };

@@ -44,11 +44,12 @@ mod runtime;
 mod schedule;
 mod strategy;
 
+pub mod hint;
 pub mod sync;
 pub mod thread;
 pub mod time;
 
-pub use config::{Builder, StrategyKind, check, env, explore, replay};
+pub use config::{Builder, DEFAULT_PCT_DEPTH, StrategyKind, check, env, explore, model, replay};
 pub use report::{
     Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
 };

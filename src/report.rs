@@ -17,6 +17,9 @@ pub enum FailureKind {
     Livelock,
     /// A replayed schedule did not fit the model (another model, or the model changed).
     Divergence,
+    /// The same decisions led to different situations in two executions: the model depends
+    /// on something besides the schedule (a `HashMap`'s order, real time, randomness).
+    Nondeterminism,
     /// The model used the crate in a way it does not support (a primitive shared between
     /// executions, ...).
     Misuse,
@@ -29,6 +32,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Deadlock => "deadlock",
             FailureKind::Livelock => "livelock",
             FailureKind::Divergence => "divergence",
+            FailureKind::Nondeterminism => "nondeterminism",
             FailureKind::Misuse => "misuse",
         })
     }
@@ -207,6 +211,13 @@ impl fmt::Display for ThreadReport {
 pub struct Report {
     /// Executions run.
     pub executions: u64,
+    /// Distinct schedules among them (different decision sequences).
+    pub distinct_schedules: u64,
+    /// Whether the strategy explored its whole space: every schedule (DFS without a bound) or
+    /// every schedule within the preemption bound. Always `false` for random and PCT.
+    pub exhausted: bool,
+    /// The preemption bound of a DFS search, if any.
+    pub bound: Option<u32>,
     /// The strategy used.
     pub strategy: String,
     /// Its seed, if it uses one.
@@ -215,25 +226,39 @@ pub struct Report {
     pub max_steps: u64,
     /// Switch points over all executions.
     pub total_steps: u64,
+    /// Preemptions over all executions: switches away from a thread that could continue.
+    pub preemptions: u64,
+    /// Changes of the running thread over all executions.
+    pub context_switches: u64,
     /// Wall-clock time of the exploration.
     pub elapsed: Duration,
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.strategy)?;
+        if let Some(seed) = self.seed {
+            write!(f, " (seed {seed})")?;
+        }
         write!(
             f,
-            "{} executions passed ({} strategy",
-            self.executions, self.strategy
+            ": {} executions passed, {} distinct schedules",
+            self.executions, self.distinct_schedules
         )?;
-        if let Some(seed) = self.seed {
-            write!(f, ", seed {seed}")?;
+        match (self.exhausted, self.bound) {
+            (true, Some(b)) => write!(
+                f,
+                "; exhausted: every schedule with at most {b} preemptions"
+            )?,
+            (true, None) => write!(f, "; exhausted: every schedule")?,
+            (false, Some(b)) => write!(f, "; not exhausted (bound {b} preemptions)")?,
+            (false, None) => {}
         }
         let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
         write!(
             f,
-            "); steps per execution: max {}, mean {mean}; {:.2?}",
-            self.max_steps, self.elapsed
+            "; steps per execution max {}, mean {mean}; {} preemptions, {} context switches; {:.2?}",
+            self.max_steps, self.preemptions, self.context_switches, self.elapsed
         )
     }
 }

@@ -73,6 +73,9 @@ pub(crate) struct ThreadState {
     pub(crate) blocked_seq: u64,
     /// `unpark` was called and not yet consumed by `park`.
     pub(crate) park_token: bool,
+    /// The thread said it is spinning since its last decision (for strategies that
+    /// deprioritize spinners).
+    pub(crate) spinning: bool,
 }
 
 /// One scheduling choice made where more than one thread could run.
@@ -113,6 +116,12 @@ pub(crate) struct ExecState {
     pub(crate) config: ExecConfig,
     /// Reused buffer for the runnable set, so switch points do not allocate.
     pub(crate) scratch: Vec<Tid>,
+    /// Reused buffer for the runnable threads' next operations.
+    pub(crate) scratch_ops: Vec<Op>,
+    /// Times a thread was switched away from while it could have continued.
+    pub(crate) preemptions: u64,
+    /// Times the running thread changed.
+    pub(crate) switches: u64,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -159,6 +168,9 @@ impl Execution {
                 next_block_seq: 0,
                 config,
                 scratch: Vec::new(),
+                scratch_ops: Vec::new(),
+                preemptions: 0,
+                switches: 0,
             }),
             baton: Baton::new(0),
             live_os: AtomicUsize::new(1),
@@ -178,6 +190,7 @@ impl ThreadState {
             wake: Wake::Notified,
             blocked_seq: 0,
             park_token: false,
+            spinning: false,
         }
     }
 }

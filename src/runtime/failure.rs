@@ -3,7 +3,7 @@
 use super::execution::{ExecState, FailureDraft, Status};
 use super::{Loc, Tid};
 use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
-use crate::strategy::Divergence;
+use crate::strategy::{Divergence, Nondeterminism, Refusal};
 
 /// Every live thread is blocked. `last` is the thread whose wait completed the deadlock.
 pub(super) fn deadlock(st: &ExecState, last: Option<Tid>) -> FailureDraft {
@@ -101,8 +101,34 @@ pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
     }
 }
 
+/// The strategy cannot go on: a replay that does not fit, or a model that is not
+/// deterministic.
+pub(super) fn refusal(st: &ExecState, refusal: &Refusal) -> FailureDraft {
+    match refusal {
+        Refusal::Divergence(div) => divergence(st, div),
+        Refusal::Nondeterminism(n) => nondeterminism(st, n),
+    }
+}
+
+fn nondeterminism(st: &ExecState, n: &Nondeterminism) -> FailureDraft {
+    FailureDraft {
+        kind: FailureKind::Nondeterminism,
+        message: format!(
+            "the model is not deterministic: at decision {} (step {}) the same earlier \
+             decisions led elsewhere than before.\n  before: {}\n  now:    {}\nthe model must \
+             not depend on anything but the schedule (a HashMap's iteration order, real time, \
+             randomness, state kept from an earlier execution)",
+            n.decision, st.step, n.before, n.now
+        ),
+        thread: None,
+        location: None,
+        backtrace: None,
+        threads: vec![],
+    }
+}
+
 /// The schedule being replayed cannot be followed.
-pub(super) fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
+fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
     let runnable: Vec<String> = div
         .runnable
         .iter()

@@ -136,6 +136,13 @@ impl Access<'_> {
         &mut self.st.threads[tid].park_token
     }
 
+    /// Says that the calling thread is spinning (waiting for another thread without
+    /// blocking), so that strategies may run other threads first.
+    pub(crate) fn spinning(&mut self) {
+        let me = self.me;
+        self.st.threads[me].spinning = true;
+    }
+
     /// The name given to thread `tid`, if any.
     pub(crate) fn thread_name(&self, tid: Tid) -> Option<&str> {
         self.st.threads[tid].name.as_deref()
@@ -182,6 +189,14 @@ pub(crate) fn switch_point(
     loc: Loc,
 ) -> Option<ObjId> {
     with_ctx(kind, |ctx| sched::switch_point(ctx, kind, obj, loc))
+}
+
+/// Says that the calling thread is spinning: waiting for another thread without blocking
+/// (`yield_now`, `hint::spin_loop`, a failed `try_lock`). Strategies may then prefer other
+/// threads (PCT drops its priority).
+#[track_caller]
+pub(crate) fn spinning(api: &str) {
+    with_state(api, |a| a.spinning());
 }
 
 /// Blocks the calling thread for `why` until another thread wakes it or its deadline passes.

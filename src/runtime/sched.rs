@@ -7,7 +7,7 @@ use super::failure;
 use super::switch::Turn;
 use super::trace::Event;
 use super::{Context, Loc, ObjId, ObjectHandle, Op, Tid};
-use crate::strategy::Divergence;
+use crate::strategy::{Choice, Refusal};
 
 /// What runs after a scheduling point.
 #[derive(Debug)]
@@ -124,7 +124,7 @@ pub(super) fn finish(ctx: &Context) {
         }
         Err(div) => {
             {
-                let draft = failure::divergence(&st, &div);
+                let draft = failure::refusal(&st, &div);
                 st.set_failure(draft);
             }
             abort_all(ctx, &st);
@@ -134,7 +134,7 @@ pub(super) fn finish(ctx: &Context) {
 
 /// Acts on the scheduler's answer for the running thread `ctx.tid`: continue, hand off and
 /// wait for the baton, or end the execution with a failure.
-fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next, Divergence>) {
+fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next, Refusal>) {
     let me = ctx.tid;
     match next {
         Ok(Next::Run(t)) if t == me => {}
@@ -160,7 +160,7 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
         }
         Err(div) => {
             {
-                let draft = failure::divergence(&st, &div);
+                let draft = failure::refusal(&st, &div);
                 st.set_failure(draft);
             }
             abort(ctx, st)
@@ -170,7 +170,7 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
 
 /// Collects the runnable threads, fires timeouts if there are none, and asks the strategy
 /// when there is a real choice.
-fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Divergence> {
+fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     let mut runnable = std::mem::take(&mut st.scratch);
     collect_runnable(st, &mut runnable);
     if runnable.is_empty() && fire_timeouts(st) {
@@ -186,26 +186,47 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Divergence> {
         }
         0 => Ok(Next::Stuck),
         1 => Ok(Next::Run(runnable[0])),
-        options => {
-            let current = runnable.contains(&me).then_some(me);
-            st.strategy
-                .as_mut()
-                .expect("the strategy is present while the execution runs")
-                .choose(&runnable, current)
-                .map(|chosen| {
-                    let op = st.threads[chosen].pending;
-                    st.decisions.push(DecisionRecord {
-                        step: st.step,
-                        chosen,
-                        options,
-                        op,
-                    });
-                    Next::Run(chosen)
-                })
-        }
+        _ => ask_strategy(st, &runnable, me).map(Next::Run),
     };
+    if let Ok(Next::Run(t)) = next {
+        if t != me {
+            st.switches += 1;
+            st.preemptions += u64::from(runnable.contains(&me));
+        }
+    }
     st.scratch = runnable;
     next
+}
+
+/// Asks the strategy to pick one of `runnable` (two or more) and records the decision.
+fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Refusal> {
+    let mut ops = std::mem::take(&mut st.scratch_ops);
+    ops.clear();
+    ops.extend(runnable.iter().map(|&t| st.threads[t].pending));
+    let current = runnable.contains(&me).then_some(me);
+    let choice = Choice {
+        runnable,
+        ops: &ops,
+        current,
+        current_spins: current.is_some() && std::mem::take(&mut st.threads[me].spinning),
+        step: st.step,
+    };
+    let strategy = st
+        .strategy
+        .as_mut()
+        .expect("the strategy is present while the execution runs");
+    let chosen = strategy.choose(&choice);
+    st.scratch_ops = ops;
+    let chosen = chosen?;
+    let op = st.threads[chosen].pending;
+    let options = runnable.len();
+    st.decisions.push(DecisionRecord {
+        step: st.step,
+        chosen,
+        options,
+        op,
+    });
+    Ok(chosen)
 }
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {

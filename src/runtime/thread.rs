@@ -22,8 +22,12 @@ pub(crate) struct ExecOutcome {
     pub(crate) names: Vec<Option<String>>,
     /// Switch points passed.
     pub(crate) steps: u64,
-    /// Name of the strategy that ran it.
-    pub(crate) strategy: &'static str,
+    /// Times a thread was switched away from while it could have continued.
+    pub(crate) preemptions: u64,
+    /// Times the running thread changed.
+    pub(crate) switches: u64,
+    /// The strategy, handed back for the next execution.
+    pub(crate) strategy: Box<dyn Strategy>,
 }
 
 /// Runs `model` once as thread 0 on the calling thread, waits until every thread of the
@@ -64,17 +68,19 @@ pub(crate) fn run_execution(
     }
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
-        if let Err(div) = strat.end_execution() {
-            let draft = super::failure::divergence(&st, &div);
+        if let Err(refusal) = strat.end_execution(st.step) {
+            let draft = super::failure::refusal(&st, &refusal);
             st.set_failure(draft);
         }
     }
-    outcome(&mut st, strat.as_ref())
+    outcome(&mut st, strat)
 }
 
-fn outcome(st: &mut ExecState, strategy: &dyn Strategy) -> ExecOutcome {
+fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     ExecOutcome {
-        strategy: strategy.name(),
+        strategy,
+        preemptions: st.preemptions,
+        switches: st.switches,
         failure: st.failure.take(),
         decisions: std::mem::take(&mut st.decisions),
         names: st.threads.iter().map(|t| t.name.clone()).collect(),

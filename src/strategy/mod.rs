@@ -4,13 +4,43 @@
 //! the environment or the model's data, so the same seed always yields the same executions.
 //! Each algorithm lives in its own file behind the [`Strategy`] trait.
 
+mod dfs;
+mod pct;
 mod random;
 mod replay;
 
+pub(crate) use dfs::DfsStrategy;
+pub(crate) use pct::PctStrategy;
 pub(crate) use random::{RandomStrategy, execution_seed};
 pub(crate) use replay::ReplayStrategy;
 
-use crate::runtime::Tid;
+use crate::runtime::{Op, Tid};
+
+/// What a strategy sees at a decision.
+#[derive(Debug)]
+pub(crate) struct Choice<'a> {
+    /// The threads that can run, ascending; at least two.
+    pub(crate) runnable: &'a [Tid],
+    /// The operation each runnable thread performs next, in the order of `runnable`.
+    pub(crate) ops: &'a [Op],
+    /// The thread that reached the switch point, if it can continue: choosing another one is
+    /// a preemption.
+    pub(crate) current: Option<Tid>,
+    /// Whether `current` said it is spinning (`yield_now`, `hint::spin_loop`, a failed
+    /// `try_lock`) since its last decision.
+    pub(crate) current_spins: bool,
+    /// Switch points passed so far in the execution.
+    pub(crate) step: u64,
+}
+
+/// Why a strategy cannot go on with this execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// A replayed schedule does not fit the model.
+    Divergence(Divergence),
+    /// The same decisions led to a different situation than before.
+    Nondeterminism(Nondeterminism),
+}
 
 /// The schedule being replayed cannot be followed by this model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,18 +53,48 @@ pub(crate) struct Divergence {
     pub(crate) runnable: Vec<Tid>,
 }
 
+/// The model reached decision `decision` through the same earlier decisions as in a previous
+/// execution, but the runnable threads or their next operations differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Nondeterminism {
+    pub(crate) decision: usize,
+    /// What the earlier execution saw there, described for a person.
+    pub(crate) before: String,
+    /// What this execution sees.
+    pub(crate) now: String,
+}
+
 /// One search algorithm.
 pub(crate) trait Strategy: Send {
-    /// Name recorded in schedules and reports ("random", "replay", ...).
+    /// Name recorded in schedules and reports ("random", "pct", "dfs", "replay").
     fn name(&self) -> &'static str;
 
-    /// Picks one of `runnable` (ascending, at least two threads). `current` is the thread that
-    /// reached the switch point, if it could continue.
-    fn choose(&mut self, runnable: &[Tid], current: Option<Tid>) -> Result<Tid, Divergence>;
+    /// Prepares the next execution. `false`: the strategy has explored everything it can.
+    fn begin_execution(&mut self) -> bool {
+        true
+    }
 
-    /// Called when an execution ended without failure; a strategy that expected more
-    /// decisions reports the divergence.
-    fn end_execution(&mut self) -> Result<(), Divergence> {
+    /// Picks one of `choice.runnable`.
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal>;
+
+    /// Called when an execution of `steps` switch points ended without failure.
+    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
         Ok(())
     }
+
+    /// Whether the whole space the strategy searches has been explored.
+    fn exhausted(&self) -> bool {
+        false
+    }
+}
+
+/// A short description of what could run at a decision, for nondeterminism reports:
+/// `#0 mutex lock at src/lib.rs:3:5, #1 thread start at ...`.
+pub(crate) fn describe(runnable: &[Tid], ops: &[Op]) -> String {
+    let parts: Vec<String> = runnable
+        .iter()
+        .zip(ops)
+        .map(|(t, op)| format!("#{t} {} at {}:{}", op.kind, op.loc.file(), op.loc.line()))
+        .collect();
+    parts.join(", ")
 }

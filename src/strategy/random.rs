@@ -5,7 +5,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Divergence, Strategy};
+use super::{Choice, Refusal, Strategy};
 use crate::runtime::Tid;
 
 /// The seed of execution `iteration` of a run seeded with `seed` (SplitMix64 finalizer over
@@ -39,7 +39,8 @@ impl Strategy for RandomStrategy {
         "random"
     }
 
-    fn choose(&mut self, runnable: &[Tid], _current: Option<Tid>) -> Result<Tid, Divergence> {
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        let runnable = choice.runnable;
         Ok(runnable[self.rng.random_range(0..runnable.len())])
     }
 }
@@ -47,13 +48,22 @@ impl Strategy for RandomStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::Op;
 
     #[test]
     fn same_seed_same_choices_and_every_thread_reachable() {
+        let op = Op::start(std::panic::Location::caller());
         let picks = |seed| {
             let mut s = RandomStrategy::new(seed);
+            let choice = Choice {
+                runnable: &[0, 1, 2],
+                ops: &[op; 3],
+                current: Some(0),
+                current_spins: false,
+                step: 1,
+            };
             (0..200)
-                .map(|_| s.choose(&[0, 1, 2], Some(0)).unwrap())
+                .map(|_| s.choose(&choice).unwrap())
                 .collect::<Vec<_>>()
         };
         let a = picks(7);

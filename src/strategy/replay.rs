@@ -1,6 +1,6 @@
 //! Replays a recorded list of decisions, checking at each one that the model still offers it.
 
-use super::{Divergence, Strategy};
+use super::{Choice, Divergence, Refusal, Strategy};
 use crate::runtime::Tid;
 
 /// Follows a schedule decision for decision.
@@ -23,29 +23,30 @@ impl Strategy for ReplayStrategy {
         "replay"
     }
 
-    fn choose(&mut self, runnable: &[Tid], _current: Option<Tid>) -> Result<Tid, Divergence> {
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        let runnable = choice.runnable;
         let expected = self.decisions.get(self.next).copied();
         match expected {
             Some(t) if runnable.contains(&t) => {
                 self.next += 1;
                 Ok(t)
             }
-            _ => Err(Divergence {
+            _ => Err(Refusal::Divergence(Divergence {
                 decision: self.next,
                 expected,
                 runnable: runnable.to_vec(),
-            }),
+            })),
         }
     }
 
-    fn end_execution(&mut self) -> Result<(), Divergence> {
+    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
         match self.decisions.get(self.next) {
             None => Ok(()),
-            Some(&t) => Err(Divergence {
+            Some(&t) => Err(Refusal::Divergence(Divergence {
                 decision: self.next,
                 expected: Some(t),
                 runnable: vec![],
-            }),
+            })),
         }
     }
 }

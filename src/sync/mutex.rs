@@ -117,6 +117,7 @@ impl<T: ?Sized> Mutex<T> {
             loc,
         ));
         if !self.try_acquire(obj, loc) {
+            runtime::spinning("interleave_test::sync::Mutex::try_lock");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.guard(Some(obj), loc))

@@ -183,6 +183,7 @@ impl<T: ?Sized> RwLock<T> {
             loc,
         ));
         if !self.try_acquire(Side::Read, obj, loc) {
+            runtime::spinning("interleave_test::sync::RwLock::try_read");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.read_guard(Some(obj), loc))
@@ -211,6 +212,7 @@ impl<T: ?Sized> RwLock<T> {
             loc,
         ));
         if !self.try_acquire(Side::Write, obj, loc) {
+            runtime::spinning("interleave_test::sync::RwLock::try_write");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.write_guard(Some(obj), loc))

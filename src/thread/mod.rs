@@ -213,6 +213,7 @@ pub fn current() -> Thread {
 /// A switch point that lets another thread run, as [`std::thread::yield_now`].
 #[track_caller]
 pub fn yield_now() {
+    runtime::spinning("interleave_test::thread::yield_now");
     runtime::switch_point("thread yield", None, Location::caller());
 }
 

@@ -1,0 +1,17 @@
+//! Hints, with the names of [`std::hint`].
+
+use std::panic::Location;
+
+use crate::runtime;
+
+/// Says the thread is busy-waiting, as [`std::hint::spin_loop`]. In a model it is a switch
+/// point that also tells the strategy the thread is spinning, so that PCT runs other threads
+/// first instead of letting the spin loop stall the execution.
+///
+/// # Differences from std
+/// A switch point, and it panics outside a model.
+#[track_caller]
+pub fn spin_loop() {
+    runtime::spinning("interleave_test::hint::spin_loop");
+    runtime::switch_point("spin loop", None, Location::caller());
+}

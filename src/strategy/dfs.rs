@@ -1,0 +1,175 @@
+//! Depth-first enumeration of schedules, each exactly once, with an optional preemption bound.
+//!
+//! Stateless model checking as in VeriSoft (Godefroid, POPL 1997): the model is re-run from
+//! the start for every schedule, replaying a prefix of decisions and then taking the first
+//! untried choice. The bound follows CHESS (Musuvathi and Qadeer, PLDI 2007, "Iterative
+//! context bounding"): a *preemption* is choosing another thread while the one that reached
+//! the switch point could have continued; switching because it blocked or finished is free.
+//!
+//! Soundness under the bound: every point of the current path tries each of its alternatives
+//! whose total preemption count stays within the bound, and a fresh point first takes the
+//! alternative that costs nothing. So every schedule with at most `bound` preemptions is run,
+//! exactly once (paths are the leaves of one tree, visited in order).
+
+use super::{Choice, Nondeterminism, Refusal, Strategy, describe};
+use crate::runtime::{Op, Tid};
+
+/// One decision on the current path.
+#[derive(Clone, Debug)]
+struct Point {
+    /// Alternatives in the order they are tried: the current thread first (no preemption),
+    /// then the others ascending.
+    order: Vec<Tid>,
+    /// What each runnable thread was about to do, in ascending thread order (to check that a
+    /// replayed prefix meets the same situation).
+    ops: Vec<Op>,
+    runnable: Vec<Tid>,
+    current: Option<Tid>,
+    /// Index into `order` of the alternative taken on the current path.
+    taken: usize,
+    /// Preemptions on the path before this point.
+    preemptions_before: u32,
+}
+
+impl Point {
+    /// Preemptions of the path up to and including alternative `i` of this point.
+    fn cost(&self, i: usize) -> u32 {
+        let preempts = self.current.is_some_and(|c| self.order[i] != c);
+        self.preemptions_before + u32::from(preempts)
+    }
+}
+
+/// Exhaustive (or preemption-bounded) depth-first search.
+#[derive(Debug)]
+pub(crate) struct DfsStrategy {
+    bound: Option<u32>,
+    /// The decisions of the current execution; `path[..replay]` are replayed.
+    path: Vec<Point>,
+    /// How many points of `path` the current execution replays before making fresh ones.
+    replay: usize,
+    /// Index of the next decision in the current execution.
+    depth: usize,
+    /// Preemptions so far in the current execution.
+    preemptions: u32,
+    started: bool,
+    exhausted: bool,
+}
+
+impl DfsStrategy {
+    /// A search of every schedule with at most `bound` preemptions (`None`: every schedule).
+    pub(crate) fn new(bound: Option<u32>) -> Self {
+        DfsStrategy {
+            bound,
+            path: Vec::new(),
+            replay: 0,
+            depth: 0,
+            preemptions: 0,
+            started: false,
+            exhausted: false,
+        }
+    }
+
+    fn within_bound(&self, cost: u32) -> bool {
+        self.bound.is_none_or(|b| cost <= b)
+    }
+
+    /// Moves the deepest point that has an untried alternative within the bound to that
+    /// alternative and drops the points after it. `false`: nothing is left.
+    fn backtrack(&mut self) -> bool {
+        while let Some(point) = self.path.last() {
+            let next =
+                (point.taken + 1..point.order.len()).find(|&i| self.within_bound(point.cost(i)));
+            if let Some(i) = next {
+                self.path.last_mut().expect("checked above").taken = i;
+                return true;
+            }
+            self.path.pop();
+        }
+        false
+    }
+
+    fn fresh_point(&self, choice: &Choice<'_>) -> Point {
+        let mut order = Vec::with_capacity(choice.runnable.len());
+        order.extend(choice.current);
+        order.extend(
+            choice
+                .runnable
+                .iter()
+                .filter(|&&t| Some(t) != choice.current),
+        );
+        Point {
+            order,
+            ops: choice.ops.to_vec(),
+            runnable: choice.runnable.to_vec(),
+            current: choice.current,
+            taken: 0,
+            preemptions_before: self.preemptions,
+        }
+    }
+
+    fn check_replayed(&self, point: &Point, choice: &Choice<'_>) -> Result<(), Refusal> {
+        let same_ops = point
+            .ops
+            .iter()
+            .zip(choice.ops)
+            .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
+        if point.runnable == choice.runnable && point.current == choice.current && same_ops {
+            return Ok(());
+        }
+        Err(Refusal::Nondeterminism(Nondeterminism {
+            decision: self.depth,
+            before: describe(&point.runnable, &point.ops),
+            now: describe(choice.runnable, choice.ops),
+        }))
+    }
+}
+
+impl Strategy for DfsStrategy {
+    fn name(&self) -> &'static str {
+        "dfs"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        if self.exhausted {
+            return false;
+        }
+        if std::mem::replace(&mut self.started, true) && !self.backtrack() {
+            self.exhausted = true;
+            return false;
+        }
+        self.replay = self.path.len();
+        self.depth = 0;
+        self.preemptions = 0;
+        true
+    }
+
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        if self.depth < self.replay {
+            self.check_replayed(&self.path[self.depth], choice)?;
+        } else {
+            let point = self.fresh_point(choice);
+            self.path.push(point);
+        }
+        let point = &self.path[self.depth];
+        let chosen = point.order[point.taken];
+        self.preemptions = point.cost(point.taken);
+        self.depth += 1;
+        Ok(chosen)
+    }
+
+    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
+        if self.depth >= self.replay {
+            return Ok(());
+        }
+        let point = &self.path[self.depth];
+        Err(Refusal::Nondeterminism(Nondeterminism {
+            decision: self.depth,
+            before: describe(&point.runnable, &point.ops),
+            now: "the execution ended".to_owned(),
+        }))
+    }
+
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+}

@@ -1,0 +1,121 @@
+//! Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A
+//! Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010).
+//!
+//! Each execution gives the threads random distinct priorities and picks `depth - 1` change
+//! points uniformly among the first `k` steps; it always runs the highest-priority runnable
+//! thread, and at the `i`-th change point lowers the running thread to priority `i`, below
+//! every initial priority. A bug of depth `d` in a model with `n` threads and `k` steps is then
+//! found by each execution with probability at least `1 / (n * k^(d-1))`. `k` is learned: the
+//! most steps any earlier execution of the run took.
+//!
+//! A thread that says it is spinning (`yield_now`, `hint::spin_loop`, a failed `try_lock`)
+//! drops below every other thread, so a spin loop waiting for a lower-priority thread lets
+//! it run instead of stalling the execution.
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::{Choice, Refusal, Strategy};
+use crate::runtime::Tid;
+
+/// `k` before any execution has finished.
+const INITIAL_STEP_BOUND: u64 = 64;
+
+/// PCT with bug depth `depth`.
+#[derive(Debug)]
+pub(crate) struct PctStrategy {
+    rng: Pcg64Mcg,
+    /// The bug depth `d` (at least 1): `d - 1` change points per execution.
+    depth: u32,
+    /// Estimated steps of an execution: the most any finished execution took.
+    step_bound: u64,
+    /// Priority of each thread seen in this execution, by id; higher runs first. Initial
+    /// priorities are at least `depth`; change points assign `1..depth`; spinning assigns
+    /// values below zero, the latest spinner lowest.
+    priority: Vec<Option<i64>>,
+    /// This execution's change points (steps), ascending; `change_points[..applied]` are used.
+    change_points: Vec<u64>,
+    applied: usize,
+    /// How many spin demotions this execution has made (each goes below the previous).
+    spins: i64,
+    /// The thread that ran last (it takes the change points).
+    last: Option<Tid>,
+}
+
+impl PctStrategy {
+    pub(crate) fn new(seed: u64, depth: u32) -> Self {
+        PctStrategy {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            depth: depth.max(1),
+            step_bound: INITIAL_STEP_BOUND,
+            priority: Vec::new(),
+            change_points: Vec::new(),
+            applied: 0,
+            spins: 0,
+            last: None,
+        }
+    }
+
+    fn priority_of(&mut self, t: Tid) -> i64 {
+        if self.priority.len() <= t {
+            self.priority.resize(t + 1, None);
+        }
+        let depth = i64::from(self.depth);
+        // Distinct with overwhelming probability; equal draws fall back to the lower id.
+        *self.priority[t].get_or_insert_with(|| depth + i64::from(self.rng.random::<u32>()))
+    }
+
+    fn set_priority(&mut self, t: Tid, p: i64) {
+        self.priority_of(t);
+        self.priority[t] = Some(p);
+    }
+}
+
+impl Strategy for PctStrategy {
+    fn name(&self) -> &'static str {
+        "pct"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        self.priority.clear();
+        self.applied = 0;
+        self.spins = 0;
+        self.last = None;
+        let k = self.step_bound.max(1);
+        self.change_points = (1..self.depth)
+            .map(|_| self.rng.random_range(1..=k))
+            .collect();
+        self.change_points.sort_unstable();
+        true
+    }
+
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        while self.applied < self.change_points.len()
+            && self.change_points[self.applied] <= choice.step
+        {
+            self.applied += 1;
+            if let Some(t) = self.last.or(choice.current) {
+                self.set_priority(t, self.applied as i64);
+            }
+        }
+        if let (Some(t), true) = (choice.current, choice.current_spins) {
+            self.spins += 1;
+            self.set_priority(t, -self.spins);
+        }
+        let mut best = choice.runnable[0];
+        let mut best_p = self.priority_of(best);
+        for &t in &choice.runnable[1..] {
+            let p = self.priority_of(t);
+            if p > best_p {
+                (best, best_p) = (t, p);
+            }
+        }
+        self.last = Some(best);
+        Ok(best)
+    }
+
+    fn end_execution(&mut self, steps: u64) -> Result<(), Refusal> {
+        self.step_bound = self.step_bound.max(steps);
+        Ok(())
+    }
+}
