@@ -16,10 +16,10 @@ use crate::strategy::{DfsStrategy, PctStrategy};
 ///
 /// | variable | meaning | default |
 /// |---|---|---|
-/// | `INTERLEAVE_SEED` | seed of the random strategy (an unsigned integer) | a fresh random seed |
+/// | `INTERLEAVE_SEED` | seed of the random and pct strategies (an unsigned integer) | a fresh random seed |
 /// | `INTERLEAVE_ITERATIONS` | executions to run | 1000 |
 /// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
-/// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` (`dfs` for [`model`](crate::model)) |
+/// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
 /// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
 /// | `INTERLEAVE_PARALLELISM` | executions run at once (random only) | the number of cores |

@@ -1,8 +1,10 @@
 //! Exhaustive and preemption-bounded DFS: exact schedule counts, soundness under the bound,
 //! exhaustion, and nondeterminism detection.
 
-use interleave_test::sync::Arc;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, StrategyKind, thread};
 
 fn dfs(bound: Option<u32>) -> Builder {
@@ -67,5 +69,196 @@ fn the_iteration_cap_stops_the_search_unexhausted() {
     assert!(
         report.exhausted,
         "the 20th execution was the last schedule: {report}"
+    );
+}
+
+/// Fails only when the thread's load of `a` falls strictly between main's two stores to `a`
+/// AND main's load of `b` falls strictly between the thread's two stores to `b`.
+///
+/// main:   M1 a.store(1)   M2 rb = b.load()   M3 a.store(2)   J join
+/// thread: T0 start        T1 b.store(1)      T2 ra = a.load() T3 b.store(2)
+///
+/// The assertion fails iff ra == 1 (M1 < T2 < M3) and rb == 1 (T1 < M2 < T3).
+///
+/// One preemption is not enough. The thread never blocks, so the only free switch away from
+/// it is its end; main blocks only at J, so before J every switch away from main costs one.
+/// If main reaches J before the thread has run, M1-M3 all precede T2 and ra == 2. Otherwise
+/// the switch into the thread before J is the one preemption, and with no second one the
+/// thread runs to its end: T1, T2, T3 without a break, so M2 is not between T1 and T3 and
+/// rb != 1.
+/// Two suffice: M1 |T0 T1 T2 |M2 M3 J, then T3 (main blocked at J: free), with the two
+/// preemptions at the bars.
+fn needs_two_preemptions() {
+    let (a, b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (a2, b2) = (Arc::clone(&a), Arc::clone(&b));
+    let t = thread::spawn(move || {
+        b2.store(1, SeqCst);
+        let ra = a2.load(SeqCst);
+        b2.store(2, SeqCst);
+        ra
+    });
+    a.store(1, SeqCst);
+    let rb = b.load(SeqCst);
+    a.store(2, SeqCst);
+    let ra = t.join().unwrap();
+    assert!(!(ra == 1 && rb == 1), "each thread saw the other half-way");
+}
+
+#[test]
+fn a_bug_needing_two_preemptions_is_found_with_bound_2_and_not_with_bound_1() {
+    for bound in [0, 1] {
+        let report = dfs(Some(bound)).check(needs_two_preemptions).unwrap();
+        assert!(report.exhausted, "bound {bound}: {report}");
+        assert_eq!(report.bound, Some(bound));
+    }
+    let failure = dfs(Some(2)).check(needs_two_preemptions).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+    assert_eq!(failure.thread().unwrap().id(), 0, "{failure}");
+    assert!(
+        failure
+            .message()
+            .contains("each thread saw the other half-way"),
+        "{}",
+        failure.message()
+    );
+    assert_eq!(failure.schedule().strategy(), "dfs");
+    assert_eq!(failure.seed(), None);
+    // Unbounded search finds it too.
+    let failure = dfs(None).check(needs_two_preemptions).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+}
+
+/// Main and three spawned threads, each spawned thread taking the lock twice to increment.
+fn four_threads_locked_increments() {
+    let m = Arc::new(Mutex::new(0));
+    let hs: Vec<_> = (0..3)
+        .map(|_| {
+            let m = Arc::clone(&m);
+            thread::spawn(move || {
+                for _ in 0..2 {
+                    *m.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert_eq!(*m.lock().unwrap(), 6);
+}
+
+#[test]
+fn bound_2_on_four_threads_is_exhausted_with_a_stable_count() {
+    let report = dfs(Some(2)).check(four_threads_locked_increments).unwrap();
+    assert!(report.exhausted, "{report}");
+    assert_eq!(report.bound, Some(2));
+    assert_eq!(report.strategy, "dfs");
+    // Pinned, not derived: the count observed when this test was written. A change means
+    // the search visits a different set of schedules (or switch points moved); check why.
+    assert_eq!(report.executions, 4418, "{report}");
+    assert_eq!(report.distinct_schedules, report.executions, "{report}");
+    // 20 switch points per execution: 3 spawns, 3 x 2 x (lock + unlock), 3 joins, and the
+    // final lock and unlock.
+    assert_eq!(report.max_steps, 20, "{report}");
+    assert_eq!(report.total_steps, 20 * report.executions, "{report}");
+    // No execution exceeds the bound: at most 2 preemptions each.
+    assert!(report.preemptions <= 2 * report.executions, "{report}");
+}
+
+#[test]
+fn a_model_that_spawns_differently_on_odd_executions_is_nondeterminism() {
+    // Kept outside the model, so it differs from one execution to the next.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let failure = dfs(None)
+        .check(|| {
+            let odd = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2 == 1;
+            let x = Arc::new(AtomicUsize::new(0));
+            let x2 = Arc::clone(&x);
+            let first = thread::spawn(move || x2.store(1, SeqCst));
+            let second = odd.then(|| thread::spawn(|| {}));
+            x.store(2, SeqCst);
+            first.join().unwrap();
+            if let Some(second) = second {
+                second.join().unwrap();
+            }
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Nondeterminism, "{failure}");
+    // The second execution replays the first one's decisions; at decision 0 main is about
+    // to spawn instead of to store.
+    assert_eq!(failure.iteration(), 1, "{failure}");
+    let msg = failure.message();
+    assert!(msg.contains("at decision 0"), "{msg}");
+    let before = msg.lines().find(|l| l.trim_start().starts_with("before:"));
+    let now = msg.lines().find(|l| l.trim_start().starts_with("now:"));
+    let (before, now) = (before.expect(msg), now.expect(msg));
+    assert!(before.contains("#0 atomic store at tests/dfs.rs:"), "{msg}");
+    assert!(before.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+    assert!(now.contains("#0 thread spawn at tests/dfs.rs:"), "{msg}");
+    assert!(now.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+}
+
+fn fetch_add_twice() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let t = thread::spawn(move || n2.fetch_add(1, SeqCst));
+    n.fetch_add(1, SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(SeqCst), 2);
+}
+
+fn racy_counter() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let t = thread::spawn(move || {
+        let v = n2.load(SeqCst);
+        n2.store(v + 1, SeqCst);
+    });
+    let v = n.load(SeqCst);
+    n.store(v + 1, SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
+}
+
+#[test]
+fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
+    let report = interleave_test::model(fetch_add_twice);
+    assert!(report.exhausted, "{report}");
+    assert_eq!(report.strategy, "dfs");
+    assert_eq!(report.seed, None);
+
+    let payload = catch_unwind(AssertUnwindSafe(|| interleave_test::model(racy_counter)))
+        .expect_err("the racy counter fails");
+    let msg = payload
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(msg.starts_with("interleave-test found a panic"), "{msg}");
+    assert!(msg.contains("an increment was lost"), "{msg}");
+    assert!(msg.contains("found by the dfs strategy"), "{msg}");
+}
+
+#[test]
+fn report_display_of_a_dfs_run_is_one_line_naming_exhaustion_and_bound() {
+    let text = dfs(Some(1)).check(two_stores_each).unwrap().to_string();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("dfs: 4 executions passed, 4 distinct schedules; "),
+        "{text}"
+    );
+    assert!(
+        text.contains("exhausted: every schedule with at most 1 preemptions"),
+        "{text}"
+    );
+    let text = dfs(None).check(two_stores_each).unwrap().to_string();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("; exhausted: every schedule;"), "{text}");
+    let text = dfs(Some(3))
+        .iterations(2)
+        .check(two_stores_each)
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("not exhausted (bound 3 preemptions)"),
+        "{text}"
     );
 }

@@ -201,10 +201,11 @@ impl ExecState {
         ThreadInfo::new(tid, self.threads[tid].name.clone())
     }
 
-    /// Records the first failure of the execution; later ones are consequences and dropped.
-    pub(crate) fn set_failure(&mut self, draft: FailureDraft) {
+    /// Records the failure `make` describes, unless one is recorded already: the first
+    /// failure of an execution is its cause, later ones are consequences.
+    pub(crate) fn fail(&mut self, make: impl FnOnce(&Self) -> FailureDraft) {
         if self.failure.is_none() {
-            self.failure = Some(draft);
+            self.failure = Some(make(self));
         }
     }
 }

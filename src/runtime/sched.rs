@@ -33,10 +33,7 @@ pub(super) fn switch_point(
         None => None,
         Some(Ok(id)) => Some(id),
         Some(Err(foreign)) => {
-            {
-                let draft = failure::foreign_object(&st, me, foreign.kind, loc);
-                st.set_failure(draft);
-            }
+            st.fail(|st| failure::foreign_object(st, me, foreign.kind, loc));
             return abort(ctx, st);
         }
     };
@@ -56,10 +53,7 @@ pub(super) fn switch_point(
         return abort(ctx, st);
     }
     if step > st.config.max_steps {
-        {
-            let draft = failure::livelock(&st, me);
-            st.set_failure(draft);
-        }
+        st.fail(|st| failure::livelock(st, me));
         return abort(ctx, st);
     }
     let next = pick_next(&mut st, me);
@@ -118,15 +112,11 @@ pub(super) fn finish(ctx: &Context) {
         }
         Ok(Next::Done) => {}
         Ok(Next::Stuck) => {
-            let draft = failure::deadlock(&st, None);
-            st.set_failure(draft);
+            st.fail(|st| failure::deadlock(st, None));
             abort_all(ctx, &st);
         }
         Err(div) => {
-            {
-                let draft = failure::refusal(&st, &div);
-                st.set_failure(draft);
-            }
+            st.fail(|st| failure::refusal(st, &div));
             abort_all(ctx, &st);
         }
     }
@@ -154,15 +144,11 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
         }
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
         Ok(Next::Stuck) => {
-            let draft = failure::deadlock(&st, Some(me));
-            st.set_failure(draft);
+            st.fail(|st| failure::deadlock(st, Some(me)));
             abort(ctx, st)
         }
         Err(div) => {
-            {
-                let draft = failure::refusal(&st, &div);
-                st.set_failure(draft);
-            }
+            st.fail(|st| failure::refusal(st, &div));
             abort(ctx, st)
         }
     }

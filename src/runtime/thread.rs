@@ -69,8 +69,7 @@ pub(crate) fn run_execution(
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution(st.step) {
-            let draft = super::failure::refusal(&st, &refusal);
-            st.set_failure(draft);
+            st.fail(|st| super::failure::refusal(st, &refusal));
         }
     }
     outcome(&mut st, strat)
@@ -249,15 +248,14 @@ fn record_panic_failure_with(ctx: &Context, record: Option<panic::PanicRecord>) 
         location: None,
         backtrace: backtrace::Backtrace::new_unresolved(),
     });
-    let draft = FailureDraft {
+    st.fail(|st| FailureDraft {
         kind: FailureKind::Panic,
         message: record.message,
         thread: Some(st.thread_info(ctx.tid)),
         location: record.location,
         backtrace: Some(record.backtrace),
         threads: vec![],
-    };
-    st.set_failure(draft);
+    });
     sched::abort_all(ctx, &st);
 }
 
