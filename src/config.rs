@@ -23,6 +23,10 @@ use crate::strategy::{DfsStrategy, PctStrategy};
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
 /// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
 /// | `INTERLEAVE_PARALLELISM` | executions run at once (random only) | the number of cores |
+/// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
+/// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
+///
+/// For an `#[interleave(...)]` test, a set variable also overrides the attribute's value.
 pub mod env {
     /// Seed of the random strategy.
     pub const SEED: &str = "INTERLEAVE_SEED";
@@ -38,6 +42,10 @@ pub mod env {
     pub const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
     /// Preemption bound of the DFS strategy.
     pub const MAX_PREEMPTIONS: &str = "INTERLEAVE_MAX_PREEMPTIONS";
+    /// A schedule file: `#[interleave]` tests replay only that file.
+    pub const REPLAY: &str = "INTERLEAVE_REPLAY";
+    /// The directory of the regression corpus of `#[interleave]` tests.
+    pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
 }
 
 const DEFAULT_ITERATIONS: u64 = 1000;
@@ -368,6 +376,47 @@ fn env_bound() -> Option<u32> {
     match std::env::var(env::MAX_PREEMPTIONS).ok()?.trim() {
         "none" | "" => None,
         _ => env_u32(env::MAX_PREEMPTIONS),
+    }
+}
+
+/// The schedule file named by `INTERLEAVE_REPLAY`, if set.
+pub(crate) fn replay_file() -> Option<PathBuf> {
+    std::env::var_os(env::REPLAY)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Where `#[interleave]` tests of the crate at `manifest_dir` store failing schedules.
+pub(crate) fn regressions_root(manifest_dir: &str) -> PathBuf {
+    match std::env::var_os(env::REGRESSIONS).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(manifest_dir).join("interleave-regressions"),
+    }
+}
+
+fn env_is_set(var: &str) -> bool {
+    std::env::var_os(var).is_some()
+}
+
+impl Builder {
+    /// The builder of an `#[interleave]` test: the attribute's values, except where an
+    /// environment variable is set (it wins, so CI can turn a knob for every test).
+    pub(crate) fn for_test(spec: &crate::test_support::TestSpec) -> Builder {
+        let mut b = Builder::new().name(spec.name);
+        let pick = |var: &str, value: Option<u64>| value.filter(|_| !env_is_set(var));
+        if let Some(n) = pick(env::ITERATIONS, spec.iterations) {
+            b = b.iterations(n);
+        }
+        if let Some(n) = pick(env::SEED, spec.seed) {
+            b = b.seed(n);
+        }
+        if let Some(n) = pick(env::MAX_STEPS, spec.max_steps) {
+            b = b.max_steps(n);
+        }
+        if let Some(s) = spec.strategy.filter(|_| !env_is_set(env::STRATEGY)) {
+            b = b.strategy(s);
+        }
+        b
     }
 }
 

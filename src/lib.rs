@@ -38,11 +38,13 @@
 #![forbid(unsafe_code)]
 
 mod config;
+mod corpus;
 mod driver;
 mod report;
 mod runtime;
 mod schedule;
 mod strategy;
+mod test_support;
 
 pub mod hint;
 pub mod sync;
@@ -54,3 +56,9 @@ pub use report::{
     Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
 };
 pub use schedule::{Decision, Schedule, ScheduleError};
+
+/// What `#[interleave]` expands to. Not public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::test_support::{TestSpec, run_test};
+}
