@@ -197,7 +197,7 @@ pub(crate) fn replay<F: Fn()>(
     meta: Meta,
     loc: Loc,
 ) -> Result<(), Failure> {
-    let strategy = Box::new(ReplayStrategy::new(schedule.thread_ids()));
+    let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
     let mut out = runtime::run_execution(strategy, exec, model, loc);
     match out.failure.take() {
         None => Ok(()),

@@ -107,6 +107,23 @@ pub(super) fn refusal(st: &ExecState, refusal: &Refusal) -> FailureDraft {
     match refusal {
         Refusal::Divergence(div) => divergence(st, div),
         Refusal::Nondeterminism(n) => nondeterminism(st, n),
+        Refusal::Mismatch(n) => mismatch(st, n),
+    }
+}
+
+fn mismatch(st: &ExecState, n: &Nondeterminism) -> FailureDraft {
+    FailureDraft {
+        kind: FailureKind::Divergence,
+        message: format!(
+            "replay diverged at decision {} (step {}): the model meets another situation than \
+             when the schedule was recorded.\n  recorded: {}\n  now:      {}\nthe model changed \
+             since, or it is not deterministic",
+            n.decision, st.step, n.before, n.now
+        ),
+        thread: None,
+        location: None,
+        backtrace: None,
+        threads: vec![],
     }
 }
 

@@ -168,8 +168,15 @@ impl Schedule {
         }
     }
 
-    /// The chosen thread of every decision, for the replay strategy.
-    pub(crate) fn thread_ids(&self) -> Vec<usize> {
-        self.decisions.iter().map(|d| d.thread).collect()
+    /// What replay checks at every decision.
+    pub(crate) fn expected(&self) -> Vec<crate::strategy::Expected> {
+        self.decisions
+            .iter()
+            .map(|d| crate::strategy::Expected {
+                thread: d.thread,
+                options: d.options,
+                op: d.op.clone(),
+            })
+            .collect()
     }
 }

@@ -12,7 +12,7 @@ mod replay;
 pub(crate) use dfs::DfsStrategy;
 pub(crate) use pct::PctStrategy;
 pub(crate) use random::{RandomStrategy, execution_seed};
-pub(crate) use replay::ReplayStrategy;
+pub(crate) use replay::{Expected, ReplayStrategy};
 
 use crate::runtime::{Op, Tid};
 
@@ -40,6 +40,9 @@ pub(crate) enum Refusal {
     Divergence(Divergence),
     /// The same decisions led to a different situation than before.
     Nondeterminism(Nondeterminism),
+    /// A replayed decision meets a different situation than when it was recorded: the model
+    /// changed, or it is not deterministic (replay cannot tell which).
+    Mismatch(Nondeterminism),
 }
 
 /// The schedule being replayed cannot be followed by this model.

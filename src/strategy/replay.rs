@@ -1,19 +1,31 @@
-//! Replays a recorded list of decisions, checking at each one that the model still offers it.
+//! Replays a recorded list of decisions, checking at each one that the model still offers it
+//! and meets the same situation: as many runnable threads, and the chosen one about to do the
+//! same kind of operation.
 
-use super::{Choice, Divergence, Refusal, Strategy};
+use super::{Choice, Divergence, Nondeterminism, Refusal, Strategy, describe};
 use crate::runtime::Tid;
+
+/// One recorded decision, as replay checks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Expected {
+    /// The chosen thread.
+    pub(crate) thread: Tid,
+    /// How many threads could run.
+    pub(crate) options: usize,
+    /// The operation the chosen thread performed next ("mutex lock").
+    pub(crate) op: String,
+}
 
 /// Follows a schedule decision for decision.
 #[derive(Debug)]
 pub(crate) struct ReplayStrategy {
-    /// The chosen thread of each recorded decision.
-    decisions: Vec<Tid>,
+    decisions: Vec<Expected>,
     /// Index of the next decision to follow; `next <= decisions.len()`.
     next: usize,
 }
 
 impl ReplayStrategy {
-    pub(crate) fn new(decisions: Vec<Tid>) -> Self {
+    pub(crate) fn new(decisions: Vec<Expected>) -> Self {
         ReplayStrategy { decisions, next: 0 }
     }
 }
@@ -25,26 +37,36 @@ impl Strategy for ReplayStrategy {
 
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
         let runnable = choice.runnable;
-        let expected = self.decisions.get(self.next).copied();
-        match expected {
-            Some(t) if runnable.contains(&t) => {
-                self.next += 1;
-                Ok(t)
-            }
-            _ => Err(Refusal::Divergence(Divergence {
+        let expected = self.decisions.get(self.next);
+        let Some(index) = expected.and_then(|e| runnable.iter().position(|&t| t == e.thread))
+        else {
+            return Err(Refusal::Divergence(Divergence {
                 decision: self.next,
-                expected,
+                expected: expected.map(|e| e.thread),
                 runnable: runnable.to_vec(),
-            })),
+            }));
+        };
+        let e = expected.expect("found above");
+        if e.options != runnable.len() || e.op != choice.ops[index].kind {
+            return Err(Refusal::Mismatch(Nondeterminism {
+                decision: self.next,
+                before: format!(
+                    "{} threads could run; #{} did `{}` next",
+                    e.options, e.thread, e.op
+                ),
+                now: describe(runnable, choice.ops),
+            }));
         }
+        self.next += 1;
+        Ok(e.thread)
     }
 
     fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
         match self.decisions.get(self.next) {
             None => Ok(()),
-            Some(&t) => Err(Refusal::Divergence(Divergence {
+            Some(e) => Err(Refusal::Divergence(Divergence {
                 decision: self.next,
-                expected: Some(t),
+                expected: Some(e.thread),
                 runnable: vec![],
             })),
         }
