@@ -2,12 +2,12 @@
 //! expands to: a failure is stored once, replayed first on the next run, reported as fixed
 //! or diverged when the model changed, and a corrupted file is named.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use interleave_test::__private::{run_test, TestSpec};
+use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{thread, StrategyKind};
+use interleave_test::{StrategyKind, thread};
 
 /// A fresh crate root under the temp dir, leaked for the `'static` spec.
 fn fresh_root(tag: &str) -> &'static str {
@@ -52,12 +52,16 @@ fn lost_update(fixed: bool) -> impl Fn() + Sync {
 }
 
 fn failure_text(f: impl FnOnce()) -> Option<String> {
-    catch_unwind(AssertUnwindSafe(f)).err().map(|p| p.downcast_ref::<String>().cloned().unwrap())
+    catch_unwind(AssertUnwindSafe(f))
+        .err()
+        .map(|p| p.downcast_ref::<String>().cloned().unwrap())
 }
 
 fn stored_files(root: &str) -> Vec<PathBuf> {
     let dir = Path::new(root).join("interleave-regressions/corpus_tests/lost_update");
-    let mut files: Vec<_> = std::fs::read_dir(dir).map(|r| r.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|r| r.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
     files.sort();
     files
 }
@@ -69,14 +73,30 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
     let files = stored_files(root);
     assert_eq!(files.len(), 1, "{files:?}");
     let file = files[0].display().to_string();
-    assert!(first.contains(&format!("the schedule is stored in {file}")), "{first}");
-    assert!(first.contains(&format!("cargo interleave replay {file}")), "{first}");
-    assert!(first.contains(&format!("INTERLEAVE_REPLAY={file} cargo test -- --exact lost_update")), "{first}");
+    assert!(
+        first.contains(&format!("the schedule is stored in {file}")),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!("cargo interleave replay {file}")),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!(
+            "INTERLEAVE_REPLAY={file} cargo test -- --exact lost_update"
+        )),
+        "{first}"
+    );
     // The next run fails at once from the stored schedule, with the same report.
     let again = failure_text(|| run_test(&spec(root), lost_update(false))).expect("still fails");
     let report = |text: &str| text.split("\n\n").take(3).collect::<Vec<_>>().join("\n\n");
     assert_eq!(report(&again), report(&first));
-    assert!(again.contains(&format!("this failure was stored before, in {file}, and still happens")), "{again}");
+    assert!(
+        again.contains(&format!(
+            "this failure was stored before, in {file}, and still happens"
+        )),
+        "{again}"
+    );
     assert_eq!(stored_files(root), files, "nothing is written twice");
 }
 
@@ -85,7 +105,11 @@ fn a_fixed_model_keeps_its_stored_schedule_and_passes() {
     let root = fresh_root("fixed");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let files = stored_files(root);
-    assert_eq!(failure_text(|| run_test(&spec(root), lost_update(true))), None, "the fixed model passes");
+    assert_eq!(
+        failure_text(|| run_test(&spec(root), lost_update(true))),
+        None,
+        "the fixed model passes"
+    );
     assert_eq!(stored_files(root), files, "the stored schedule stays");
 }
 
@@ -109,8 +133,15 @@ fn a_corrupted_file_is_named_in_the_failure() {
     let file = stored_files(root).remove(0);
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, &text[..text.len() / 2]).unwrap();
-    let msg = failure_text(|| run_test(&spec(root), lost_update(true))).expect("a corrupted file fails the test");
-    assert!(msg.contains(&format!("the stored schedule {} cannot be read", file.display())), "{msg}");
+    let msg = failure_text(|| run_test(&spec(root), lost_update(true)))
+        .expect("a corrupted file fails the test");
+    assert!(
+        msg.contains(&format!(
+            "the stored schedule {} cannot be read",
+            file.display()
+        )),
+        "{msg}"
+    );
     assert!(msg.contains("cut off"), "{msg}");
 }
 
@@ -120,7 +151,10 @@ fn concurrent_failing_runs_store_complete_files_without_clobbering() {
     std::thread::scope(|s| {
         for seed in 0..6u64 {
             s.spawn(move || {
-                let spec = TestSpec { seed: Some(seed % 3), ..spec(root) };
+                let spec = TestSpec {
+                    seed: Some(seed % 3),
+                    ..spec(root)
+                };
                 failure_text(|| run_test(&spec, lost_update(false))).expect("fails");
             });
         }
