@@ -1,6 +1,6 @@
 //! The driver: [`Builder`] and the entry points that run a model under a strategy.
 //!
-//! This is the only module that reads environment variables; they are listed in [`env`].
+//! This is the only module that reads environment variables; they are listed in [`env`](mod@env).
 
 use std::panic::Location;
 use std::path::PathBuf;
@@ -78,7 +78,7 @@ pub enum StrategyKind {
 }
 
 impl StrategyKind {
-    /// The strategy named by the environment (see [`env`]), `None` if it names none.
+    /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
     fn from_env() -> Option<Self> {
         let value = std::env::var(env::STRATEGY).ok()?;
         Some(match value.trim() {
@@ -145,7 +145,7 @@ impl Default for Builder {
 }
 
 impl Builder {
-    /// Defaults, overridden by the variables of [`env`]. Panics with an explanation when a
+    /// Defaults, overridden by the variables of [`env`](mod@env). Panics with an explanation when a
     /// variable is set to a value that cannot be used.
     pub fn new() -> Self {
         Builder {
@@ -244,6 +244,7 @@ impl Builder {
     /// when several executions fail, the one with the lowest index is returned.
     #[track_caller]
     pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
+        crate::runtime::assert_not_in_model();
         self.validate();
         let loc = Location::caller();
         let plan = self.plan();

@@ -57,6 +57,12 @@ pub use report::{
 };
 pub use schedule::{Decision, Schedule, ScheduleError};
 
+// rustdoc puts these lines before the macro's own documentation; the empty last line keeps
+// them a paragraph of their own.
+/// The `#[interleave]` test attribute, from the `interleave-test-macros` crate.
+///
+pub use interleave_test_macros::interleave;
+
 /// What `#[interleave]` expands to. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {

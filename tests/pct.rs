@@ -68,9 +68,9 @@ type Case = (&'static str, fn(), FailureKind, u64);
 #[test]
 fn pct_finds_each_known_bug_with_a_fixed_seed() {
     let cases: [Case; 3] = [
-        ("racy counter", racy_counter, FailureKind::Panic, 26),
-        ("abba", abba, FailureKind::Deadlock, 24),
-        ("lost wakeup", lost_wakeup, FailureKind::Deadlock, 24),
+        ("racy counter", racy_counter, FailureKind::Panic, 28),
+        ("abba", abba, FailureKind::Deadlock, 2),
+        ("lost wakeup", lost_wakeup, FailureKind::Deadlock, 16),
     ];
     for (name, model, kind, iteration) in cases {
         let failure = pct(3, 3).check(model).expect_err(name);

@@ -125,19 +125,19 @@ const CASES: [Case; 6] = [
         name: "racy counter",
         model: racy_counter,
         kind: FailureKind::Panic,
-        found_at: [3, 2, 10],
+        found_at: [3, 12, 10],
     },
     Case {
         name: "abba",
         model: abba,
         kind: FailureKind::Deadlock,
-        found_at: [3, 13, 45],
+        found_at: [3, 5, 45],
     },
     Case {
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [23, 17, 30],
+        found_at: [23, 6, 30],
     },
     Case {
         name: "self deadlock",

@@ -22,7 +22,8 @@ use std::time::Duration;
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use thread::{
-    ExecOutcome, register_thread, run_execution, run_thread_body, scope_panicked, spawn_pooled,
+    ExecOutcome, assert_not_in_model, register_thread, run_execution, run_thread_body,
+    scope_panicked, spawn_pooled,
 };
 
 use execution::ExecState;

@@ -38,11 +38,7 @@ pub(crate) fn run_execution(
     model: &dyn Fn(),
     loc: Loc,
 ) -> ExecOutcome {
-    assert!(
-        !super::in_model(),
-        "interleave_test::Builder::check (or explore, replay) was called inside a model; \
-         nested explorations are not supported: call it from the test itself"
-    );
+    assert_not_in_model();
     panic::install_hook();
     let exec = Execution::new(strategy, config, loc);
     let ctx = Context {
@@ -172,6 +168,17 @@ impl ExitToken {
     pub(crate) fn exited(self) {
         exited(&self.0);
     }
+}
+
+/// Panics if the caller is a model thread: explorations cannot nest. Checked before any
+/// driver thread is started, since those are not model threads.
+#[track_caller]
+pub(crate) fn assert_not_in_model() {
+    assert!(
+        !super::in_model(),
+        "interleave_test::Builder::check (or explore, replay) was called inside a model; \
+         nested explorations are not supported: call it from the test itself"
+    );
 }
 
 /// Registers and starts a model thread on a pooled worker; returns its id.

@@ -18,7 +18,7 @@ use rand_pcg::Pcg64Mcg;
 use super::{Choice, Refusal, Strategy};
 use crate::runtime::Tid;
 
-/// `k` before any execution has finished.
+/// `k` for the first execution, before any has finished.
 const INITIAL_STEP_BOUND: u64 = 64;
 
 /// PCT with bug depth `depth`.
@@ -27,8 +27,9 @@ pub(crate) struct PctStrategy {
     rng: Pcg64Mcg,
     /// The bug depth `d` (at least 1): `d - 1` change points per execution.
     depth: u32,
-    /// Estimated steps of an execution: the most any finished execution took.
-    step_bound: u64,
+    /// Estimated steps of an execution: the most any finished execution took (`None` before
+    /// the first one finishes).
+    step_bound: Option<u64>,
     /// Priority of each thread seen in this execution, by id; higher runs first. Initial
     /// priorities are at least `depth`; change points assign `1..depth`; spinning assigns
     /// values below zero, the latest spinner lowest.
@@ -47,7 +48,7 @@ impl PctStrategy {
         PctStrategy {
             rng: Pcg64Mcg::seed_from_u64(seed),
             depth: depth.max(1),
-            step_bound: INITIAL_STEP_BOUND,
+            step_bound: None,
             priority: Vec::new(),
             change_points: Vec::new(),
             applied: 0,
@@ -81,7 +82,7 @@ impl Strategy for PctStrategy {
         self.applied = 0;
         self.spins = 0;
         self.last = None;
-        let k = self.step_bound.max(1);
+        let k = self.step_bound.unwrap_or(INITIAL_STEP_BOUND).max(1);
         self.change_points = (1..self.depth)
             .map(|_| self.rng.random_range(1..=k))
             .collect();
@@ -115,7 +116,7 @@ impl Strategy for PctStrategy {
     }
 
     fn end_execution(&mut self, steps: u64) -> Result<(), Refusal> {
-        self.step_bound = self.step_bound.max(steps);
+        self.step_bound = Some(self.step_bound.map_or(steps, |k| k.max(steps)));
         Ok(())
     }
 }

@@ -1,0 +1,367 @@
+//! The attribute's arguments: `key = value` pairs, each checked on its own, then together.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, Path, Token};
+
+use crate::errors::Errors;
+
+/// Every key, in the order messages list them.
+const KEYS: [&str; 7] = [
+    "iterations",
+    "seed",
+    "max_steps",
+    "strategy",
+    "depth",
+    "max_preemptions",
+    "crate",
+];
+
+/// The keys as messages list them.
+const KEY_LIST: &str = "`iterations`, `seed`, `max_steps`, `strategy`, `depth`, \
+                        `max_preemptions` and `crate`";
+
+/// The strategy names, as messages list them (after "one of").
+const STRATEGY_LIST: &str = "\"random\", \"pct\" or \"dfs\"";
+
+/// One argument as written: `key = value`, or a key followed by something else (an error
+/// reported once the key is known to be valid).
+pub(crate) struct Arg {
+    key: Ident,
+    value: ArgValue,
+}
+
+enum ArgValue {
+    /// `= value`.
+    Given(Token![=], Expr),
+    /// What stands after the key instead of `= value`, up to the next comma (maybe nothing).
+    Malformed(TokenStream),
+}
+
+impl Parse for Arg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if !input.peek(Ident::peek_any) {
+            return Err(input.error(format!(
+                "expected an argument `key = value`; the keys are {KEY_LIST}"
+            )));
+        }
+        // `parse_any` also accepts the keyword `crate`.
+        let key = Ident::parse_any(input)?;
+        let value = if input.peek(Token![=]) {
+            ArgValue::Given(input.parse()?, input.parse()?)
+        } else {
+            ArgValue::Malformed(rest_of_argument(input)?)
+        };
+        Ok(Arg { key, value })
+    }
+}
+
+/// The token trees up to the next top-level comma.
+fn rest_of_argument(input: ParseStream<'_>) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        while let Some((tt, next)) = rest.token_tree() {
+            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            tokens.extend([tt]);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })
+}
+
+impl ToTokens for Arg {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.key.to_tokens(tokens);
+        match &self.value {
+            ArgValue::Given(eq, value) => tokens.extend(quote!(#eq #value)),
+            ArgValue::Malformed(rest) => rest.to_tokens(tokens),
+        }
+    }
+}
+
+impl Arg {
+    /// The key, without the `r#` of a raw identifier.
+    fn name(&self) -> String {
+        self.key.unraw().to_string()
+    }
+
+    /// The value, or an error that shows how the argument is written.
+    fn value(&self) -> syn::Result<&Expr> {
+        let key = self.name();
+        match &self.value {
+            ArgValue::Given(_, value) => Ok(value),
+            ArgValue::Malformed(_) => Err(syn::Error::new_spanned(
+                self,
+                format!("`{key}` takes a value, as in `{}`", example(&key)),
+            )),
+        }
+    }
+}
+
+/// How an argument is written, for messages.
+fn example(key: &str) -> &'static str {
+    match key {
+        "iterations" => "iterations = 500",
+        "seed" => "seed = 7",
+        "max_steps" => "max_steps = 10_000",
+        "strategy" => "strategy = \"pct\"",
+        "depth" => "depth = 3",
+        "max_preemptions" => "max_preemptions = 2",
+        _ => "crate = my_reexports::interleave_test",
+    }
+}
+
+/// The strategy the attribute names, with its parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    /// `strategy = "random"`.
+    Random,
+    /// `strategy = "pct"`; no depth means the runtime's default depth.
+    Pct { depth: Option<u32> },
+    /// `strategy = "dfs"`; no bound means every schedule.
+    Dfs { max_preemptions: Option<u32> },
+}
+
+/// The checked arguments. `None` leaves the setting to the runtime (environment, default).
+#[derive(Default)]
+pub(crate) struct Args {
+    pub(crate) iterations: Option<u64>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) max_steps: Option<u64>,
+    pub(crate) strategy: Option<Strategy>,
+    /// `crate = path`: where the runtime is, when not at `::interleave_test`.
+    pub(crate) krate: Option<Path>,
+}
+
+impl Args {
+    /// Checks `args`, reporting every mistake at once.
+    pub(crate) fn from_list<'a>(args: impl IntoIterator<Item = &'a Arg>) -> syn::Result<Args> {
+        let mut raw = Raw::default();
+        let mut errors = Errors::default();
+        for arg in args {
+            errors.check(raw.take(arg));
+        }
+        let strategy = errors.check(raw.strategy()).flatten();
+        errors.finish()?;
+        Ok(Args {
+            iterations: raw.iterations,
+            seed: raw.seed,
+            max_steps: raw.max_steps,
+            strategy,
+            krate: raw.krate,
+        })
+    }
+}
+
+/// The strategy name, before its parameters are attached.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StrategyName {
+    Random,
+    Pct,
+    Dfs,
+}
+
+/// Arguments as they are read, before the checks that involve several of them.
+#[derive(Default)]
+struct Raw<'a> {
+    /// The keys read so far, valid or not, to catch one given twice.
+    seen: Vec<String>,
+    iterations: Option<u64>,
+    seed: Option<u64>,
+    max_steps: Option<u64>,
+    /// Whether `strategy` was given at all (maybe with a bad value).
+    strategy_given: bool,
+    strategy: Option<StrategyName>,
+    depth: Option<(u32, &'a Arg)>,
+    max_preemptions: Option<(u32, &'a Arg)>,
+    krate: Option<Path>,
+}
+
+impl<'a> Raw<'a> {
+    /// Reads one argument.
+    fn take(&mut self, arg: &'a Arg) -> syn::Result<()> {
+        let key = arg.name();
+        if !KEYS.contains(&key.as_str()) {
+            return Err(syn::Error::new_spanned(
+                &arg.key,
+                format!("unknown argument `{key}`; the arguments are {KEY_LIST}"),
+            ));
+        }
+        if self.seen.contains(&key) {
+            return Err(syn::Error::new_spanned(
+                arg,
+                format!("`{key}` is given twice; keep one of them"),
+            ));
+        }
+        self.seen.push(key.clone());
+        if key == "strategy" {
+            self.strategy_given = true;
+        }
+        let value = arg.value()?;
+        match key.as_str() {
+            "iterations" => self.iterations = Some(at_least_one(int(&key, value)?, &key, value)?),
+            "seed" => self.seed = Some(int(&key, value)?),
+            "max_steps" => self.max_steps = Some(at_least_one(int(&key, value)?, &key, value)?),
+            "strategy" => self.strategy = Some(strategy_name(value)?),
+            "depth" => self.depth = Some((at_least_one(int(&key, value)?, &key, value)?, arg)),
+            "max_preemptions" => self.max_preemptions = Some((int(&key, value)?, arg)),
+            _ => self.krate = Some(crate_path(value)?),
+        }
+        Ok(())
+    }
+
+    /// The strategy with its parameter; an error for a parameter of another strategy. When
+    /// `strategy` was given with a bad value, that value has its own error, and these checks
+    /// are skipped: they would only repeat it.
+    fn strategy(&self) -> syn::Result<Option<Strategy>> {
+        let name = self.strategy;
+        if self.strategy_given && name.is_none() {
+            return Ok(None);
+        }
+        let mut errors = Errors::default();
+        if let Some((_, arg)) = self.depth.filter(|_| name != Some(StrategyName::Pct)) {
+            errors.push(misplaced(arg, "depth", "pct"));
+        }
+        if let Some((_, arg)) = self
+            .max_preemptions
+            .filter(|_| name != Some(StrategyName::Dfs))
+        {
+            errors.push(misplaced(arg, "max_preemptions", "dfs"));
+        }
+        errors.finish()?;
+        Ok(name.map(|name| match name {
+            StrategyName::Random => Strategy::Random,
+            StrategyName::Pct => Strategy::Pct {
+                depth: self.depth.map(|(d, _)| d),
+            },
+            StrategyName::Dfs => Strategy::Dfs {
+                max_preemptions: self.max_preemptions.map(|(b, _)| b),
+            },
+        }))
+    }
+}
+
+/// The error for a parameter given without its strategy.
+fn misplaced(arg: &Arg, key: &str, strategy: &str) -> syn::Error {
+    let message = format!(
+        "`{key}` is a parameter of `strategy = \"{strategy}\"` only; add `strategy = \
+         \"{strategy}\"` or remove `{key}`"
+    );
+    syn::Error::new_spanned(arg, message)
+}
+
+/// An integer literal that fits in `N` (a `u64` or `u32`), unsuffixed or with `N`'s suffix.
+fn int<N>(key: &str, value: &Expr) -> syn::Result<N>
+where
+    N: std::str::FromStr + TypeName,
+    N::Err: std::fmt::Display,
+{
+    let Expr::Lit(ExprLit {
+        lit: Lit::Int(lit), ..
+    }) = value
+    else {
+        return Err(syn::Error::new_spanned(
+            value,
+            format!(
+                "`{key}` takes an unsigned integer literal, as in `{}`",
+                example(key)
+            ),
+        ));
+    };
+    check_suffix(lit, key, N::NAME)?;
+    lit.base10_parse()
+        .map_err(|_| syn::Error::new_spanned(lit, format!("`{key}` must fit in a {}", N::NAME)))
+}
+
+fn check_suffix(lit: &LitInt, key: &str, ty: &str) -> syn::Result<()> {
+    match lit.suffix() {
+        "" => Ok(()),
+        s if s == ty => Ok(()),
+        s => Err(syn::Error::new_spanned(
+            lit,
+            format!("`{key}` is a {ty}; write the number without the suffix `{s}`"),
+        )),
+    }
+}
+
+/// The name of an integer type, for messages.
+trait TypeName {
+    const NAME: &'static str;
+}
+
+impl TypeName for u64 {
+    const NAME: &'static str = "u64";
+}
+
+impl TypeName for u32 {
+    const NAME: &'static str = "u32";
+}
+
+/// `n`, or an error at `value` when it is 0: an iteration count, step limit or PCT depth that
+/// the runtime would reject fails to compile instead.
+fn at_least_one<N: Into<u64> + Copy>(n: N, key: &str, value: &Expr) -> syn::Result<N> {
+    if n.into() != 0 {
+        return Ok(n);
+    }
+    let why = match key {
+        "iterations" => "which would run no execution",
+        "max_steps" => "so no execution could take a step",
+        _ => "but the PCT depth counts the ordering constraints a bug needs (the default is 3)",
+    };
+    Err(syn::Error::new_spanned(
+        value,
+        format!("`{key}` is 0, {why}; use at least 1"),
+    ))
+}
+
+/// `"random"`, `"pct"` or `"dfs"`.
+fn strategy_name(value: &Expr) -> syn::Result<StrategyName> {
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = value
+    else {
+        return Err(syn::Error::new_spanned(
+            value,
+            format!("`strategy` takes a string literal, one of {STRATEGY_LIST}"),
+        ));
+    };
+    match lit.value().as_str() {
+        "random" => Ok(StrategyName::Random),
+        "pct" => Ok(StrategyName::Pct),
+        "dfs" => Ok(StrategyName::Dfs),
+        other => Err(syn::Error::new_spanned(
+            lit,
+            format!("unknown strategy {other:?}; use one of {STRATEGY_LIST}"),
+        )),
+    }
+}
+
+/// A path, written bare (`crate = a::b`) or, as tokio and serde write it, in a string.
+fn crate_path(value: &Expr) -> syn::Result<Path> {
+    match value {
+        Expr::Path(ExprPath {
+            attrs,
+            qself: None,
+            path,
+        }) if attrs.is_empty() => Ok(path.clone()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit.parse().map_err(|_| not_a_path(lit)),
+        _ => Err(not_a_path(value)),
+    }
+}
+
+fn not_a_path(value: &dyn ToTokens) -> syn::Error {
+    syn::Error::new_spanned(
+        value,
+        format!(
+            "`crate` takes the path of the interleave_test crate, as in `{}`",
+            example("crate")
+        ),
+    )
+}

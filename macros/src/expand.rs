@@ -1,0 +1,214 @@
+//! Checks the function the attribute is on and writes the test that replaces it.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Ident, Item, ItemFn, ReturnType, Signature, Token, Type};
+
+use crate::args::{Arg, Args, Strategy};
+use crate::errors::Errors;
+
+/// The expansion of `#[interleave(attr)] item`: the test, or the errors as `compile_error!`s.
+pub(crate) fn interleave(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match checked(attr, item) {
+        Ok((args, function)) => test_fn(&args, function),
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// The arguments and the function, or every error found in either.
+fn checked(attr: TokenStream, item: TokenStream) -> syn::Result<(Args, ItemFn)> {
+    let mut errors = Errors::default();
+    let args = errors
+        .check(Punctuated::<Arg, Token![,]>::parse_terminated.parse2(attr))
+        .and_then(|list| errors.check(Args::from_list(&list)));
+    let function = errors.check(syn::parse2::<Item>(item).and_then(test_function));
+    errors.finish()?;
+    match (args, function) {
+        (Some(args), Some(function)) => Ok((args, function)),
+        _ => unreachable!("an argument or function error was recorded"),
+    }
+}
+
+/// The function, if it can be a test: no arguments, not async or generic, returns `()`.
+fn test_function(item: Item) -> syn::Result<ItemFn> {
+    let Item::Fn(function) = item else {
+        let (what, tokens) = describe(&item);
+        return Err(syn::Error::new_spanned(
+            tokens,
+            format!("#[interleave] applies to a function, `fn name() {{ ... }}`; this is {what}"),
+        ));
+    };
+    let mut errors = Errors::default();
+    check_attrs(&function.attrs, &mut errors);
+    check_signature(&function.sig, &mut errors);
+    errors.finish()?;
+    Ok(function)
+}
+
+/// What a non-function item is, and the tokens that name it (its keyword and name).
+fn describe(item: &Item) -> (&'static str, TokenStream) {
+    match item {
+        Item::Struct(s) => ("a struct", named(&s.struct_token, &s.ident)),
+        Item::Enum(e) => ("an enum", named(&e.enum_token, &e.ident)),
+        Item::Union(u) => ("a union", named(&u.union_token, &u.ident)),
+        Item::Const(c) => ("a constant", named(&c.const_token, &c.ident)),
+        Item::Static(s) => ("a static", named(&s.static_token, &s.ident)),
+        Item::Mod(m) => ("a module", named(&m.mod_token, &m.ident)),
+        Item::Trait(t) => ("a trait", named(&t.trait_token, &t.ident)),
+        Item::Type(t) => ("a type alias", named(&t.type_token, &t.ident)),
+        Item::Impl(i) => ("an impl block", i.impl_token.to_token_stream()),
+        Item::Use(u) => ("a `use` declaration", u.use_token.to_token_stream()),
+        other => ("not a function", other.to_token_stream()),
+    }
+}
+
+fn named(keyword: &dyn ToTokens, ident: &Ident) -> TokenStream {
+    quote!(#keyword #ident)
+}
+
+/// `#[test]` (or another test attribute) is an error: the expansion adds its own.
+fn check_attrs(attrs: &[Attribute], errors: &mut Errors) {
+    for attr in attrs {
+        if attr
+            .path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "test")
+        {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "#[interleave] makes the function a test already; remove this attribute",
+            ));
+        }
+    }
+}
+
+fn check_signature(sig: &Signature, errors: &mut Errors) {
+    let mut error = |tokens: &dyn ToTokens, message: &str| {
+        errors.push(syn::Error::new_spanned(tokens, message));
+    };
+    if let Some(t) = &sig.constness {
+        error(t, "#[interleave] cannot run a `const fn`; remove `const`");
+    }
+    if let Some(t) = &sig.asyncness {
+        error(
+            t,
+            "#[interleave] cannot run an `async fn`: the model runs on threads of its own, not \
+             in an executor; remove `async` and spawn threads with interleave_test::thread",
+        );
+    }
+    if let Some(t) = &sig.unsafety {
+        error(
+            t,
+            "#[interleave] cannot run an `unsafe fn`; remove `unsafe` and use an `unsafe` block",
+        );
+    }
+    if let Some(t) = &sig.abi {
+        error(
+            t,
+            "#[interleave] cannot run an `extern` function; remove the ABI",
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        error(
+            &sig.generics,
+            "#[interleave] test functions cannot be generic; remove the generic parameters",
+        );
+    } else if let Some(w) = &sig.generics.where_clause {
+        error(
+            w,
+            "#[interleave] test functions cannot have a `where` clause",
+        );
+    }
+    if !sig.inputs.is_empty() || sig.variadic.is_some() {
+        error(
+            &sig.inputs,
+            "#[interleave] test functions take no arguments; create the model's state inside \
+             the function",
+        );
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if !is_unit(ty) {
+            error(
+                ty,
+                "#[interleave] test functions return `()`; check results with `assert!` inside \
+                 the function instead",
+            );
+        }
+    }
+}
+
+fn is_unit(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(t) => t.elems.is_empty(),
+        Type::Paren(p) => is_unit(&p.elem),
+        _ => false,
+    }
+}
+
+/// The test: `#[test]`, the function's own attributes in order, and a body that runs the
+/// original body as the model of `run_test`.
+fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
+    let krate = match &args.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::interleave_test),
+    };
+    let ItemFn {
+        attrs,
+        vis,
+        sig,
+        block,
+    } = function;
+    let name = sig.ident.unraw().to_string();
+    let iterations = option(args.iterations.map(Literal::u64_unsuffixed));
+    let seed = option(args.seed.map(Literal::u64_unsuffixed));
+    let max_steps = option(args.max_steps.map(Literal::u64_unsuffixed));
+    let strategy = option(args.strategy.map(|s| strategy(&krate, s)));
+    quote! {
+        #[::core::prelude::v1::test]
+        #(#attrs)*
+        #vis #sig {
+            #krate::__private::run_test(
+                &#krate::__private::TestSpec {
+                    name: ::core::concat!(::core::module_path!(), "::", #name),
+                    manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                    iterations: #iterations,
+                    seed: #seed,
+                    max_steps: #max_steps,
+                    strategy: #strategy,
+                },
+                || #block,
+            )
+        }
+    }
+}
+
+/// `Some(value)` or `None`, by absolute paths.
+fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `StrategyKind` value of `strategy`.
+fn strategy(krate: &TokenStream, strategy: Strategy) -> TokenStream {
+    let kind = quote!(#krate::StrategyKind);
+    match strategy {
+        Strategy::Random => quote!(#kind::Random),
+        Strategy::Pct { depth } => {
+            let depth = match depth {
+                Some(d) => Literal::u32_unsuffixed(d).to_token_stream(),
+                None => quote!(#krate::DEFAULT_PCT_DEPTH),
+            };
+            quote!(#kind::Pct { depth: #depth })
+        }
+        Strategy::Dfs { max_preemptions } => {
+            let bound = option(max_preemptions.map(Literal::u32_unsuffixed));
+            quote!(#kind::Dfs { max_preemptions: #bound })
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! `cargo interleave replay`: each schedule file replayed alone by the test that stored it.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use interleave_test::env;
+
+use crate::CliError;
+use crate::args::ReplayArgs;
+use crate::cargo::{self, TestBinaries, TestBinary};
+use crate::collect::{self, ScheduleFile};
+use crate::outcome::{self, Outcome, Summary, parse_replay_line};
+
+/// Replays every file the arguments name, printing one line per file and a summary.
+/// Returns whether every file is fixed or diverged.
+pub(crate) fn run(args: &ReplayArgs) -> Result<bool, CliError> {
+    let found = collect::collect(&args.paths)?;
+    let files = collect::load(found, args.test.as_deref(), args.file.as_deref());
+    if files.is_empty() {
+        eprintln!("cargo-interleave: no schedule file matches");
+    }
+    let binaries = if files.iter().any(|f| f.test.is_ok()) {
+        cargo::build_tests(args.manifest_path.as_deref())?
+    } else {
+        TestBinaries::default()
+    };
+    let mut summary = Summary::default();
+    for file in &files {
+        let (outcome, output) = replay_file(file, &binaries);
+        println!("{}", outcome.line(&file.path));
+        if let Some(output) = output.filter(|_| args.verbose && outcome != Outcome::Fixed) {
+            print_indented(&output);
+        }
+        summary.add(&outcome);
+    }
+    println!("{summary}");
+    Ok(summary.all_pass())
+}
+
+/// Replays one file; also returns the test's output when the test ran.
+fn replay_file(file: &ScheduleFile, binaries: &TestBinaries) -> (Outcome, Option<Output>) {
+    let test = match &file.test {
+        Ok(test) => test,
+        Err(reason) => {
+            let reason = reason.clone();
+            return (Outcome::Invalid { reason }, None);
+        }
+    };
+    let Some((krate, name)) = cargo::split_test_path(test) else {
+        let reason = format!(
+            "its test `{test}` is not a path `<crate>::<test>`; only schedules stored by \
+             #[interleave] tests can be replayed by cargo interleave"
+        );
+        return (Outcome::Invalid { reason }, None);
+    };
+    let Some(binary) = binaries.find(krate, &file.path) else {
+        let test = test.clone();
+        return (Outcome::Missing { test }, None);
+    };
+    match run_test(binary, name, &file.path) {
+        Ok(output) => (read_output(&output, test, name, &file.path), Some(output)),
+        Err(reason) => (Outcome::Invalid { reason }, None),
+    }
+}
+
+/// Runs test `name` of `binary` alone, from its package root, replaying `file`.
+fn run_test(binary: &TestBinary, name: &str, file: &Path) -> Result<Output, String> {
+    let file = std::fs::canonicalize(file)
+        .map_err(|e| format!("cannot resolve {}: {e}", file.display()))?;
+    Command::new(&binary.exe)
+        .args([name, "--exact", "--nocapture", "--include-ignored"])
+        .env(env::REPLAY, &file)
+        .current_dir(&binary.root)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.exe.display()))
+}
+
+/// The outcome the test's output reports for `file` (`test` is its full path, `name` its
+/// libtest name).
+fn read_output(output: &Output, test: &str, name: &str, file: &Path) -> Outcome {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let replayed = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_owned());
+    if let Some(outcome) = parse_replay_line(&stdout, &replayed) {
+        return outcome;
+    }
+    if stdout.lines().any(|l| l.trim() == "running 0 tests") {
+        return Outcome::Missing {
+            test: test.to_owned(),
+        };
+    }
+    Outcome::Invalid {
+        reason: format!(
+            "test `{name}` ran but did not replay the schedule ({}); is it an #[interleave] \
+             test? (--verbose shows its output)",
+            output.status
+        ),
+    }
+}
+
+/// Prints a test's output under its line, indented, without blank lines and the replay line.
+fn print_indented(output: &Output) {
+    let text = [&output.stdout, &output.stderr]
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .join("\n");
+    let shown = |l: &&str| !l.trim().is_empty() && !l.starts_with(outcome::REPLAY_PREFIX);
+    for line in text.lines().filter(shown) {
+        println!("    {line}");
+    }
+}

@@ -1,0 +1,248 @@
+//! End to end: `cargo interleave replay` on the fixture crate `tests/fixtures/cli_fixture`,
+//! whose committed corpus holds a deadlock that still happens (a unit test), a lost update
+//! that still happens and a schedule whose test was fixed since (an integration test).
+//!
+//! Each test works on a copy of the fixture under `CARGO_TARGET_TMPDIR` (so runs never touch
+//! the repository), whose dependency points at this repository. The fixture builds share
+//! `target/cli-fixture`: the first run compiles interleave-test once more (a minute or so),
+//! later runs only the fixture.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const DEADLOCK: &str =
+    "interleave-regressions/cli_fixture/tests/opposite_lock_order/15ddb5fb9846d964.json";
+const FIXED: &str = "interleave-regressions/cli_fixture_tests/fixed/888d966ce46acee6.json";
+const RACY: &str = "interleave-regressions/cli_fixture_tests/racy/15ddb5fb9846d964.json";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/cli-fixture` under this repository's target directory.
+fn fixture_target_dir() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent()
+        .expect("CARGO_TARGET_TMPDIR is below the target directory")
+        .join("cli-fixture")
+}
+
+/// A fresh copy of the fixture at `<CARGO_TARGET_TMPDIR>/cli-fixture/<name>`, depending on
+/// this repository and locked like it (so building it needs no registry).
+fn fixture_copy(name: &str) -> PathBuf {
+    let dest = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-fixture")
+        .join(name);
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).unwrap();
+    }
+    copy_dir(&repo().join("tests/fixtures/cli_fixture"), &dest);
+    let manifest = dest.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let dependency = format!("path = {:?}", repo().display().to_string());
+    let patched = text.replace(r#"path = "../../..""#, &dependency);
+    assert_ne!(
+        text, patched,
+        "the fixture's dependency path changed; update fixture_copy"
+    );
+    std::fs::write(&manifest, patched).unwrap();
+    std::fs::copy(repo().join("Cargo.lock"), dest.join("Cargo.lock")).unwrap();
+    dest
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "Cargo.lock" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// The copy that tests only read, made once per test process.
+fn shared_fixture() -> &'static Path {
+    static SHARED: OnceLock<PathBuf> = OnceLock::new();
+    SHARED.get_or_init(|| fixture_copy("shared"))
+}
+
+/// Runs the CLI in `dir` with `args`.
+fn cli(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-interleave"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", fixture_target_dir())
+        .env_remove(interleave_test::env::REPLAY)
+        .env_remove(interleave_test::env::REGRESSIONS)
+        .output()
+        .expect("the CLI runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// Asserts the exit code, showing both streams when it differs.
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+#[test]
+fn replaying_the_corpus_reports_every_file_and_fails() {
+    let out = cli(shared_fixture(), &["replay", "interleave-regressions"]);
+    assert_exit(&out, 1);
+    let expected = [
+        format!("FAILS   {DEADLOCK}  deadlock: every live thread is blocked"),
+        format!("fixed   {FIXED}"),
+        format!("FAILS   {RACY}  panic: assertion `left == right` failed: an update was lost"),
+        "3 schedules: 2 still fail, 1 fixed, 0 diverged, 0 invalid".to_owned(),
+    ];
+    assert_eq!(stdout(&out).lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn only_the_fixed_schedule_passes() {
+    let out = cli(
+        shared_fixture(),
+        &["replay", "--test", "fixed", "interleave-regressions"],
+    );
+    assert_exit(&out, 0);
+    let expected =
+        format!("fixed   {FIXED}\n1 schedule: 0 still fail, 1 fixed, 0 diverged, 0 invalid\n");
+    assert_eq!(stdout(&out), expected);
+}
+
+#[test]
+fn cargo_style_invocation_with_a_file_filter_and_a_manifest_path() {
+    // As cargo runs it (`cargo interleave ...` passes `interleave` first), from the parent
+    // directory, so the package comes from --manifest-path.
+    let fixture = shared_fixture();
+    let parent = fixture.parent().unwrap();
+    let args = [
+        "interleave",
+        "replay",
+        "--manifest-path=shared/Cargo.toml",
+        "--file",
+        "opposite",
+        "shared/interleave-regressions",
+    ];
+    let out = cli(parent, &args);
+    assert_exit(&out, 1);
+    let expected = format!(
+        "FAILS   shared/{DEADLOCK}  deadlock: every live thread is blocked\n\
+         1 schedule: 1 still fail, 0 fixed, 0 diverged, 0 invalid\n"
+    );
+    assert_eq!(stdout(&out), expected);
+}
+
+/// A cut-off file, a schedule of a test that no longer exists and one that no longer fits
+/// its test: one line each, and the run fails.
+#[test]
+fn broken_files_are_named_with_what_is_wrong() {
+    let dir = fixture_copy("broken");
+    let racy = dir.join(RACY);
+    let text = std::fs::read_to_string(&racy).unwrap();
+    std::fs::write(&racy, &text[..text.len() / 2]).unwrap();
+    let fixed = std::fs::read_to_string(dir.join(FIXED)).unwrap();
+    let gone = "interleave-regressions/cli_fixture_tests/gone/0000000000000001.json";
+    std::fs::create_dir_all(dir.join(gone).parent().unwrap()).unwrap();
+    let renamed = fixed.replace(
+        "\"cli_fixture_tests::fixed\"",
+        "\"cli_fixture_tests::gone\"",
+    );
+    std::fs::write(dir.join(gone), renamed).unwrap();
+    // Thread #7 never exists in `fixed`: replay diverges at that decision.
+    let diverging = FIXED.replace("888d966ce46acee6", "0000000000000002");
+    let edited = fixed.replace(
+        "{ \"thread\": 2, \"step\": 5",
+        "{ \"thread\": 7, \"step\": 5",
+    );
+    assert_ne!(edited, fixed);
+    std::fs::write(dir.join(&diverging), edited).unwrap();
+
+    let out = cli(
+        &dir,
+        &["replay", "interleave-regressions/cli_fixture_tests"],
+    );
+    assert_exit(&out, 1);
+    let stdout = stdout(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    let diverged = format!("diverged {diverging}: replay diverged at decision 4 (step 5): ");
+    assert!(lines[0].starts_with(&diverged), "{stdout}");
+    assert_eq!(lines[1], format!("fixed   {FIXED}"));
+    assert_eq!(
+        lines[2],
+        format!("missing {gone}: no test named cli_fixture_tests::gone in this package")
+    );
+    assert!(
+        lines[3].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
+        "{stdout}"
+    );
+    assert!(lines[3].contains("cut off"), "{stdout}");
+    assert_eq!(
+        lines[4],
+        "4 schedules: 0 still fail, 1 fixed, 1 diverged, 1 invalid, 1 missing"
+    );
+}
+
+#[test]
+fn help_documents_usage_and_exits_0() {
+    for flag in ["--help", "-h"] {
+        let out = cli(repo(), &["interleave", "replay", flag]);
+        assert_exit(&out, 0);
+        let help = stdout(&out);
+        for needle in [
+            "Usage: cargo interleave replay [OPTIONS] <FILE|DIR>...",
+            "--test <TEXT>",
+            "Examples:",
+            "Exit status:",
+        ] {
+            assert!(help.contains(needle), "help lacks {needle:?}:\n{help}");
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_say_what_is_wrong() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["replay", "--bogus", "x"],
+            "error: unknown option `--bogus`",
+        ),
+        (&["replay"], "error: no schedule file or directory given"),
+        (
+            &["replay", "no/such/dir"],
+            "error: cannot read `no/such/dir`: ",
+        ),
+        (&["frobnicate"], "error: unknown command `frobnicate`"),
+    ];
+    for (args, message) in cases {
+        let out = cli(repo(), args);
+        assert_exit(&out, 2);
+        let err = stderr(&out);
+        assert!(err.starts_with(message), "{args:?}: {err}");
+        assert!(
+            err.contains("Usage: cargo interleave replay"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+}

@@ -1,0 +1,120 @@
+//! `#[interleave]` tests that run: each strategy the attribute can name, a `crate = path`
+//! through a re-export, and the user's attributes kept (`#[should_panic]`, `#[ignore]`,
+//! `#[cfg]`).
+//!
+//! `racy_counter_loses_an_update` fails on purpose, so it stores its schedule in the
+//! regression corpus, `interleave-regressions/macro_attr/racy_counter_loses_an_update/`, and
+//! every later run replays that file first (which fails the same way, as expected).
+
+use interleave_test::interleave;
+use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use interleave_test::sync::{Arc, Mutex};
+use interleave_test::thread;
+
+/// Two threads increment a shared counter with `fetch_add`: never loses an update.
+fn atomic_increments() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let t = thread::spawn(move || n2.fetch_add(1, SeqCst));
+    n.fetch_add(1, SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(SeqCst), 2);
+}
+
+#[interleave]
+fn default_settings_pass() {
+    atomic_increments();
+}
+
+#[interleave(strategy = "dfs")]
+fn dfs_passes() {
+    let m = Arc::new(Mutex::new(Vec::new()));
+    let m2 = Arc::clone(&m);
+    let t = thread::spawn(move || m2.lock().unwrap().push(1));
+    m.lock().unwrap().push(2);
+    t.join().unwrap();
+    let mut seen = m.lock().unwrap().clone();
+    seen.sort_unstable();
+    assert_eq!(seen, [1, 2]);
+}
+
+#[interleave(strategy = "pct", depth = 2, seed = 5)]
+fn pct_passes() {
+    atomic_increments();
+}
+
+/// Load then store: an update is lost when both threads load before either stores. The
+/// random strategy finds that within its first few executions from seed 1.
+#[interleave(iterations = 1000, seed = 1)]
+#[should_panic(expected = "interleave-test found a panic")]
+fn racy_counter_loses_an_update() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let n = Arc::clone(&n);
+            thread::spawn(move || {
+                let seen = n.load(SeqCst);
+                n.store(seen + 1, SeqCst);
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
+}
+
+/// A crate that wraps interleave-test re-exports it; its users name it with `crate = path`.
+mod reexport {
+    pub(crate) use ::interleave_test;
+}
+
+#[interleave(
+    crate = reexport::interleave_test,
+    strategy = "dfs",
+    max_preemptions = 1,
+    max_steps = 1_000,
+)]
+fn crate_path_through_a_reexport() {
+    atomic_increments();
+}
+
+#[interleave(strategy = "random", iterations = 50, seed = 3, max_steps = 10_000)]
+fn every_numeric_argument() -> () {
+    atomic_increments();
+}
+
+/// Compiles only if `#[cfg(any())]` stays on the function and removes it.
+#[interleave]
+#[cfg(any())]
+fn configured_out() {
+    this_function_does_not_exist();
+}
+
+/// Listed as ignored only if `#[ignore]` stays on the function (checked below); passes when
+/// run with `--include-ignored`.
+#[interleave(iterations = 10)]
+#[ignore = "checks that #[ignore] is kept"]
+fn ignored_model() {
+    atomic_increments();
+}
+
+/// The test binary itself lists `ignored_model` among its ignored tests.
+#[test]
+fn ignore_attribute_is_kept() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["--list", "--ignored"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let ignored: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .collect();
+    assert_eq!(
+        ignored,
+        ["ignored_model"],
+        "--list --ignored printed:\n{listed}"
+    );
+}

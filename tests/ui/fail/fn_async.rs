@@ -1,0 +1,6 @@
+use interleave_test::interleave;
+
+#[interleave]
+async fn asynchronous() {}
+
+fn main() {}
