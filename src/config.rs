@@ -235,6 +235,7 @@ impl Builder {
         ExecConfig {
             max_steps: self.max_steps,
             thread_panics_fail: self.thread_panics_fail,
+            core: None,
         }
     }
 

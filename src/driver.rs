@@ -99,22 +99,10 @@ pub(crate) fn run_random<F: Fn() + Sync>(
     let next = AtomicU64::new(0);
     let lowest_failure = AtomicU64::new(u64::MAX);
     let tally = Mutex::new(Tally::default());
-    let work = || random_worker(plan, model, loc, &next, &lowest_failure, &tally);
-    if plan.parallelism <= 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for i in 1..plan.parallelism {
-                std::thread::Builder::new()
-                    .name(format!("interleave-driver-{i}"))
-                    .spawn_scoped(s, work)
-                    .unwrap_or_else(|e| {
-                        panic!("interleave-test could not create a driver thread: {e}")
-                    });
-            }
-            work();
-        });
-    }
+    on_drivers(plan.parallelism, |core| {
+        let exec = ExecConfig { core, ..plan.exec };
+        random_worker(plan, exec, model, loc, &next, &lowest_failure, &tally);
+    });
     let mut tally = tally.into_inner();
     match tally.failure.take() {
         Some(failure) => Err(failure),
@@ -124,8 +112,27 @@ pub(crate) fn run_random<F: Fn() + Sync>(
 
 /// Runs executions one after another under one strategy that learns from each (DFS, PCT),
 /// until one fails, `plan.iterations` have run, or the strategy has explored everything.
-pub(crate) fn run_sequential<F: Fn()>(
+pub(crate) fn run_sequential<F: Fn() + Sync>(
     plan: &Plan,
+    strategy: Box<dyn Strategy>,
+    seed: Option<u64>,
+    bound: Option<u32>,
+    model: &F,
+    loc: Loc,
+) -> Result<Report, Failure> {
+    let result = Mutex::new(None);
+    let strategy = Mutex::new(Some(strategy));
+    on_drivers(1, |core| {
+        let exec = ExecConfig { core, ..plan.exec };
+        let strategy = strategy.lock().take().expect("one driver");
+        *result.lock() = Some(sequential(plan, exec, strategy, seed, bound, model, loc));
+    });
+    result.into_inner().expect("the driver ran")
+}
+
+fn sequential<F: Fn() + Sync>(
+    plan: &Plan,
+    exec: ExecConfig,
     mut strategy: Box<dyn Strategy>,
     seed: Option<u64>,
     bound: Option<u32>,
@@ -139,7 +146,7 @@ pub(crate) fn run_sequential<F: Fn()>(
         if !strategy.begin_execution() {
             break;
         }
-        let mut out = runtime::run_execution(strategy, plan.exec, model, loc);
+        let mut out = runtime::run_execution(strategy, exec, model, loc);
         tally.add(&out);
         if let Some(draft) = out.failure.take() {
             let meta = Meta {
@@ -157,8 +164,39 @@ pub(crate) fn run_sequential<F: Fn()>(
     Ok(tally.report(name, seed, bound, exhausted, start))
 }
 
+/// Runs `work` on `n` driver threads, each pinned to a core of its own (round-robin over the
+/// process's cores) with the core passed in, and waits for them. The caller's thread is not
+/// pinned: it is the user's.
+fn on_drivers(n: usize, work: impl Fn(Option<runtime::Core>) + Sync) {
+    std::thread::scope(|s| {
+        let drivers: Vec<_> = (0..n)
+            .map(|i| {
+                let work = &work;
+                std::thread::Builder::new()
+                    .name(format!("interleave-driver-{i}"))
+                    .spawn_scoped(s, move || {
+                        let core = runtime::next_core();
+                        runtime::pin(core);
+                        work(core);
+                    })
+                    .unwrap_or_else(|e| {
+                        panic!("interleave-test could not create a driver thread: {e}")
+                    })
+            })
+            .collect();
+        // Joined explicitly, so that the OS threads are gone when the exploration returns
+        // (the scope's own wait does not wait for that).
+        for d in drivers {
+            if let Err(payload) = d.join() {
+                std::panic::resume_unwind(payload);
+            }
+        }
+    });
+}
+
 fn random_worker<F: Fn() + Sync>(
     plan: &Plan,
+    exec: ExecConfig,
     model: &F,
     loc: Loc,
     next: &AtomicU64,
@@ -171,7 +209,7 @@ fn random_worker<F: Fn() + Sync>(
             return;
         }
         let strategy = Box::new(RandomStrategy::new(execution_seed(plan.seed, i)));
-        let mut out = runtime::run_execution(strategy, plan.exec, model, loc);
+        let mut out = runtime::run_execution(strategy, exec, model, loc);
         let draft = out.failure.take();
         let mut t = tally.lock();
         t.add(&out);

@@ -22,6 +22,8 @@ pub(crate) struct ExecConfig {
     /// Whether a panic escaping a spawned thread fails the execution (otherwise `join`
     /// returns it, as std does).
     pub(crate) thread_panics_fail: bool,
+    /// The core every thread of the execution is pinned to, if any.
+    pub(crate) core: Option<super::Core>,
 }
 
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.

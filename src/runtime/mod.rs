@@ -5,6 +5,7 @@
 //! until another thread changes it. Everything per-run lives in one [`Execution`], reached
 //! through the scoped thread-local [`CURRENT`] that each model thread sets while it runs.
 
+mod affinity;
 mod execution;
 mod failure;
 pub(crate) mod object;
@@ -19,6 +20,7 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub(crate) use affinity::{Core, next_core, pin};
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use thread::{

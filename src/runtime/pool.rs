@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
+use super::affinity::Core;
+
 /// How long an idle worker waits for a job before it exits.
 const IDLE_EXIT: Duration = Duration::from_secs(2);
 
@@ -25,12 +27,17 @@ pub(crate) const DEFAULT_STACK: usize = 2 << 20;
 pub(crate) struct Job {
     pub(crate) run: Box<dyn FnOnce() + Send>,
     pub(crate) exited: Box<dyn FnOnce() + Send>,
+    /// The core to run it on (the worker pins itself there first).
+    pub(crate) core: Option<Core>,
 }
 
 struct Worker {
     stack: usize,
     slot: Mutex<Option<Job>>,
     os: Thread,
+    /// The core the worker is pinned to, if any (moving a thread to another core is costly,
+    /// so `start` prefers a worker already on the job's core).
+    core: Mutex<Option<Core>>,
 }
 
 static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
@@ -41,7 +48,11 @@ pub(crate) fn start(stack: usize, job: Job) -> Thread {
     let stack = stack.max(DEFAULT_STACK);
     let reused = {
         let mut idle = IDLE.lock();
-        let found = idle.iter().rposition(|w| w.stack >= stack);
+        let fits = |w: &Arc<Worker>| w.stack >= stack;
+        let found = idle
+            .iter()
+            .rposition(|w| fits(w) && *w.core.lock() == job.core)
+            .or_else(|| idle.iter().rposition(fits));
         found.map(|i| idle.swap_remove(i))
     };
     match reused {
@@ -71,6 +82,7 @@ fn spawn_worker(stack: usize, job: Job) -> Thread {
         stack,
         slot: Mutex::new(Some(job)),
         os: os.clone(),
+        core: Mutex::new(None),
     });
     tx.send(worker)
         .expect("the new worker waits for its record");
@@ -80,6 +92,10 @@ fn spawn_worker(stack: usize, job: Job) -> Thread {
 fn worker_loop(me: &Arc<Worker>) {
     loop {
         let Some(job) = wait_for_job(me) else { return };
+        if job.core.is_some() {
+            super::affinity::pin(job.core);
+            *me.core.lock() = job.core;
+        }
         (job.run)();
         IDLE.lock().push(Arc::clone(me));
         (job.exited)();

@@ -100,7 +100,8 @@ pub(crate) fn spin_until<T>(mut ready: impl FnMut() -> Option<T>) -> Option<T> {
     if let Some(v) = ready() {
         return Some(v);
     }
-    if !spinning_pays() {
+    if super::affinity::pinning() || !spinning_pays() {
+        // Pinned threads share their core with the thread they wait for: never spin.
         return None;
     }
     let _slot = match take_slot(&mut ready) {

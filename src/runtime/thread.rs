@@ -143,6 +143,7 @@ impl ThreadRunner {
     /// Runs on the new OS thread: waits for the thread's turn, runs `body`, and finishes the
     /// model thread. Call [`ExitToken::exited`] once the OS thread is done with the model.
     pub(crate) fn run(self, body: impl FnOnce()) {
+        super::affinity::pin(self.exec.state.lock().config.core);
         let ctx = Context {
             exec: self.exec,
             tid: self.tid,
@@ -193,7 +194,9 @@ pub(crate) fn spawn_pooled(
     let tid = new.tid();
     let exit = new.exit_token();
     let runner = new.os_handle();
+    let core = runner.exec.state.lock().config.core;
     let job = Job {
+        core,
         run: Box::new(move || runner.run(body)),
         exited: Box::new(move || exit.exited()),
     };

@@ -1,0 +1,54 @@
+//! Which core the threads of an execution run on.
+//!
+//! Only one thread of an execution runs at a time, so all of them can share one core. Then a
+//! hand-off is a context switch on that core; across cores it is a wake-up of the other core,
+//! which on virtual machines costs several times more (an idle virtual CPU has to be woken
+//! by the host). So each driver thread takes a core, and every thread of the executions it
+//! runs (pooled workers, scoped threads) is pinned to that core while it runs them.
+//! Concurrent explorations take cores round-robin.
+//!
+//! Where pinning is not available, threads run where the OS puts them, and waiting threads
+//! spin instead (see `switch.rs`).
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use core_affinity::CoreId;
+
+/// A core of the process, as an index into [`cores`].
+pub(crate) type Core = usize;
+
+/// The cores the process may run on, as seen by the first exploration.
+fn cores() -> &'static [CoreId] {
+    static CORES: OnceLock<Vec<CoreId>> = OnceLock::new();
+    CORES.get_or_init(|| core_affinity::get_core_ids().unwrap_or_default())
+}
+
+/// Whether threads are pinned (then waiting threads never spin: they share the core).
+pub(crate) fn pinning() -> bool {
+    !cores().is_empty()
+}
+
+/// The next core for a driver thread, round-robin over the process's cores.
+pub(crate) fn next_core() -> Option<Core> {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = cores().len();
+    (n > 0).then(|| NEXT.fetch_add(1, Ordering::Relaxed) % n)
+}
+
+thread_local! {
+    /// The core this OS thread is pinned to, to skip the system call when it stays there.
+    static PINNED: Cell<Option<Core>> = const { Cell::new(None) };
+}
+
+/// Pins the calling OS thread to `core` (a no-op if it is there already or `None`).
+pub(crate) fn pin(core: Option<Core>) {
+    let Some(core) = core else { return };
+    if PINNED.get() == Some(core) {
+        return;
+    }
+    if core_affinity::set_for_current(cores()[core]) {
+        PINNED.set(Some(core));
+    }
+}
