@@ -1,64 +1,18 @@
 //! PCT: finds the known bugs with fixed seeds, finds a depth-3 ordering bug that uniform
 //! random scheduling misses, does not stall on spin loops, and is reproducible by seed.
 
+use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use interleave_test::sync::{Arc, Condvar, Mutex};
 use interleave_test::{Builder, FailureKind, StrategyKind, thread};
+
+mod common;
+use common::{abba, lost_wakeup, racy_counter};
 
 fn pct(seed: u64, depth: u32) -> Builder {
     Builder::new()
         .seed(seed)
         .iterations(1000)
         .strategy(StrategyKind::Pct { depth })
-}
-
-fn racy_counter() {
-    let n = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..2)
-        .map(|_| {
-            let n = Arc::clone(&n);
-            thread::spawn(move || {
-                let v = n.load(SeqCst);
-                n.store(v + 1, SeqCst);
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
-}
-
-fn abba() {
-    let a = Arc::new(Mutex::new(()));
-    let b = Arc::new(Mutex::new(()));
-    let (a2, b2) = (Arc::clone(&a), Arc::clone(&b));
-    let t = thread::spawn(move || {
-        let _a = a2.lock().unwrap();
-        let _b = b2.lock().unwrap();
-    });
-    {
-        let _b = b.lock().unwrap();
-        let _a = a.lock().unwrap();
-    }
-    t.join().unwrap();
-}
-
-fn lost_wakeup() {
-    let pair = Arc::new((Mutex::new(false), Condvar::new()));
-    let pair2 = Arc::clone(&pair);
-    let waiter = thread::spawn(move || {
-        let (flag, cv) = &*pair2;
-        let ready = *flag.lock().unwrap();
-        if !ready {
-            let guard = flag.lock().unwrap();
-            let _guard = cv.wait(guard).unwrap();
-        }
-    });
-    let (flag, cv) = &*pair;
-    *flag.lock().unwrap() = true;
-    cv.notify_one();
-    waiter.join().unwrap();
 }
 
 /// A buggy model: name, model, expected failure kind, and the execution in which PCT with

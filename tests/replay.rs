@@ -4,6 +4,9 @@
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Schedule, thread};
 
+mod common;
+use common::abba;
+
 fn split_increment() {
     let m = Arc::new(Mutex::new(0));
     let hs: Vec<_> = (0..3)
@@ -19,21 +22,6 @@ fn split_increment() {
         h.join().unwrap();
     }
     assert_eq!(*m.lock().unwrap(), 3);
-}
-
-fn abba() {
-    let a = Arc::new(Mutex::new(()));
-    let b = Arc::new(Mutex::new(()));
-    let (a2, b2) = (Arc::clone(&a), Arc::clone(&b));
-    let t = thread::spawn(move || {
-        let _a = a2.lock().unwrap();
-        let _b = b2.lock().unwrap();
-    });
-    {
-        let _b = b.lock().unwrap();
-        let _a = a.lock().unwrap();
-    }
-    t.join().unwrap();
 }
 
 fn spinner() {

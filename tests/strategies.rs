@@ -3,63 +3,12 @@
 
 use std::time::Duration;
 
-use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::mpsc::channel;
 use interleave_test::sync::{Arc, Condvar, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Schedule, StrategyKind, thread};
 
-/// Two threads load the counter and store the value plus one: an update can be lost.
-fn racy_counter() {
-    let n = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..2)
-        .map(|_| {
-            let n = Arc::clone(&n);
-            thread::spawn(move || {
-                let v = n.load(SeqCst);
-                n.store(v + 1, SeqCst);
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
-}
-
-/// Two threads take two locks in opposite orders.
-fn abba() {
-    let a = Arc::new(Mutex::new(()));
-    let b = Arc::new(Mutex::new(()));
-    let (a2, b2) = (Arc::clone(&a), Arc::clone(&b));
-    let t = thread::spawn(move || {
-        let _a = a2.lock().unwrap();
-        let _b = b2.lock().unwrap();
-    });
-    {
-        let _b = b.lock().unwrap();
-        let _a = a.lock().unwrap();
-    }
-    t.join().unwrap();
-}
-
-/// The waiter checks the flag once and then waits: a notification between the check and
-/// the wait is lost.
-fn lost_wakeup() {
-    let pair = Arc::new((Mutex::new(false), Condvar::new()));
-    let pair2 = Arc::clone(&pair);
-    let waiter = thread::spawn(move || {
-        let (flag, cv) = &*pair2;
-        let ready = *flag.lock().unwrap();
-        if !ready {
-            let guard = flag.lock().unwrap();
-            let _guard = cv.wait(guard).unwrap();
-        }
-    });
-    let (flag, cv) = &*pair;
-    *flag.lock().unwrap() = true;
-    cv.notify_one();
-    waiter.join().unwrap();
-}
+mod common;
+use common::{abba, lost_wakeup, racy_counter};
 
 /// A thread locks a mutex it already holds, after another thread has run: every schedule
 /// deadlocks.
