@@ -5,11 +5,11 @@
 use std::panic::Location;
 use std::path::PathBuf;
 
-use crate::driver::{self, Meta, Plan};
+use crate::driver::{self, Independent, Meta, Plan};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
-use crate::strategy::{DfsStrategy, PctStrategy};
+use crate::strategy::{DfsStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed};
 
 /// Environment variables read by [`Builder::new`]. A set variable overrides the default; a
 /// value set on the builder in code overrides the variable.
@@ -249,11 +249,29 @@ impl Builder {
         self.validate();
         let loc = Location::caller();
         let plan = self.plan();
+        let seed = self.seed;
         match self.strategy {
-            StrategyKind::Random => driver::run_random(&plan, &model, loc),
+            StrategyKind::Random => {
+                let make = |i, _| -> Box<dyn Strategy> {
+                    Box::new(RandomStrategy::new(execution_seed(seed, i)))
+                };
+                let how = Independent {
+                    name: "random",
+                    epochs: false,
+                    make: &make,
+                };
+                driver::run_independent(&plan, &how, &model, loc)
+            }
             StrategyKind::Pct { depth } => {
-                let pct = Box::new(PctStrategy::new(self.seed, depth));
-                driver::run_sequential(&plan, pct, Some(self.seed), None, &model, loc)
+                let make = |i, k| -> Box<dyn Strategy> {
+                    Box::new(PctStrategy::new(execution_seed(seed, i), depth, k))
+                };
+                let how = Independent {
+                    name: "pct",
+                    epochs: true,
+                    make: &make,
+                };
+                driver::run_independent(&plan, &how, &model, loc)
             }
             StrategyKind::Dfs { max_preemptions } => {
                 let dfs = Box::new(DfsStrategy::new(max_preemptions));

@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc};
 use crate::schedule::{Decision, Schedule, ScheduleError};
-use crate::strategy::{RandomStrategy, ReplayStrategy, Strategy, execution_seed};
+use crate::strategy::{ReplayStrategy, Strategy};
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -89,25 +89,66 @@ impl Tally {
     }
 }
 
-/// Runs `plan.iterations` random executions of `model`, `plan.parallelism` at a time.
-pub(crate) fn run_random<F: Fn() + Sync>(
+/// How a run of independent executions gets the strategy of each.
+pub(crate) struct Independent<'a> {
+    /// The strategy's name, for the report.
+    pub(crate) name: &'static str,
+    /// Whether strategies learn the length of executions from earlier ones (PCT's `k`): then
+    /// executions run in epochs of doubling size (1, 2, 4, ...), each learning from all the
+    /// epochs before it, so the result still does not depend on the parallelism.
+    pub(crate) epochs: bool,
+    /// The strategy of execution `i`, given the most steps of the earlier epochs' executions.
+    pub(crate) make: &'a (dyn Fn(u64, Option<u64>) -> Box<dyn Strategy> + Sync),
+}
+
+/// Runs `plan.iterations` executions of `model`, each with its own strategy from `how`,
+/// `plan.parallelism` at a time.
+pub(crate) fn run_independent<F: Fn() + Sync>(
     plan: &Plan,
+    how: &Independent<'_>,
     model: &F,
     loc: Loc,
 ) -> Result<Report, Failure> {
     let start = Instant::now();
-    let next = AtomicU64::new(0);
-    let lowest_failure = AtomicU64::new(u64::MAX);
     let tally = Mutex::new(Tally::default());
-    on_drivers(plan.parallelism, |core| {
-        let exec = ExecConfig { core, ..plan.exec };
-        random_worker(plan, exec, model, loc, &next, &lowest_failure, &tally);
-    });
+    let mut first = 0;
+    while first < plan.iterations && tally.lock().failure.is_none() {
+        let end = match how.epochs {
+            true => first
+                .saturating_mul(2)
+                .saturating_add(1)
+                .min(plan.iterations),
+            false => plan.iterations,
+        };
+        let learned = (first > 0).then(|| tally.lock().max_steps);
+        let batch = Batch {
+            next: AtomicU64::new(first),
+            end,
+            learned,
+            lowest_failure: AtomicU64::new(u64::MAX),
+        };
+        let drivers = usize::try_from(end - first)
+            .unwrap_or(usize::MAX)
+            .min(plan.parallelism);
+        on_drivers(drivers, |core| {
+            let exec = ExecConfig { core, ..plan.exec };
+            independent_worker(plan, how, &batch, exec, model, loc, &tally);
+        });
+        first = end;
+    }
     let mut tally = tally.into_inner();
     match tally.failure.take() {
         Some(failure) => Err(failure),
-        None => Ok(tally.report("random", Some(plan.seed), None, false, start)),
+        None => Ok(tally.report(how.name, Some(plan.seed), None, false, start)),
     }
+}
+
+/// Executions `next..end` of a run, handed out in order to the driver threads.
+struct Batch {
+    next: AtomicU64,
+    end: u64,
+    learned: Option<u64>,
+    lowest_failure: AtomicU64,
 }
 
 /// Runs executions one after another under one strategy that learns from each (DFS, PCT),
@@ -194,21 +235,24 @@ fn on_drivers(n: usize, work: impl Fn(Option<runtime::Core>) + Sync) {
     });
 }
 
-fn random_worker<F: Fn() + Sync>(
+fn independent_worker<F: Fn() + Sync>(
     plan: &Plan,
+    how: &Independent<'_>,
+    batch: &Batch,
     exec: ExecConfig,
     model: &F,
     loc: Loc,
-    next: &AtomicU64,
-    lowest_failure: &AtomicU64,
     tally: &Mutex<Tally>,
 ) {
     loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= plan.iterations || i > lowest_failure.load(Ordering::Relaxed) {
+        let i = batch.next.fetch_add(1, Ordering::Relaxed);
+        if i >= batch.end || i > batch.lowest_failure.load(Ordering::Relaxed) {
             return;
         }
-        let strategy = Box::new(RandomStrategy::new(execution_seed(plan.seed, i)));
+        let mut strategy = (how.make)(i, batch.learned);
+        if !strategy.begin_execution() {
+            return;
+        }
         let mut out = runtime::run_execution(strategy, exec, model, loc);
         let draft = out.failure.take();
         let mut t = tally.lock();
@@ -217,12 +261,12 @@ fn random_worker<F: Fn() + Sync>(
         if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
             let meta = Meta {
                 test: plan.test.clone(),
-                strategy: out.strategy.name().to_owned(),
+                strategy: how.name.to_owned(),
                 seed: Some(plan.seed),
                 iteration: i,
             };
             t.failure = Some(failure(draft, &out, meta));
-            lowest_failure.fetch_min(i, Ordering::Relaxed);
+            batch.lowest_failure.fetch_min(i, Ordering::Relaxed);
         }
     }
 }

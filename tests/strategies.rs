@@ -74,19 +74,19 @@ const CASES: [Case; 6] = [
         name: "racy counter",
         model: racy_counter,
         kind: FailureKind::Panic,
-        found_at: [3, 12, 10],
+        found_at: [3, 2, 10],
     },
     Case {
         name: "abba",
         model: abba,
         kind: FailureKind::Deadlock,
-        found_at: [3, 5, 45],
+        found_at: [3, 2, 45],
     },
     Case {
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [23, 6, 30],
+        found_at: [23, 1, 30],
     },
     Case {
         name: "self deadlock",
@@ -98,7 +98,7 @@ const CASES: [Case; 6] = [
         name: "mpsc disconnect race",
         model: mpsc_disconnect_race,
         kind: FailureKind::Panic,
-        found_at: [5, 2, 39],
+        found_at: [5, 1, 39],
     },
     Case {
         name: "condvar timeout race",

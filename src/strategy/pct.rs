@@ -6,7 +6,9 @@
 //! thread, and at the `i`-th change point lowers the running thread to priority `i`, below
 //! every initial priority. A bug of depth `d` in a model with `n` threads and `k` steps is then
 //! found by each execution with probability at least `1 / (n * k^(d-1))`. `k` is learned: the
-//! most steps any earlier execution of the run took.
+//! most steps any execution of the earlier epochs of the run took (the driver runs PCT in
+//! epochs of doubling size, so that executions of one epoch can run in parallel and the
+//! result does not depend on the parallelism). One strategy value drives one execution.
 //!
 //! A thread that says it is spinning (`yield_now`, `hint::spin_loop`, a failed `try_lock`)
 //! drops below every other thread, so a spin loop waiting for a lower-priority thread lets
@@ -27,8 +29,8 @@ pub(crate) struct PctStrategy {
     rng: Pcg64Mcg,
     /// The bug depth `d` (at least 1): `d - 1` change points per execution.
     depth: u32,
-    /// Estimated steps of an execution: the most any finished execution took (`None` before
-    /// the first one finishes).
+    /// Estimated steps of an execution: the most any execution of earlier epochs took
+    /// (`None` in the first epoch).
     step_bound: Option<u64>,
     /// Priority of each thread seen in this execution, by id; higher runs first. Initial
     /// priorities are at least `depth`; change points assign `1..depth`; spinning assigns
@@ -44,11 +46,12 @@ pub(crate) struct PctStrategy {
 }
 
 impl PctStrategy {
-    pub(crate) fn new(seed: u64, depth: u32) -> Self {
+    /// The strategy of one execution: its seed, the bug depth, and the learned `k`.
+    pub(crate) fn new(seed: u64, depth: u32, step_bound: Option<u64>) -> Self {
         PctStrategy {
             rng: Pcg64Mcg::seed_from_u64(seed),
             depth: depth.max(1),
-            step_bound: None,
+            step_bound,
             priority: Vec::new(),
             change_points: Vec::new(),
             applied: 0,
@@ -113,10 +116,5 @@ impl Strategy for PctStrategy {
         }
         self.last = Some(best);
         Ok(best)
-    }
-
-    fn end_execution(&mut self, steps: u64) -> Result<(), Refusal> {
-        self.step_bound = Some(self.step_bound.map_or(steps, |k| k.max(steps)));
-        Ok(())
     }
 }
