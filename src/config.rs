@@ -22,7 +22,7 @@ use crate::strategy::{DfsStrategy, PctStrategy, RandomStrategy, Strategy, execut
 /// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
 /// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
-/// | `INTERLEAVE_PARALLELISM` | executions run at once (random only) | the number of cores |
+/// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
 /// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
 /// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
 ///
@@ -63,7 +63,8 @@ pub enum StrategyKind {
     Random,
     /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random thread
     /// priorities with `depth - 1` priority change points per execution; finds a bug of depth
-    /// `d` with a probability bounded below. Executions run one after another.
+    /// `d` with a probability bounded below. Executions run in parallel, in epochs of doubling
+    /// size that learn the length of an execution from the epochs before.
     Pct {
         /// The bug depth `d` (at least 1; 3 by default).
         depth: u32,
