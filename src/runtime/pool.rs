@@ -42,8 +42,9 @@ struct Worker {
 
 static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
 
-/// Starts `job` on an idle worker with at least `stack` bytes of stack, or on a new one.
-/// Returns the OS thread that runs it, for [`super::switch::Baton::pass`].
+/// Gives `job` to an idle worker with at least `stack` bytes of stack (preferably one on the
+/// job's core), or to a new one. Returns the OS thread that runs it: unparking it (as
+/// [`super::switch::Baton::pass`] and `abort` do) starts the job.
 pub(crate) fn start(stack: usize, job: Job) -> Thread {
     let stack = stack.max(DEFAULT_STACK);
     let reused = {
@@ -57,8 +58,10 @@ pub(crate) fn start(stack: usize, job: Job) -> Thread {
     };
     match reused {
         Some(worker) => {
+            // Not woken now: its job can only start when the baton is passed to it, and
+            // passing the baton unparks it. Waking it here would cost two needless context
+            // switches (it would wake, find it is not its turn, and park again).
             *worker.slot.lock() = Some(job);
-            worker.os.unpark();
             worker.os.clone()
         }
         None => spawn_worker(stack, job),

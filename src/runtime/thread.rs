@@ -50,18 +50,8 @@ pub(crate) fn run_execution(
         sched::finish(&ctx);
     });
     exited(&exec);
-    let all_gone = || (exec.live_os.load(Ordering::Acquire) == 0).then_some(());
+    wait_all_exited(&exec);
     let mut st = exec.state.lock();
-    if all_gone().is_none() {
-        drop(st);
-        if super::switch::spin_until(all_gone).is_none() {
-            let mut st = exec.state.lock();
-            while all_gone().is_none() {
-                exec.all_exited.wait(&mut st);
-            }
-        }
-        st = exec.state.lock();
-    }
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution(st.step) {
@@ -69,6 +59,25 @@ pub(crate) fn run_execution(
         }
     }
     outcome(&mut st, strat)
+}
+
+/// Waits until every OS thread has left the execution. The last ones are usually finishing
+/// on this very core (they passed the baton and are returning to the pool), so yielding to
+/// them a few times is cheaper than sleeping on the condition variable.
+fn wait_all_exited(exec: &Execution) {
+    let all_gone = || (exec.live_os.load(Ordering::Acquire) == 0).then_some(());
+    for _ in 0..8 {
+        if all_gone().is_some() {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    if super::switch::spin_until(all_gone).is_none() {
+        let mut st = exec.state.lock();
+        while all_gone().is_none() {
+            exec.all_exited.wait(&mut st);
+        }
+    }
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
