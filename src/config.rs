@@ -276,7 +276,7 @@ impl Builder {
             }
             StrategyKind::Dfs { max_preemptions } => {
                 let dfs = Box::new(DfsStrategy::new(max_preemptions));
-                driver::run_sequential(&plan, dfs, None, max_preemptions, &model, loc)
+                driver::run_sequential(&plan, dfs, max_preemptions, &model, loc)
             }
         }
     }

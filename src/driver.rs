@@ -151,12 +151,12 @@ struct Batch {
     lowest_failure: AtomicU64,
 }
 
-/// Runs executions one after another under one strategy that learns from each (DFS, PCT),
+/// Runs executions one after another under one strategy that learns from each (DFS; it has
+/// no seed),
 /// until one fails, `plan.iterations` have run, or the strategy has explored everything.
 pub(crate) fn run_sequential<F: Fn() + Sync>(
     plan: &Plan,
     strategy: Box<dyn Strategy>,
-    seed: Option<u64>,
     bound: Option<u32>,
     model: &F,
     loc: Loc,
@@ -166,7 +166,7 @@ pub(crate) fn run_sequential<F: Fn() + Sync>(
     on_drivers(1, |core| {
         let exec = ExecConfig { core, ..plan.exec };
         let strategy = strategy.lock().take().expect("one driver");
-        *result.lock() = Some(sequential(plan, exec, strategy, seed, bound, model, loc));
+        *result.lock() = Some(sequential(plan, exec, strategy, bound, model, loc));
     });
     result.into_inner().expect("the driver ran")
 }
@@ -175,7 +175,6 @@ fn sequential<F: Fn() + Sync>(
     plan: &Plan,
     exec: ExecConfig,
     mut strategy: Box<dyn Strategy>,
-    seed: Option<u64>,
     bound: Option<u32>,
     model: &F,
     loc: Loc,
@@ -193,7 +192,7 @@ fn sequential<F: Fn() + Sync>(
             let meta = Meta {
                 test: plan.test.clone(),
                 strategy: name.to_owned(),
-                seed,
+                seed: None,
                 iteration: i,
             };
             return Err(failure(draft, &out, meta));
@@ -202,7 +201,7 @@ fn sequential<F: Fn() + Sync>(
     }
     // At the cap, the space may have been explored by the very last execution.
     let exhausted = strategy.exhausted() || !strategy.begin_execution();
-    Ok(tally.report(name, seed, bound, exhausted, start))
+    Ok(tally.report(name, None, bound, exhausted, start))
 }
 
 /// Runs `work` on `n` driver threads, each pinned to a core of its own (round-robin over the

@@ -54,7 +54,7 @@ pub(crate) fn run_execution(
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
-        if let Err(refusal) = strat.end_execution(st.step) {
+        if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
         }
     }

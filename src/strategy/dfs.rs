@@ -157,7 +157,7 @@ impl Strategy for DfsStrategy {
         Ok(chosen)
     }
 
-    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
+    fn end_execution(&mut self) -> Result<(), Refusal> {
         if self.depth >= self.replay {
             return Ok(());
         }

@@ -80,8 +80,8 @@ pub(crate) trait Strategy: Send {
     /// Picks one of `choice.runnable`.
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal>;
 
-    /// Called when an execution of `steps` switch points ended without failure.
-    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
+    /// Called when an execution ended without failure.
+    fn end_execution(&mut self) -> Result<(), Refusal> {
         Ok(())
     }
 

@@ -61,7 +61,7 @@ impl Strategy for ReplayStrategy {
         Ok(e.thread)
     }
 
-    fn end_execution(&mut self, _steps: u64) -> Result<(), Refusal> {
+    fn end_execution(&mut self) -> Result<(), Refusal> {
         match self.decisions.get(self.next) {
             None => Ok(()),
             Some(e) => Err(Refusal::Divergence(Divergence {

@@ -6,6 +6,24 @@
 
 pub mod atomic;
 mod barrier;
+/// `Debug` and `Display` of a lock guard: those of the value it guards, as std's.
+macro_rules! guard_fmt {
+    ($guard:ident) => {
+        impl<T: ?Sized + fmt::Debug> fmt::Debug for $guard<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&**self, f)
+            }
+        }
+
+        impl<T: ?Sized + fmt::Display> fmt::Display for $guard<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&**self, f)
+            }
+        }
+    };
+}
+use guard_fmt;
+
 mod condvar;
 mod lazy_lock;
 pub mod mpsc;
