@@ -23,6 +23,8 @@ use crate::strategy::{DfsStrategy, PctStrategy, RandomStrategy, Strategy, execut
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
 /// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
 /// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
+/// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`]) | `coroutines` |
+/// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
 /// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
 /// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
 ///
@@ -46,10 +48,63 @@ pub mod env {
     pub const REPLAY: &str = "INTERLEAVE_REPLAY";
     /// The directory of the regression corpus of `#[interleave]` tests.
     pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
+    /// What runs model threads: `coroutines` or `threads`.
+    pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
+    /// Stack size in bytes of a model thread that does not set its own.
+    pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
 }
 
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
+
+/// The stack size of a model thread that does not set one: 2 MiB, std's default for spawned
+/// threads. Only the pages a thread touches take memory; the rest is reserved address space.
+pub const DEFAULT_STACK_SIZE: usize = 2 << 20;
+
+/// The smallest stack size a model thread may have (smaller requests are raised to it).
+const MIN_STACK_SIZE: usize = 16 << 10;
+
+/// What runs the model threads of an execution. Results, schedules and failures are the
+/// same on both; only speed and std's own thread-locals differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Substrate {
+    /// Every model thread is a stackful coroutine, and all of an execution's threads run on
+    /// one OS thread (its driver): a hand-off is a user-space stack switch of tens of
+    /// nanoseconds that machine load cannot slow down. std's own `thread_local!` values are
+    /// then shared by the model threads of an execution (and kept across executions); use
+    /// [`crate::thread_local!`] for values per model thread. Scoped threads
+    /// ([`crate::thread::scope`]) still run on OS threads of their own.
+    #[default]
+    Coroutines,
+    /// Every model thread runs on an OS thread of its own, all pinned to one core and
+    /// serialized by a baton: each hand-off is a kernel context switch (several times slower).
+    /// For models that need real std thread-locals or OS thread identity.
+    Threads,
+}
+
+impl Substrate {
+    fn from_env() -> Option<Self> {
+        let value = std::env::var(env::SUBSTRATE).ok()?;
+        Some(match value.trim() {
+            "coroutines" => Substrate::Coroutines,
+            "threads" => Substrate::Threads,
+            _ => panic!(
+                "{}={value:?} is not a substrate; the substrates are: coroutines, threads",
+                env::SUBSTRATE
+            ),
+        })
+    }
+}
+
+impl std::fmt::Display for Substrate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Substrate::Coroutines => "coroutines",
+            Substrate::Threads => "OS threads",
+        })
+    }
+}
 
 /// The default bug depth of [`StrategyKind::Pct`].
 pub const DEFAULT_PCT_DEPTH: u32 = 3;
@@ -137,6 +192,12 @@ pub struct Builder {
     /// must be `Sync`, and a `static` shared between executions is reported as misuse by
     /// whichever execution reaches it second.
     pub parallelism: usize,
+    /// What runs the model threads (coroutines unless set).
+    pub substrate: Substrate,
+    /// Stack size in bytes of every model thread that does not set its own with
+    /// [`thread::Builder::stack_size`](crate::thread::Builder::stack_size), the model
+    /// closure's included (at least 16 KiB).
+    pub stack_size: usize,
 }
 
 impl Default for Builder {
@@ -159,7 +220,24 @@ impl Builder {
             parallelism: env_u64(env::PARALLELISM)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or_else(default_parallelism),
+            substrate: Substrate::from_env().unwrap_or_default(),
+            stack_size: env_u64(env::STACK_SIZE)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                .unwrap_or(DEFAULT_STACK_SIZE),
         }
+    }
+
+    /// Sets what runs the model threads.
+    pub fn substrate(mut self, substrate: Substrate) -> Self {
+        self.substrate = substrate;
+        self
+    }
+
+    /// Sets the stack size of model threads that do not set their own; panics below 16 KiB.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
+        self.validate();
+        self
     }
 
     /// Sets how many executions run at once; panics if `n` is 0.
@@ -226,6 +304,12 @@ impl Builder {
              least 1 (1 runs executions one after another)"
         );
         assert!(
+            self.stack_size >= MIN_STACK_SIZE,
+            "interleave_test::Builder: stack_size {} is below the minimum of {MIN_STACK_SIZE} \
+             bytes, too little for any model thread; the default is {DEFAULT_STACK_SIZE}",
+            self.stack_size
+        );
+        assert!(
             self.max_steps >= 1,
             "interleave_test::Builder: max_steps is 0, so no execution could take a step; use at \
              least 1 (the default is {DEFAULT_MAX_STEPS})"
@@ -236,6 +320,8 @@ impl Builder {
         ExecConfig {
             max_steps: self.max_steps,
             thread_panics_fail: self.thread_panics_fail,
+            substrate: self.substrate,
+            stack_size: self.stack_size,
             core: None,
         }
     }
@@ -247,6 +333,7 @@ impl Builder {
     #[track_caller]
     pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
         crate::runtime::assert_not_in_model();
+        crate::runtime::install_hook();
         self.validate();
         let loc = Location::caller();
         let plan = self.plan();
@@ -306,7 +393,9 @@ impl Builder {
     /// not fit the model gives a [`FailureKind::Divergence`](crate::FailureKind::Divergence)
     /// failure that names the decision.
     #[track_caller]
-    pub fn replay<F: Fn()>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
+    pub fn replay<F: Fn() + Sync>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
+        crate::runtime::assert_not_in_model();
+        crate::runtime::install_hook();
         let meta = Meta {
             test: self
                 .name
@@ -499,6 +588,6 @@ pub fn model<F: Fn() + Sync>(f: F) -> Report {
 
 /// Replays `schedule` on `model`; see [`Builder::replay`].
 #[track_caller]
-pub fn replay<F: Fn()>(model: F, schedule: &Schedule) -> Result<(), Failure> {
+pub fn replay<F: Fn() + Sync>(model: F, schedule: &Schedule) -> Result<(), Failure> {
     Builder::new().replay(model, schedule)
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 
 use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
-use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc};
+use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc, Stacks};
 use crate::schedule::{Decision, Schedule, ScheduleError};
 use crate::strategy::{ReplayStrategy, Strategy};
 
@@ -72,8 +72,10 @@ impl Tally {
         bound: Option<u32>,
         exhausted: bool,
         start: Instant,
+        substrate: crate::Substrate,
     ) -> Report {
         Report {
+            substrate,
             executions: self.executions,
             distinct_schedules: self.schedules.len() as u64,
             exhausted,
@@ -130,7 +132,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
         let drivers = usize::try_from(end - first)
             .unwrap_or(usize::MAX)
             .min(plan.parallelism);
-        on_drivers(drivers, |core| {
+        on_drivers(drivers, plan.exec.substrate, |core| {
             let exec = ExecConfig { core, ..plan.exec };
             independent_worker(plan, how, &batch, exec, model, loc, &tally);
         });
@@ -139,7 +141,14 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     let mut tally = tally.into_inner();
     match tally.failure.take() {
         Some(failure) => Err(failure),
-        None => Ok(tally.report(how.name, Some(plan.seed), None, false, start)),
+        None => Ok(tally.report(
+            how.name,
+            Some(plan.seed),
+            None,
+            false,
+            start,
+            plan.exec.substrate,
+        )),
     }
 }
 
@@ -163,7 +172,7 @@ pub(crate) fn run_sequential<F: Fn() + Sync>(
 ) -> Result<Report, Failure> {
     let result = Mutex::new(None);
     let strategy = Mutex::new(Some(strategy));
-    on_drivers(1, |core| {
+    on_drivers(1, plan.exec.substrate, |core| {
         let exec = ExecConfig { core, ..plan.exec };
         let strategy = strategy.lock().take().expect("one driver");
         *result.lock() = Some(sequential(plan, exec, strategy, bound, model, loc));
@@ -182,11 +191,12 @@ fn sequential<F: Fn() + Sync>(
     let start = Instant::now();
     let mut tally = Tally::default();
     let name = strategy.name();
+    let mut stacks = Stacks::default();
     for i in 0..plan.iterations {
         if !strategy.begin_execution() {
             break;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc);
+        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
         tally.add(&out);
         if let Some(draft) = out.failure.take() {
             let meta = Meta {
@@ -201,13 +211,18 @@ fn sequential<F: Fn() + Sync>(
     }
     // At the cap, the space may have been explored by the very last execution.
     let exhausted = strategy.exhausted() || !strategy.begin_execution();
-    Ok(tally.report(name, None, bound, exhausted, start))
+    Ok(tally.report(name, None, bound, exhausted, start, exec.substrate))
 }
 
-/// Runs `work` on `n` driver threads, each pinned to a core of its own (round-robin over the
-/// process's cores) with the core passed in, and waits for them. The caller's thread is not
-/// pinned: it is the user's.
-fn on_drivers(n: usize, work: impl Fn(Option<runtime::Core>) + Sync) {
+/// Runs `work` on `n` driver threads and waits for them. On the OS-thread substrate each is
+/// a thread of its own pinned to a core (round-robin over the process's cores), with the
+/// core passed in: the threads of its executions are pinned there too. Under coroutines
+/// nothing is pinned and the caller's thread is one of the drivers, so that a run with one
+/// driver starts no thread at all. The caller's thread is never pinned: it is the user's.
+fn on_drivers(n: usize, substrate: crate::Substrate, work: impl Fn(Option<runtime::Core>) + Sync) {
+    if substrate == crate::Substrate::Coroutines {
+        return on_coroutine_drivers(n, &work);
+    }
     std::thread::scope(|s| {
         let drivers: Vec<_> = (0..n)
             .map(|i| {
@@ -234,6 +249,27 @@ fn on_drivers(n: usize, work: impl Fn(Option<runtime::Core>) + Sync) {
     });
 }
 
+fn on_coroutine_drivers(n: usize, work: &(impl Fn(Option<runtime::Core>) + Sync)) {
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..n)
+            .map(|i| {
+                std::thread::Builder::new()
+                    .name(format!("interleave-driver-{i}"))
+                    .spawn_scoped(s, move || work(None))
+                    .unwrap_or_else(|e| {
+                        panic!("interleave-test could not create a driver thread: {e}")
+                    })
+            })
+            .collect();
+        work(None);
+        for d in others {
+            if let Err(payload) = d.join() {
+                std::panic::resume_unwind(payload);
+            }
+        }
+    });
+}
+
 fn independent_worker<F: Fn() + Sync>(
     plan: &Plan,
     how: &Independent<'_>,
@@ -243,6 +279,7 @@ fn independent_worker<F: Fn() + Sync>(
     loc: Loc,
     tally: &Mutex<Tally>,
 ) {
+    let mut stacks = Stacks::default();
     loop {
         let i = batch.next.fetch_add(1, Ordering::Relaxed);
         if i >= batch.end || i > batch.lowest_failure.load(Ordering::Relaxed) {
@@ -252,7 +289,7 @@ fn independent_worker<F: Fn() + Sync>(
         if !strategy.begin_execution() {
             return;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc);
+        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
         let draft = out.failure.take();
         let mut t = tally.lock();
         t.add(&out);
@@ -271,7 +308,7 @@ fn independent_worker<F: Fn() + Sync>(
 }
 
 /// Runs one execution that follows `schedule`.
-pub(crate) fn replay<F: Fn()>(
+pub(crate) fn replay<F: Fn() + Sync>(
     exec: ExecConfig,
     model: &F,
     schedule: &Schedule,
@@ -279,7 +316,8 @@ pub(crate) fn replay<F: Fn()>(
     loc: Loc,
 ) -> Result<(), Failure> {
     let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
-    let mut out = runtime::run_execution(strategy, exec, model, loc);
+    let mut stacks = Stacks::default();
+    let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),

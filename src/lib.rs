@@ -51,7 +51,10 @@ pub mod sync;
 pub mod thread;
 pub mod time;
 
-pub use config::{Builder, DEFAULT_PCT_DEPTH, StrategyKind, check, env, explore, model, replay};
+pub use config::{
+    Builder, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, StrategyKind, Substrate, check, env, explore,
+    model, replay,
+};
 pub use report::{
     Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
 };

@@ -23,6 +23,8 @@ pub enum FailureKind {
     /// The model used the crate in a way it does not support (a primitive shared between
     /// executions, ...).
     Misuse,
+    /// A model thread ran past the end of its stack.
+    StackOverflow,
 }
 
 impl fmt::Display for FailureKind {
@@ -34,6 +36,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Divergence => "divergence",
             FailureKind::Nondeterminism => "nondeterminism",
             FailureKind::Misuse => "misuse",
+            FailureKind::StackOverflow => "stack overflow",
         })
     }
 }
@@ -232,6 +235,8 @@ pub struct Report {
     pub context_switches: u64,
     /// Wall-clock time of the exploration.
     pub elapsed: Duration,
+    /// What ran the model threads.
+    pub substrate: crate::Substrate,
 }
 
 impl fmt::Display for Report {
@@ -257,8 +262,8 @@ impl fmt::Display for Report {
         let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
         write!(
             f,
-            "; steps per execution max {}, mean {mean}; {} preemptions, {} context switches; {:.2?}",
-            self.max_steps, self.preemptions, self.context_switches, self.elapsed
+            "; steps per execution max {}, mean {mean}; {} preemptions, {} context switches; {:.2?} on {}",
+            self.max_steps, self.preemptions, self.context_switches, self.elapsed, self.substrate
         )
     }
 }

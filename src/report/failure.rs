@@ -131,8 +131,9 @@ impl Failure {
 /// The frames of `bt` that belong to the model: after the panic machinery, before the
 /// runtime that called the thread's body.
 fn user_frames(bt: &backtrace::Backtrace) -> String {
-    const MACHINERY: [&str; 7] = [
+    const MACHINERY: [&str; 8] = [
         "std::",
+        "generator::",
         "core::",
         "alloc::",
         "backtrace::",

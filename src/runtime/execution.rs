@@ -1,14 +1,13 @@
 //! Per-run state: one [`Execution`] per run of the model.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::thread::Thread;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 
+use super::host::{HostShared, Hosting};
 use super::object::ObjectSlot;
-use super::switch::Baton;
 use super::trace::Trace;
 use super::{Loc, ObjId, Op, Tid};
 use crate::report::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
@@ -22,7 +21,11 @@ pub(crate) struct ExecConfig {
     /// Whether a panic escaping a spawned thread fails the execution (otherwise `join`
     /// returns it, as std does).
     pub(crate) thread_panics_fail: bool,
-    /// The core every thread of the execution is pinned to, if any.
+    /// What runs the model threads.
+    pub(crate) substrate: crate::Substrate,
+    /// Stack size of a model thread that does not ask for one.
+    pub(crate) stack_size: usize,
+    /// The core every OS thread of the execution is pinned to, if any (OS-thread substrate).
     pub(crate) core: Option<super::Core>,
 }
 
@@ -58,6 +61,27 @@ pub(crate) enum Status {
     Finished,
 }
 
+/// Why a model thread is unwinding, as it last told the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unwinding {
+    /// It is not unwinding.
+    No,
+    /// A panic of the model (it poisons locks, as in std).
+    Panic,
+    /// Teardown unwinds it with the private marker payload (nothing is poisoned).
+    Teardown,
+}
+
+/// Where an execution is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// The strategy decides who runs; operations are recorded.
+    Running,
+    /// A failure is recorded: threads are unwound one at a time in a fixed order, nothing
+    /// is recorded any more (see `teardown.rs`).
+    TearingDown,
+}
+
 /// Everything the runtime knows about one model thread.
 #[derive(Debug)]
 pub(crate) struct ThreadState {
@@ -65,8 +89,10 @@ pub(crate) struct ThreadState {
     pub(crate) status: Status,
     /// The operation the thread is about to perform (set at each switch point).
     pub(crate) pending: Op,
-    /// The OS thread that runs it, once started.
-    pub(crate) os: Option<Thread>,
+    /// What runs it.
+    pub(crate) hosting: Hosting,
+    /// Its stack size in bytes.
+    pub(crate) stack: usize,
     /// Switch points this thread passed.
     pub(crate) steps: u64,
     /// How the last wait ended.
@@ -78,6 +104,22 @@ pub(crate) struct ThreadState {
     /// The thread said it is spinning since its last decision (for strategies that
     /// deprioritize spinners).
     pub(crate) spinning: bool,
+    /// Whether the thread's body has started.
+    pub(crate) started: bool,
+    /// How the thread is unwinding.
+    pub(crate) unwinding: Unwinding,
+    /// Teardown asks the thread to unwind the next time it runs.
+    pub(crate) abort: bool,
+    /// Teardown unwindings this thread caught (`catch_unwind`) and came back from.
+    pub(crate) aborts_caught: u32,
+    /// Its body is over and its thread-locals are being destroyed.
+    pub(crate) exiting: bool,
+    /// It runs in a `thread::scope` (it borrows from its parent's stack).
+    pub(crate) scoped: bool,
+    /// It waits for its scoped threads at the end of a `thread::scope`: teardown lets it.
+    pub(crate) draining: bool,
+    /// Teardown left it as it was: it is never resumed (see `teardown.rs`).
+    pub(crate) left_behind: bool,
 }
 
 /// One scheduling choice made where more than one thread could run.
@@ -103,6 +145,17 @@ pub(crate) struct FailureDraft {
     pub(crate) threads: Vec<ThreadReport>,
 }
 
+/// Who runs after the thread that hands control back to the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DriverNext {
+    /// Nothing was said yet (the driver waits).
+    Pending,
+    /// Run this thread.
+    Run(Tid),
+    /// The execution is over: every thread finished, or the rest are left as they are.
+    End,
+}
+
 /// Mutable state of one execution, behind [`Execution::state`].
 pub(crate) struct ExecState {
     pub(crate) threads: Vec<ThreadState>,
@@ -114,8 +167,14 @@ pub(crate) struct ExecState {
     /// Taken back by the driver when the execution ends.
     pub(crate) strategy: Option<Box<dyn Strategy>>,
     pub(crate) failure: Option<FailureDraft>,
+    pub(crate) phase: Phase,
+    /// The driver's mailbox: set by a thread that gives control back to the driver.
+    pub(crate) next: DriverNext,
     pub(crate) next_block_seq: u64,
     pub(crate) config: ExecConfig,
+    /// Whether teardown unwinds every thread, rather than leaving behind those it need not
+    /// run (decided when teardown starts; see `teardown.rs`).
+    pub(crate) unwind_all: Option<bool>,
     /// Reused buffer for the runnable set, so switch points do not allocate.
     pub(crate) scratch: Vec<Tid>,
     /// Reused buffer for the runnable threads' next operations.
@@ -132,6 +191,7 @@ impl std::fmt::Debug for ExecState {
             .field("threads", &self.threads.len())
             .field("objects", &self.objects.len())
             .field("step", &self.step)
+            .field("phase", &self.phase)
             .finish_non_exhaustive()
     }
 }
@@ -142,20 +202,16 @@ pub(crate) struct Execution {
     /// Unique in the process; primitives remember the execution they were first used in.
     pub(crate) id: u64,
     pub(crate) state: Mutex<ExecState>,
-    pub(crate) baton: Baton,
-    /// OS threads still running code of this execution (including thread 0).
-    pub(crate) live_os: AtomicUsize,
-    /// Signalled (under `state`) when `live_os` drops to zero.
-    pub(crate) all_exited: Condvar,
+    /// What the substrates share with the driver (see `host/`).
+    pub(crate) host: HostShared,
 }
 
 impl Execution {
-    /// A new execution whose thread 0 is the calling OS thread.
+    /// A new execution whose thread 0 (`main`) runs on `hosting` and starts at `start`.
     pub(crate) fn new(strategy: Box<dyn Strategy>, config: ExecConfig, start: Loc) -> Arc<Self> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        let main = ThreadState::new(Some("main".to_owned()), Op::start(start));
-        let mut main = main;
-        main.os = Some(std::thread::current());
+        let hosting = Hosting::default_for(config.substrate);
+        let main = ThreadState::new(Some("main".to_owned()), Op::start(start), hosting, 0);
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             state: Mutex::new(ExecState {
@@ -167,6 +223,9 @@ impl Execution {
                 decisions: Vec::new(),
                 strategy: Some(strategy),
                 failure: None,
+                phase: Phase::Running,
+                next: DriverNext::Run(0),
+                unwind_all: None,
                 next_block_seq: 0,
                 config,
                 scratch: Vec::new(),
@@ -174,26 +233,39 @@ impl Execution {
                 preemptions: 0,
                 switches: 0,
             }),
-            baton: Baton::new(0),
-            live_os: AtomicUsize::new(1),
-            all_exited: Condvar::new(),
+            host: HostShared::default(),
         })
     }
 }
 
 impl ThreadState {
-    pub(crate) fn new(name: Option<String>, pending: Op) -> Self {
+    /// A runnable thread that has not started; `stack` 0 means the execution's default.
+    pub(crate) fn new(name: Option<String>, pending: Op, hosting: Hosting, stack: usize) -> Self {
         ThreadState {
             name,
             status: Status::Runnable,
             pending,
-            os: None,
+            hosting,
+            stack,
             steps: 0,
             wake: Wake::Notified,
             blocked_seq: 0,
             park_token: false,
             spinning: false,
+            started: false,
+            unwinding: Unwinding::No,
+            abort: false,
+            aborts_caught: 0,
+            exiting: false,
+            scoped: false,
+            draining: false,
+            left_behind: false,
         }
+    }
+
+    /// Whether the thread has finished.
+    pub(crate) fn finished(&self) -> bool {
+        matches!(self.status, Status::Finished)
     }
 }
 
@@ -204,10 +276,20 @@ impl ExecState {
     }
 
     /// Records the failure `make` describes, unless one is recorded already: the first
-    /// failure of an execution is its cause, later ones are consequences.
+    /// failure of an execution is its cause, later ones are consequences. The execution
+    /// then tears down.
     pub(crate) fn fail(&mut self, make: impl FnOnce(&Self) -> FailureDraft) {
         if self.failure.is_none() {
             self.failure = Some(make(self));
+        }
+        self.phase = Phase::TearingDown;
+    }
+
+    /// The stack size of thread `tid` in bytes.
+    pub(crate) fn stack_of(&self, tid: Tid) -> usize {
+        match self.threads[tid].stack {
+            0 => self.config.stack_size,
+            n => n,
         }
     }
 }

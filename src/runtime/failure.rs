@@ -197,3 +197,46 @@ pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> F
         threads: vec![],
     }
 }
+
+/// Thread `tid` ran past the end of its stack of `bytes` bytes.
+pub(super) fn stack_overflow(st: &ExecState, tid: Tid, bytes: usize) -> FailureDraft {
+    let thread = st.thread_info(tid);
+    FailureDraft {
+        kind: FailureKind::StackOverflow,
+        message: format!(
+            "thread {thread} overflowed its stack of {bytes} bytes (its last switch point is \
+             the location below). Give it more: thread::Builder::stack_size for a spawned \
+             thread, or Builder::stack_size (or the {} variable) for every thread of the model",
+            crate::env::STACK_SIZE
+        ),
+        thread: Some(thread),
+        location: Some(st.threads[tid].pending.loc.into()),
+        backtrace: None,
+        threads: vec![],
+    }
+}
+
+/// A panic escaped the runtime's own code in thread `tid`: a bug of interleave-test.
+pub(super) fn internal(
+    st: &ExecState,
+    tid: Tid,
+    payload: &(dyn std::any::Any + Send),
+) -> FailureDraft {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a payload that is not a string".to_owned());
+    FailureDraft {
+        kind: FailureKind::Misuse,
+        message: format!(
+            "interleave-test failed inside its own code while running thread {} ({what}); \
+             this is a bug of interleave-test: please report it with this schedule",
+            st.thread_info(tid)
+        ),
+        thread: Some(st.thread_info(tid)),
+        location: Some(st.threads[tid].pending.loc.into()),
+        backtrace: None,
+        threads: vec![],
+    }
+}

@@ -1,18 +1,20 @@
-//! The engine (`pub(crate)` only): runs one model thread at a time over real OS threads.
+//! The engine (`pub(crate)` only): runs one model thread at a time, on coroutines or OS
+//! threads (see `host/`).
 //!
 //! Facade operations call three entries: [`switch_point`] before a visible operation,
 //! [`with_state`] to read or change the scheduling state of an object, and [`block`] to wait
 //! until another thread changes it. Everything per-run lives in one [`Execution`], reached
-//! through the scoped thread-local [`CURRENT`] that each model thread sets while it runs.
+//! through the scoped thread-local [`CURRENT`], which the host sets for the running model
+//! thread.
 
-mod affinity;
 mod execution;
 mod failure;
+mod host;
+pub(crate) mod locals;
 pub(crate) mod object;
 mod panic;
-mod pool;
 mod sched;
-mod switch;
+mod teardown;
 mod thread;
 mod trace;
 
@@ -20,15 +22,16 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use affinity::{Core, next_core, pin};
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
+pub(crate) use host::{Core, Stacks, next_core, pin, spawn_scoped};
 pub(crate) use object::{ObjectHandle, ObjectState};
+pub(crate) use panic::install_hook;
 pub(crate) use thread::{
-    ExecOutcome, assert_not_in_model, register_thread, run_execution, run_thread_body,
-    scope_panicked, spawn_pooled,
+    ExecOutcome, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
+    run_thread_body, scope_panicked, spawn,
 };
 
-use execution::ExecState;
+use execution::{ExecState, Unwinding};
 
 /// A model thread's index in its execution: 0 is the thread that runs the model closure,
 /// spawned threads count up from 1 in spawn order, so ids are the same in every execution.
@@ -60,7 +63,8 @@ impl Op {
     }
 }
 
-/// The running model thread: its execution and its id there.
+/// A model thread: its execution and its id there.
+#[derive(Clone, Debug)]
 pub(crate) struct Context {
     pub(crate) exec: Arc<Execution>,
     pub(crate) tid: Tid,
@@ -68,24 +72,35 @@ pub(crate) struct Context {
 
 scoped_tls::scoped_thread_local!(static CURRENT: Context);
 
-/// Whether the calling OS thread is running model code.
+/// The model thread the calling code runs for, if any.
+fn current_context() -> Option<Context> {
+    if CURRENT.is_set() {
+        return Some(CURRENT.with(Context::clone));
+    }
+    host::exiting_context()
+}
+
+/// Whether the calling code runs for a model thread.
 pub(crate) fn in_model() -> bool {
-    CURRENT.is_set()
+    CURRENT.is_set() || host::exiting_context().is_some()
 }
 
 /// Runs `f` with the current model thread's context; `api` names the facade item in the
 /// message when there is none.
 #[track_caller]
 fn with_ctx<R>(api: &str, f: impl FnOnce(&Context) -> R) -> R {
-    if !CURRENT.is_set() {
-        panic!(
+    if CURRENT.is_set() {
+        return CURRENT.with(f);
+    }
+    match host::exiting_context() {
+        Some(ctx) => f(&ctx),
+        None => panic!(
             "{api} was used outside an interleave-test model: modelled primitives only work \
              inside the closure given to interleave_test::Builder::check, explore or replay. \
              If this code also runs outside tests, use std's type there (see the README's \
              `cfg` pattern)."
-        );
+        ),
     }
-    CURRENT.with(f)
 }
 
 /// Access to the execution's state for one facade operation, holding its lock.
@@ -208,9 +223,20 @@ pub(crate) fn block(why: Blocked) -> Wake {
     with_ctx(why.what, |ctx| sched::block(ctx, why))
 }
 
-/// Whether the calling thread runs code of an execution that already ended (it unwinds, or
-/// it finished and drops what its body captured): its operations then act directly, without
-/// the model, so destructors can run.
-pub(crate) fn detached() -> bool {
-    CURRENT.is_set() && CURRENT.with(sched::detached)
+/// Whether the calling model thread is unwinding (from a panic, or torn down), as
+/// [`std::thread::panicking`] tells a real thread. Under coroutines std's own function is
+/// shared by the model threads of an execution; this one is per model thread.
+pub(crate) fn thread_panicking() -> bool {
+    current_context().is_some_and(|ctx| {
+        std::thread::panicking()
+            && ctx.exec.state.lock().threads[ctx.tid].unwinding != Unwinding::No
+    })
+}
+
+/// Whether a guard dropped now poisons its lock: the calling thread unwinds from a panic of
+/// the model. Teardown's unwinding poisons nothing (it is not a panic of the program).
+pub(crate) fn poisons() -> bool {
+    std::thread::panicking()
+        && current_context()
+            .is_some_and(|ctx| ctx.exec.state.lock().threads[ctx.tid].unwinding == Unwinding::Panic)
 }

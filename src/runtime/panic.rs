@@ -1,26 +1,40 @@
-//! Panics inside models: the abort marker that tears an execution down, and the panic hook
-//! that records what a failing model thread was doing.
+//! Panics inside models: the teardown marker, the panic hook that records what a failing
+//! model thread was doing, and payloads whose destructors panic.
 //!
-//! The hook is installed once per process and chains to the previous one for every thread
-//! that is not running model code, so the test harness's own output is unchanged. For model
-//! threads it prints nothing (an exploration may panic thousands of times on its way to a
-//! report) and keeps the message, location and an unresolved backtrace for the failure.
+//! The hook is installed by the first exploration, and again by the next exploration after
+//! a model panic reached the thread root without passing through it (someone installed
+//! another hook since, or the panic was a `resume_unwind`). It chains to the hook it
+//! replaces for every thread that is not running model code: the test harness's output and
+//! a hook the user installed stay as they were, and a user hook installed after an
+//! exploration is wrapped by the next one (never dropped). Swapping hooks is not atomic, so
+//! it is done only when needed.
+//! For model threads it prints nothing (an exploration may panic thousands of times on its
+//! way to a report); it keeps the message, location and an unresolved backtrace for the
+//! failure, and tells the scheduler that the thread unwinds.
+//!
+//! A panic that never reaches the hook (`std::panic::resume_unwind`) still has its message
+//! recovered from the payload when it is a string; its location is then the thread's last
+//! switch point.
 
+use std::any::Any;
 use std::cell::RefCell;
-use std::sync::Once;
+use std::panic::{AssertUnwindSafe, PanicHookInfo, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use super::execution::Unwinding;
 use crate::report::SourceLocation;
 
-/// Payload of the unwinding that ends a thread of an execution that is over. Never a failure.
+/// Payload of the unwinding that teardown starts in a thread of a failed execution. Never a
+/// failure, and it poisons nothing.
 #[derive(Debug)]
 pub(crate) struct Abort;
 
 /// Whether a panic payload is the teardown marker rather than a panic of the model.
-pub(crate) fn is_abort(payload: &(dyn std::any::Any + Send)) -> bool {
+pub(crate) fn is_abort(payload: &(dyn Any + Send)) -> bool {
     payload.is::<Abort>()
 }
 
-/// What the hook saw of the last panic on this thread.
+/// What is known of a panic that ended a thread body.
 #[derive(Debug)]
 pub(crate) struct PanicRecord {
     pub(crate) message: String,
@@ -28,36 +42,117 @@ pub(crate) struct PanicRecord {
     pub(crate) backtrace: backtrace::Backtrace,
 }
 
-thread_local! {
+std::thread_local! {
+    /// The hook's record of the last panic of a model thread on this OS thread.
     static LAST_PANIC: RefCell<Option<PanicRecord>> = const { RefCell::new(None) };
 }
 
-/// Installs the recording hook (once per process).
+/// The address of the hook this module installed last (0: none), to tell whether it is
+/// still the one on top.
+static OURS: AtomicUsize = AtomicUsize::new(0);
+
+/// A model panic was seen that the hook did not record: check the hook again.
+static MISSED: AtomicBool = AtomicBool::new(false);
+
+type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// Puts the recording hook on top of the panic hooks, chaining to the one it replaces,
+/// unless it is on top already.
 pub(crate) fn install_hook() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !super::in_model() {
-                return previous(info);
-            }
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "Box<dyn Any>".to_owned());
-            let record = PanicRecord {
-                message,
-                location: info.location().map(SourceLocation::from),
-                backtrace: backtrace::Backtrace::new_unresolved(),
-            };
-            LAST_PANIC.with(|last| *last.borrow_mut() = Some(record));
-        }));
+    let first = OURS.load(Ordering::Relaxed) == 0;
+    if !first && !MISSED.swap(false, Ordering::Relaxed) {
+        return;
+    }
+    if std::thread::panicking() {
+        return; // std refuses to touch the hook while this thread unwinds
+    }
+    let current = std::panic::take_hook();
+    if address(&current) == OURS.load(Ordering::Relaxed) {
+        return std::panic::set_hook(current);
+    }
+    let hook: Hook = Box::new(move |info| {
+        if !record(info) {
+            current(info);
+        }
     });
+    OURS.store(address(&hook), Ordering::Relaxed);
+    std::panic::set_hook(hook);
 }
 
-/// The record of the panic this thread is unwinding from, if the hook saw one.
-pub(crate) fn take_last() -> Option<PanicRecord> {
-    LAST_PANIC.with(|last| last.borrow_mut().take())
+fn address(hook: &Hook) -> usize {
+    std::ptr::from_ref::<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>(hook.as_ref()).cast::<()>()
+        as usize
+}
+
+/// Records a panic of a model thread; `false` if the panicking thread runs no model code.
+fn record(info: &PanicHookInfo<'_>) -> bool {
+    let Some(ctx) = super::current_context() else {
+        return false;
+    };
+    let record = PanicRecord {
+        message: message_of(info.payload()),
+        location: info.location().map(SourceLocation::from),
+        backtrace: backtrace::Backtrace::new_unresolved(),
+    };
+    // The state is busy only if the runtime itself panicked while holding it.
+    if let Some(mut st) = ctx.exec.state.try_lock() {
+        let thread = &mut st.threads[ctx.tid];
+        if thread.unwinding == Unwinding::No {
+            thread.unwinding = Unwinding::Panic;
+        }
+    }
+    LAST_PANIC.with(|last| *last.borrow_mut() = Some(record));
+    true
+}
+
+/// The text of a panic payload: the string it carries, or a description of its type.
+fn message_of(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| {
+            "the thread panicked with a payload that is not a string (std::panic::panic_any \
+             or resume_unwind)"
+                .to_owned()
+        })
+}
+
+/// What is known of the panic whose `payload` just ended a thread body: the hook's record
+/// if it is about this payload, otherwise what the payload itself says (a panic that
+/// skipped the hook: `resume_unwind`).
+pub(crate) fn take_last(payload: &(dyn Any + Send)) -> PanicRecord {
+    let recorded = LAST_PANIC.with(|last| last.borrow_mut().take());
+    if recorded.is_none() {
+        MISSED.store(true, Ordering::Relaxed);
+    }
+    let from_payload = message_of(payload);
+    match recorded {
+        Some(r) if r.message == from_payload || !is_string(payload) => r,
+        _ => PanicRecord {
+            message: from_payload,
+            location: super::current_context().map(|ctx| {
+                let st = ctx.exec.state.lock();
+                SourceLocation::from(st.threads[ctx.tid].pending.loc)
+            }),
+            backtrace: backtrace::Backtrace::new_unresolved(),
+        },
+    }
+}
+
+fn is_string(payload: &(dyn Any + Send)) -> bool {
+    payload.is::<&str>() || payload.is::<String>()
+}
+
+/// Drops a panic payload whose destructor may itself panic: the new payload is dropped in
+/// turn, a few times, then leaked.
+pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
+    let mut payload = payload;
+    for _ in 0..4 {
+        match catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            Ok(()) => return,
+            Err(next) => payload = next,
+        }
+    }
+    std::mem::forget(payload);
 }

@@ -1,17 +1,20 @@
 //! The scheduler loop, split as collect-runnable → ask-strategy → record-decision → hand-off.
+//!
+//! While the execution runs, the strategy decides at every switch point where two or more
+//! threads could run. Once a failure is recorded the execution tears down instead, and
+//! `teardown.rs` decides who runs.
 
 use parking_lot::MutexGuard;
 
-use super::execution::{Blocked, DecisionRecord, ExecState, Status, Wake};
-use super::failure;
-use super::switch::Turn;
+use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwinding, Wake};
+use super::host::{self, Target};
 use super::trace::Event;
-use super::{Context, Loc, ObjId, ObjectHandle, Op, Tid};
+use super::{Context, Loc, ObjId, ObjectHandle, Op, Tid, failure, panic, teardown};
 use crate::strategy::{Choice, Refusal};
 
-/// What runs after a scheduling point.
+/// What runs after a scheduling point while the execution runs.
 #[derive(Debug)]
-pub(super) enum Next {
+enum Next {
     /// This thread runs (possibly the caller).
     Run(Tid),
     /// Every thread has finished.
@@ -34,7 +37,7 @@ pub(super) fn switch_point(
         Some(Ok(id)) => Some(id),
         Some(Err(foreign)) => {
             st.fail(|st| failure::foreign_object(st, me, foreign.kind, loc));
-            return abort(ctx, st);
+            return raise_abort(ctx, st);
         }
     };
     let op = Op { kind, obj, loc };
@@ -44,114 +47,159 @@ pub(super) fn switch_point(
     let thread = &mut st.threads[me];
     thread.pending = op;
     thread.steps += 1;
-    if std::thread::panicking() || matches!(st.threads[me].status, Status::Finished) {
-        // Unwinding (a failure in this thread, or teardown), or dropping what a finished
-        // thread's body captured: act at once, never preempt.
+    if acts_at_once(&mut st, me) {
         return obj;
     }
-    if exec.baton.aborted() {
-        return abort(ctx, st);
+    if st.phase == Phase::TearingDown {
+        return raise_abort(ctx, st);
     }
     if step > st.config.max_steps {
         st.fail(|st| failure::livelock(st, me));
-        return abort(ctx, st);
+        return raise_abort(ctx, st);
     }
     let next = pick_next(&mut st, me);
     dispatch(ctx, st, next);
     obj
 }
 
+/// Whether thread `me` runs its next operation without a decision: it unwinds (its
+/// destructors run straight through, as they would in a real program that cannot be
+/// preempted by a test), it is exiting (destroying its thread-locals), or, in teardown, it
+/// waits for its scoped threads.
+fn acts_at_once(st: &mut ExecState, me: Tid) -> bool {
+    let tearing_down = st.phase == Phase::TearingDown;
+    let thread = &mut st.threads[me];
+    if thread.unwinding != Unwinding::No && !std::thread::panicking() {
+        // It caught its panic (or the teardown's) and goes on.
+        if thread.unwinding == Unwinding::Teardown {
+            thread.aborts_caught += 1;
+        }
+        thread.unwinding = Unwinding::No;
+    }
+    thread.unwinding != Unwinding::No || thread.exiting || (thread.draining && tearing_down)
+}
+
 pub(super) fn block(ctx: &Context, why: Blocked) -> Wake {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
-    if ctx.exec.baton.aborted() {
-        return abort(ctx, st);
+    let lingering = acts_at_once(&mut st, me);
+    if st.phase == Phase::TearingDown && !lingering {
+        return raise_abort(ctx, st);
     }
     st.threads[me].status = Status::Blocked(why);
     st.threads[me].blocked_seq = st.next_block_seq;
     st.next_block_seq += 1;
-    let next = pick_next(&mut st, me);
+    let next = match st.phase {
+        Phase::Running => pick_next(&mut st, me),
+        Phase::TearingDown => Ok(Next::Run(me)), // decided in `dispatch`
+    };
     dispatch(ctx, st, next);
     ctx.exec.state.lock().threads[me].wake
 }
 
-/// Whether the calling thread runs code of an execution that already ended; see
-/// [`super::detached`].
-pub(super) fn detached(ctx: &Context) -> bool {
-    ctx.exec.baton.aborted()
-        && (std::thread::panicking()
-            || matches!(
-                ctx.exec.state.lock().threads[ctx.tid].status,
-                Status::Finished
-            ))
+/// Called when a thread first gets control. `false`: teardown reached it before it started,
+/// so its body must be dropped without running.
+pub(super) fn begin(ctx: &Context) -> bool {
+    let mut st = ctx.exec.state.lock();
+    let thread = &mut st.threads[ctx.tid];
+    thread.started = true;
+    if thread.abort {
+        thread.unwinding = Unwinding::Teardown;
+        return false;
+    }
+    true
 }
 
-/// Marks the calling thread finished and hands the baton on; the caller then exits.
+/// Marks the calling thread as exiting: its body returned or unwound, and what it leaves
+/// (its thread-locals) is being destroyed. It is not preempted or aborted any more.
+pub(super) fn exiting(ctx: &Context) {
+    let mut st = ctx.exec.state.lock();
+    let thread = &mut st.threads[ctx.tid];
+    thread.exiting = true;
+    thread.unwinding = Unwinding::No;
+}
+
+/// Marks the calling thread finished, wakes its joiners and hands control on; the caller
+/// then leaves the model for good.
 pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
     st.threads[me].status = Status::Finished;
-    let joiners: Vec<Tid> = (0..st.threads.len())
-        .filter(|&t| matches!(st.threads[t].status, Status::Blocked(b) if b.thread == Some(me)))
-        .collect();
-    for t in joiners {
-        wake(&mut st, t, Wake::Notified);
-    }
-    if ctx.exec.baton.aborted() {
-        return;
-    }
-    let next = pick_next(&mut st, me);
-    match next {
-        Ok(Next::Run(t)) => {
-            let os = st.threads[t]
-                .os
-                .clone()
-                .expect("a runnable thread has started");
-            drop(st);
-            ctx.exec.baton.pass(t, &os);
-        }
-        Ok(Next::Done) => {}
-        Ok(Next::Stuck) => {
-            st.fail(|st| failure::deadlock(st, None));
-            abort_all(ctx, &st);
-        }
-        Err(div) => {
-            st.fail(|st| failure::refusal(st, &div));
-            abort_all(ctx, &st);
+    for t in 0..st.threads.len() {
+        if matches!(st.threads[t].status, Status::Blocked(b) if b.thread == Some(me)) {
+            wake(&mut st, t, Wake::Notified);
         }
     }
+    let target = match st.phase {
+        Phase::TearingDown => teardown::next(&mut st),
+        Phase::Running => match pick_next(&mut st, me) {
+            Ok(Next::Run(t)) => Target::Thread(t),
+            Ok(Next::Done) => Target::End,
+            Ok(Next::Stuck) => {
+                st.fail(|st| failure::deadlock(st, None));
+                teardown::next(&mut st)
+            }
+            Err(refusal) => {
+                st.fail(|st| failure::refusal(st, &refusal));
+                teardown::next(&mut st)
+            }
+        },
+    };
+    host::hand_off(ctx, st, target, true);
 }
 
-/// Acts on the scheduler's answer for the running thread `ctx.tid`: continue, hand off and
-/// wait for the baton, or end the execution with a failure.
+/// Acts on a decision for the running thread `ctx.tid`: continue, or hand off and wait to be
+/// chosen again. A failure switches the execution to teardown, which decides instead.
 fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next, Refusal>) {
     let me = ctx.tid;
-    match next {
-        Ok(Next::Run(t)) if t == me => {}
-        Ok(Next::Run(t)) => {
-            let os = st.threads[t]
-                .os
-                .clone()
-                .expect("a runnable thread has started");
-            // A preempted thread may be chosen at the very next decision: it spins for the
-            // baton. A blocked one cannot run before another thread wakes it: it parks.
-            let preempted = matches!(st.threads[me].status, Status::Runnable);
-            drop(st);
-            ctx.exec.baton.pass(t, &os);
-            if ctx.exec.baton.wait(me, preempted) == Turn::Abort {
-                abort_self(ctx);
-            }
-        }
+    let target = match next {
+        Ok(Next::Run(t)) if t == me && st.phase == Phase::Running => return,
+        Ok(Next::Run(_)) if st.phase == Phase::TearingDown => teardown::next(&mut st),
+        Ok(Next::Run(t)) => Target::Thread(t),
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
         Ok(Next::Stuck) => {
             st.fail(|st| failure::deadlock(st, Some(me)));
-            abort(ctx, st)
+            teardown::next(&mut st)
         }
-        Err(div) => {
-            st.fail(|st| failure::refusal(st, &div));
-            abort(ctx, st)
+        Err(refusal) => {
+            st.fail(|st| failure::refusal(st, &refusal));
+            teardown::next(&mut st)
         }
+    };
+    if target == Target::Thread(me) && runnable(&st, me) {
+        // Teardown continues with this very thread.
+        return after_resume(ctx, st);
     }
+    host::hand_off(ctx, st, target, false);
+    after_resume(ctx, ctx.exec.state.lock());
+}
+
+fn runnable(st: &ExecState, t: Tid) -> bool {
+    matches!(st.threads[t].status, Status::Runnable)
+}
+
+/// Runs when the calling thread gets control back: if teardown asked it to unwind, it does.
+fn after_resume(ctx: &Context, mut st: MutexGuard<'_, ExecState>) {
+    let thread = &mut st.threads[ctx.tid];
+    if thread.abort && thread.unwinding == Unwinding::No && !thread.exiting {
+        raise_abort(ctx, st)
+    }
+}
+
+/// Unwinds the calling thread with the teardown marker; the execution is over. A thread
+/// that keeps catching it is left alone (see `teardown.rs`).
+fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
+    let me = ctx.tid;
+    if teardown::gives_up_on(&st, me) {
+        teardown::leave_behind(&mut st, me);
+        let target = teardown::next(&mut st);
+        host::hand_off(ctx, st, target, false);
+        unreachable!("a thread left behind is never resumed");
+    }
+    st.threads[me].abort = true;
+    st.threads[me].unwinding = Unwinding::Teardown;
+    drop(st);
+    std::panic::resume_unwind(Box::new(panic::Abort))
 }
 
 /// Collects the runnable threads, fires timeouts if there are none, and asks the strategy
@@ -163,13 +211,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
         collect_runnable(st, &mut runnable);
     }
     let next = match runnable.len() {
-        0 if st
-            .threads
-            .iter()
-            .all(|t| matches!(t.status, Status::Finished)) =>
-        {
-            Ok(Next::Done)
-        }
+        0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),
         1 => Ok(Next::Run(runnable[0])),
         _ => ask_strategy(st, &runnable, me).map(Next::Run),
@@ -217,12 +259,12 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
     out.clear();
-    out.extend((0..st.threads.len()).filter(|&t| matches!(st.threads[t].status, Status::Runnable)));
+    out.extend((0..st.threads.len()).filter(|&t| runnable(st, t)));
 }
 
 /// Advances virtual time to the earliest deadline of a blocked thread and wakes every thread
 /// whose deadline it is. Returns whether any thread woke.
-fn fire_timeouts(st: &mut ExecState) -> bool {
+pub(super) fn fire_timeouts(st: &mut ExecState) -> bool {
     let earliest = st
         .threads
         .iter()
@@ -259,33 +301,4 @@ pub(super) fn waiters(st: &ExecState, obj: ObjId) -> Vec<Tid> {
         .collect();
     found.sort_by_key(|&t| st.threads[t].blocked_seq);
     found
-}
-
-/// Ends the execution (its failure is already recorded) and unwinds the caller.
-fn abort<T>(ctx: &Context, st: MutexGuard<'_, ExecState>) -> T {
-    abort_all(ctx, &st);
-    drop(st);
-    abort_self(ctx)
-}
-
-/// Wakes every waiting thread of the execution so that each unwinds.
-pub(super) fn abort_all(ctx: &Context, st: &ExecState) {
-    let waiting = st
-        .threads
-        .iter()
-        .filter(|t| !matches!(t.status, Status::Finished));
-    ctx.exec.baton.abort(waiting.filter_map(|t| t.os.as_ref()));
-}
-
-/// Leaves model code after the execution ended: unwind with the abort marker, or, when the
-/// thread is already unwinding (a destructor that blocks), park this OS thread for good so
-/// that no second panic aborts the process.
-fn abort_self(ctx: &Context) -> ! {
-    if !std::thread::panicking() {
-        std::panic::resume_unwind(Box::new(super::panic::Abort));
-    }
-    super::thread::exited(&ctx.exec);
-    loop {
-        std::thread::park();
-    }
 }

@@ -1,18 +1,18 @@
-//! Model threads: running thread 0 on the caller, spawning the others on pooled workers,
-//! and what happens when a thread's body returns or panics.
+//! Model threads: one execution's run, registering and starting threads, and what happens
+//! when a thread's body returns or panics.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
-use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState};
-use super::pool::{self, Job};
-use super::switch::Turn;
-use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, panic, sched, with_ctx};
+use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState, Unwinding};
+use super::host::{self, Hosting};
+use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
 use crate::report::FailureKind;
 use crate::strategy::Strategy;
+
+pub(crate) use super::host::Stacks;
 
 /// What one execution left behind, for the driver.
 pub(crate) struct ExecOutcome {
@@ -30,27 +30,19 @@ pub(crate) struct ExecOutcome {
     pub(crate) strategy: Box<dyn Strategy>,
 }
 
-/// Runs `model` once as thread 0 on the calling thread, waits until every thread of the
-/// execution has exited. The strategy comes back in the outcome.
-pub(crate) fn run_execution(
+/// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
+/// finished or the execution failed and tore down. `stacks` keeps the driver's coroutine
+/// stack for thread 0 from one execution to the next. The strategy comes back in the
+/// outcome.
+pub(crate) fn run_execution<'m>(
     strategy: Box<dyn Strategy>,
     config: ExecConfig,
-    model: &dyn Fn(),
+    model: &'m (dyn Fn() + Sync),
     loc: Loc,
+    stacks: &mut Stacks<'m>,
 ) -> ExecOutcome {
-    assert_not_in_model();
-    panic::install_hook();
     let exec = Execution::new(strategy, config, loc);
-    let ctx = Context {
-        exec: Arc::clone(&exec),
-        tid: 0,
-    };
-    CURRENT.set(&ctx, || {
-        run_thread_body(model);
-        sched::finish(&ctx);
-    });
-    exited(&exec);
-    wait_all_exited(&exec);
+    host::drive(&exec, model, stacks);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {
@@ -59,25 +51,6 @@ pub(crate) fn run_execution(
         }
     }
     outcome(&mut st, strat)
-}
-
-/// Waits until every OS thread has left the execution. The last ones are usually finishing
-/// on this very core (they passed the baton and are returning to the pool), so yielding to
-/// them a few times is cheaper than sleeping on the condition variable.
-fn wait_all_exited(exec: &Execution) {
-    let all_gone = || (exec.live_os.load(Ordering::Acquire) == 0).then_some(());
-    for _ in 0..8 {
-        if all_gone().is_some() {
-            return;
-        }
-        std::thread::yield_now();
-    }
-    if super::switch::spin_until(all_gone).is_none() {
-        let mut st = exec.state.lock();
-        while all_gone().is_none() {
-            exec.all_exited.wait(&mut st);
-        }
-    }
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
@@ -92,91 +65,63 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     }
 }
 
-/// A model thread that is registered (runnable, with an id) but whose OS thread has not
-/// started yet.
-pub(crate) struct NewThread {
-    exec: Arc<Execution>,
-    tid: Tid,
+/// How a new model thread is described by the code that spawns it.
+#[derive(Debug)]
+pub(crate) struct ThreadSpec {
+    pub(crate) name: Option<String>,
+    /// Stack size in bytes (`None`: the execution's default).
+    pub(crate) stack: Option<usize>,
+    /// Where it was spawned.
+    pub(crate) loc: Loc,
+    /// Whether it runs in a `thread::scope` (it then runs on an OS thread of its own).
+    pub(crate) scoped: bool,
 }
 
-/// Registers a new model thread. The caller has passed the spawn's switch point; the thread
-/// is runnable at once. Start it with [`spawn_pooled`] or [`ThreadRunner::run`] on an OS thread
-/// of the caller's, then give its handle to [`NewThread::started`].
+/// Registers a new model thread, runnable at once; the caller has passed the spawn's switch
+/// point. Returns the execution and the thread's id.
 #[track_caller]
-pub(crate) fn register_thread(name: Option<String>, loc: Loc) -> NewThread {
+pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hosting) {
     with_ctx("interleave_test::thread::spawn", |ctx| {
         let mut st = ctx.exec.state.lock();
-        st.threads.push(ThreadState::new(name, Op::start(loc)));
-        ctx.exec.live_os.fetch_add(1, Ordering::Relaxed);
-        NewThread {
-            exec: Arc::clone(&ctx.exec),
-            tid: st.threads.len() - 1,
-        }
+        let hosting = match spec.scoped {
+            true => Hosting::OsThread,
+            false => Hosting::default_for(st.config.substrate),
+        };
+        let stack = spec.stack.unwrap_or(0);
+        let mut thread = ThreadState::new(spec.name.clone(), Op::start(spec.loc), hosting, stack);
+        thread.scoped = spec.scoped;
+        st.threads.push(thread);
+        (Arc::clone(&ctx.exec), st.threads.len() - 1, hosting)
     })
 }
 
-impl NewThread {
-    /// The new thread's id.
-    pub(crate) fn tid(&self) -> Tid {
-        self.tid
-    }
-
-    /// Records the OS thread that runs the model thread; must be called before the spawning
-    /// thread's next operation.
-    pub(crate) fn started(&self, os: std::thread::Thread) {
-        self.exec.state.lock().threads[self.tid].os = Some(os);
-    }
-
-    /// The part that runs on the new OS thread; `self` stays with the spawner for
-    /// [`NewThread::started`].
-    pub(crate) fn os_handle(&self) -> ThreadRunner {
-        ThreadRunner {
-            exec: Arc::clone(&self.exec),
-            tid: self.tid,
-        }
-    }
-
-    /// A handle that reports this thread's OS thread gone, for [`ThreadRunner::run`] callers.
-    pub(crate) fn exit_token(&self) -> ExitToken {
-        ExitToken(Arc::clone(&self.exec))
-    }
+/// Registers and starts a (non-scoped) model thread running `body`; returns its id.
+#[track_caller]
+pub(crate) fn spawn(spec: &ThreadSpec, body: host::Body) -> Tid {
+    let (exec, tid, hosting) = register_thread(spec);
+    let stack = exec.state.lock().stack_of(tid);
+    host::spawn(&exec, tid, hosting, stack, body);
+    tid
 }
 
-/// Runs a registered model thread on the OS thread it was sent to.
-pub(crate) struct ThreadRunner {
-    exec: Arc<Execution>,
-    tid: Tid,
-}
-
-impl ThreadRunner {
-    /// Runs on the new OS thread: waits for the thread's turn, runs `body`, and finishes the
-    /// model thread. Call [`ExitToken::exited`] once the OS thread is done with the model.
-    pub(crate) fn run(self, body: impl FnOnce()) {
-        super::affinity::pin(self.exec.state.lock().config.core);
-        let ctx = Context {
-            exec: self.exec,
-            tid: self.tid,
-        };
-        CURRENT.set(&ctx, || {
-            if ctx.exec.baton.wait(ctx.tid, true) == Turn::Mine {
-                body();
-                sched::finish(&ctx);
-            } else {
-                // Torn down before it started: finish first, so that the values the body
-                // captured are dropped detached (a drop may reach a switch point).
-                sched::finish(&ctx);
-                drop(body);
-            }
-        });
+/// Runs model thread `ctx.tid` once it first has control: its body, unless teardown reached
+/// it first (then the body is dropped unrun), then the destruction of its thread-locals. The
+/// host then finishes the thread.
+pub(crate) fn thread_main(ctx: &Context, body: impl FnOnce()) {
+    if sched::begin(ctx) {
+        body();
+    } else {
+        drop_quietly(body);
     }
+    sched::exiting(ctx);
+    locals::destroy(ctx);
 }
 
-/// Reports that an OS thread has left its execution.
-pub(crate) struct ExitToken(Arc<Execution>);
-
-impl ExitToken {
-    pub(crate) fn exited(self) {
-        exited(&self.0);
+/// Drops `value`, swallowing any panic of its destructor (and of that panic's payload):
+/// used for what teardown drops that the model never reached.
+pub(crate) fn drop_quietly<T>(value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
+        panic::drop_payload(payload);
     }
 }
 
@@ -191,82 +136,72 @@ pub(crate) fn assert_not_in_model() {
     );
 }
 
-/// Registers and starts a model thread on a pooled worker; returns its id.
-#[track_caller]
-pub(crate) fn spawn_pooled(
-    name: Option<String>,
-    stack: Option<usize>,
-    loc: Loc,
-    body: Box<dyn FnOnce() + Send>,
-) -> Tid {
-    let new = register_thread(name, loc);
-    let tid = new.tid();
-    let exit = new.exit_token();
-    let runner = new.os_handle();
-    let core = runner.exec.state.lock().config.core;
-    let job = Job {
-        core,
-        run: Box::new(move || runner.run(body)),
-        exited: Box::new(move || exit.exited()),
-    };
-    new.started(pool::start(stack.unwrap_or(pool::DEFAULT_STACK), job));
-    tid
-}
-
-/// Called by a thread whose closure panicked inside `thread::scope` before the scope joins
-/// its threads. Returns `true` when the scope should join them in the model (the panic is
-/// not the execution's failure); otherwise the failure is recorded and the execution ended
-/// now, so that the scope's threads unwind instead of waiting forever.
-pub(crate) fn scope_panicked(payload: &(dyn Any + Send)) -> bool {
+/// Called by a thread whose closure panicked inside `thread::scope`, before the scope joins
+/// its threads: if the panic is the execution's failure (it would be once it left the
+/// thread), it is recorded now and the execution tears down, so that the scope's threads are
+/// unwound rather than waited for.
+pub(crate) fn scope_panicked(payload: &(dyn Any + Send)) {
     if panic::is_abort(payload) {
-        return false;
+        return;
     }
-    CURRENT.with(|ctx| {
+    with_ctx("interleave_test::thread::scope", |ctx| {
         let fails = ctx.tid == 0 || ctx.exec.state.lock().config.thread_panics_fail;
         if fails {
-            record_panic_failure(ctx);
+            record_panic_failure(ctx, panic::take_last(payload));
         }
-        !fails
-    })
+    });
+}
+
+/// Runs `f` (the joins at the end of a `thread::scope`) so that teardown does not unwind the
+/// calling thread out of it: the thread waits there for its scoped threads, which teardown
+/// unwinds instead.
+pub(crate) fn draining<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(Context);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            self.0.exec.state.lock().threads[self.0.tid].draining = false;
+        }
+    }
+    let ctx = with_ctx("interleave_test::thread::scope", Context::clone);
+    ctx.exec.state.lock().threads[ctx.tid].draining = true;
+    let _reset = Reset(ctx);
+    f()
 }
 
 /// Runs a thread's body. `None`: the body did not finish normally and its result is not for
 /// `join` (the execution was torn down, or its panic is the execution's failure).
 /// `Some(Err(payload))`: it panicked and `join` should return the payload, as std does.
 pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::Result<T>> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let result = catch_unwind(AssertUnwindSafe(f));
+    let outcome = match result {
         Ok(value) => Some(Ok(value)),
-        Err(payload) if panic::is_abort(&*payload) => None,
+        Err(payload) if panic::is_abort(&*payload) => {
+            panic::drop_payload(payload);
+            None
+        }
         Err(payload) => thread_panicked(payload).map(Err),
-    }
+    };
+    CURRENT.with(|ctx| ctx.exec.state.lock().threads[ctx.tid].unwinding = Unwinding::No);
+    outcome
 }
 
 /// Decides what a panic escaping a thread body means; returns the payload when `join` is to
 /// receive it, `None` when it became the execution's failure.
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
-    let record = panic::take_last();
+    let record = panic::take_last(&*payload);
     CURRENT.with(|ctx| {
-        let st = ctx.exec.state.lock();
-        if ctx.tid != 0 && !st.config.thread_panics_fail {
+        let to_join = ctx.tid != 0 && !ctx.exec.state.lock().config.thread_panics_fail;
+        if to_join {
             return Some(payload);
         }
-        drop(st);
-        record_panic_failure_with(ctx, record);
+        record_panic_failure(ctx, record);
+        panic::drop_payload(payload);
         None
     })
 }
 
-fn record_panic_failure(ctx: &Context) {
-    record_panic_failure_with(ctx, panic::take_last());
-}
-
-fn record_panic_failure_with(ctx: &Context, record: Option<panic::PanicRecord>) {
+fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
     let mut st = ctx.exec.state.lock();
-    let record = record.unwrap_or_else(|| panic::PanicRecord {
-        message: "the thread panicked (no message was recorded)".into(),
-        location: None,
-        backtrace: backtrace::Backtrace::new_unresolved(),
-    });
     st.fail(|st| FailureDraft {
         kind: FailureKind::Panic,
         message: record.message,
@@ -275,13 +210,15 @@ fn record_panic_failure_with(ctx: &Context, record: Option<panic::PanicRecord>) 
         backtrace: Some(record.backtrace),
         threads: vec![],
     });
-    sched::abort_all(ctx, &st);
 }
 
-/// Called once per OS thread that leaves the execution.
-pub(super) fn exited(exec: &Execution) {
-    if exec.live_os.fetch_sub(1, Ordering::AcqRel) == 1 {
-        let _st = exec.state.lock();
-        exec.all_exited.notify_all();
+/// Drops a value the exiting thread `ctx` owned (a thread-local): a panic of its destructor
+/// is the thread's failure, as a panic of its body would be.
+pub(crate) fn drop_in_thread<T>(ctx: &Context, value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
+        if !panic::is_abort(&*payload) {
+            record_panic_failure(ctx, panic::take_last(&*payload));
+        }
+        panic::drop_payload(payload);
     }
 }

@@ -39,11 +39,12 @@ pub struct Mutex<T: ?Sized> {
 pub struct MutexGuard<'a, T: ?Sized> {
     lock: &'a Mutex<T>,
     inner: Option<parking_lot::MutexGuard<'a, T>>,
-    /// The mutex's id in the model; `None` when taken outside the model during teardown.
+    /// The mutex's id in the model; `None` once released for a condvar wait.
     obj: Option<ObjId>,
     /// Where the lock was taken, for reports.
     loc: Loc,
-    /// Whether the thread was already unwinding when it took the lock (std's poison rule).
+    /// Whether the thread was already unwinding from a panic when it took the lock (std's
+    /// poison rule; teardown's unwinding poisons nothing).
     panicking: bool,
 }
 
@@ -74,9 +75,6 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
-        if runtime::detached() {
-            return self.result(self.guard(None, loc));
-        }
         let obj = self.obj(runtime::switch_point("mutex lock", Some(&self.handle), loc));
         self.acquire(obj, loc);
         self.result(self.guard(Some(obj), loc))
@@ -155,7 +153,7 @@ impl<T: ?Sized> Mutex<T> {
             inner: Some(self.data.lock()),
             obj,
             loc,
-            panicking: std::thread::panicking(),
+            panicking: runtime::poisons(),
         }
     }
 
@@ -183,7 +181,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     }
 
     fn release(&mut self) {
-        if !self.panicking && std::thread::panicking() {
+        if !self.panicking && runtime::poisons() {
             self.lock.poison.store(true, Ordering::Relaxed);
         }
         drop(self.inner.take());
@@ -202,7 +200,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             inner: Some(lock.data.lock()),
             obj,
             loc,
-            panicking: std::thread::panicking(),
+            panicking: runtime::poisons(),
         }
     }
 }
@@ -212,7 +210,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
         if self.inner.is_none() {
             return; // released for a condvar wait
         }
-        if self.obj.is_some() && !runtime::detached() {
+        if self.obj.is_some() {
             runtime::switch_point("mutex unlock", Some(&self.lock.handle), self.loc);
         }
         self.release();

@@ -88,8 +88,8 @@ pub struct RwLock<T: ?Sized> {
 pub struct RwLockReadGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
     inner: Option<parking_lot::RwLockReadGuard<'a, T>>,
-    /// The lock's id in the model; `None` when taken outside the model during teardown.
-    obj: Option<ObjId>,
+    /// The lock's id in the model.
+    obj: ObjId,
     /// Where the lock was taken, for reports.
     loc: Loc,
 }
@@ -100,11 +100,12 @@ pub struct RwLockReadGuard<'a, T: ?Sized> {
 pub struct RwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
     inner: Option<parking_lot::RwLockWriteGuard<'a, T>>,
-    /// The lock's id in the model; `None` when taken outside the model during teardown.
-    obj: Option<ObjId>,
+    /// The lock's id in the model.
+    obj: ObjId,
     /// Where the lock was taken, for reports.
     loc: Loc,
-    /// Whether the thread was already unwinding when it took the lock (std's poison rule).
+    /// Whether the thread was already unwinding from a panic when it took the lock (std's
+    /// poison rule; teardown's unwinding poisons nothing).
     panicking: bool,
 }
 
@@ -135,48 +136,32 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
-        if runtime::detached() {
-            return self.result(self.read_guard(None, loc));
-        }
         let obj = self.obj(runtime::switch_point(
             "rwlock read",
             Some(&self.handle),
             loc,
         ));
         self.acquire(Side::Read, obj, loc);
-        self.result(self.read_guard(Some(obj), loc))
+        self.result(self.read_guard(obj, loc))
     }
 
     /// Takes exclusive access, blocking while any thread holds the lock.
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        if runtime::detached() {
-            return self.result(self.write_guard(None, loc));
-        }
         let obj = self.obj(runtime::switch_point(
             "rwlock write",
             Some(&self.handle),
             loc,
         ));
         self.acquire(Side::Write, obj, loc);
-        self.result(self.write_guard(Some(obj), loc))
+        self.result(self.write_guard(obj, loc))
     }
 
     /// Takes shared access if no writer holds the lock, as [`std::sync::RwLock::try_read`].
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
-        if runtime::detached() {
-            let inner = self.data.try_read().ok_or(TryLockError::WouldBlock)?;
-            let guard = RwLockReadGuard {
-                lock: self,
-                inner: Some(inner),
-                obj: None,
-                loc,
-            };
-            return self.result(guard).map_err(TryLockError::Poisoned);
-        }
         let obj = self.obj(runtime::switch_point(
             "rwlock try_read",
             Some(&self.handle),
@@ -186,7 +171,7 @@ impl<T: ?Sized> RwLock<T> {
             runtime::spinning("interleave_test::sync::RwLock::try_read");
             return Err(TryLockError::WouldBlock);
         }
-        self.result(self.read_guard(Some(obj), loc))
+        self.result(self.read_guard(obj, loc))
             .map_err(TryLockError::Poisoned)
     }
 
@@ -195,17 +180,6 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        if runtime::detached() {
-            let inner = self.data.try_write().ok_or(TryLockError::WouldBlock)?;
-            let guard = RwLockWriteGuard {
-                lock: self,
-                inner: Some(inner),
-                obj: None,
-                loc,
-                panicking: std::thread::panicking(),
-            };
-            return self.result(guard).map_err(TryLockError::Poisoned);
-        }
         let obj = self.obj(runtime::switch_point(
             "rwlock try_write",
             Some(&self.handle),
@@ -215,7 +189,7 @@ impl<T: ?Sized> RwLock<T> {
             runtime::spinning("interleave_test::sync::RwLock::try_write");
             return Err(TryLockError::WouldBlock);
         }
-        self.result(self.write_guard(Some(obj), loc))
+        self.result(self.write_guard(obj, loc))
             .map_err(TryLockError::Poisoned)
     }
 
@@ -267,16 +241,13 @@ impl<T: ?Sized> RwLock<T> {
         obj.expect("a switch point on an object returns its id")
     }
 
-    /// A read guard; in the model (`obj` is `Some`) the model already granted the lock, so
-    /// the real one is free and a failure to take it is a bug of this crate, not a hang.
-    fn read_guard(&self, obj: Option<ObjId>, loc: Loc) -> RwLockReadGuard<'_, T> {
-        let inner = match obj {
-            Some(_) => self
-                .data
-                .try_read()
-                .expect("interleave-test bug: the model granted a read lock the data lock refuses"),
-            None => self.data.read(),
-        };
+    /// A read guard; the model already granted the lock, so the real one is free and a
+    /// failure to take it is a bug of this crate, not a hang.
+    fn read_guard(&self, obj: ObjId, loc: Loc) -> RwLockReadGuard<'_, T> {
+        let inner = self
+            .data
+            .try_read()
+            .expect("interleave-test bug: the model granted a read lock the data lock refuses");
         RwLockReadGuard {
             lock: self,
             inner: Some(inner),
@@ -286,19 +257,17 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     /// A write guard; see [`read_guard`](Self::read_guard).
-    fn write_guard(&self, obj: Option<ObjId>, loc: Loc) -> RwLockWriteGuard<'_, T> {
-        let inner = match obj {
-            Some(_) => self.data.try_write().expect(
-                "interleave-test bug: the model granted a write lock the data lock refuses",
-            ),
-            None => self.data.write(),
-        };
+    fn write_guard(&self, obj: ObjId, loc: Loc) -> RwLockWriteGuard<'_, T> {
+        let inner = self
+            .data
+            .try_write()
+            .expect("interleave-test bug: the model granted a write lock the data lock refuses");
         RwLockWriteGuard {
             lock: self,
             inner: Some(inner),
             obj,
             loc,
-            panicking: std::thread::panicking(),
+            panicking: runtime::poisons(),
         }
     }
 
@@ -311,15 +280,12 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     /// The switch point of a guard's drop, then the release in the model.
-    fn unlock(&self, side: Side, obj: Option<ObjId>, loc: Loc) {
-        let Some(obj) = obj else { return };
-        if !runtime::detached() {
-            let kind = match side {
-                Side::Read => "rwlock read unlock",
-                Side::Write => "rwlock write unlock",
-            };
-            runtime::switch_point(kind, Some(&self.handle), loc);
-        }
+    fn unlock(&self, side: Side, obj: ObjId, loc: Loc) {
+        let kind = match side {
+            Side::Read => "rwlock read unlock",
+            Side::Write => "rwlock write unlock",
+        };
+        runtime::switch_point(kind, Some(&self.handle), loc);
         runtime::with_state("interleave_test::sync::RwLock::unlock", |a| {
             let me = a.me();
             if a.obj::<RwLockState>(obj).release(side, me, loc) {
@@ -338,7 +304,7 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        if !self.panicking && std::thread::panicking() {
+        if !self.panicking && runtime::poisons() {
             self.lock.poison.store(true, Ordering::Relaxed);
         }
         drop(self.inner.take());

@@ -8,9 +8,17 @@
 //!   when no other thread can make progress, at once in real time.
 //! - [`park`] never wakes spuriously.
 //! - [`scope`] passes its [`Scope`] by value (it is `Copy`), not by reference.
-//! - Spawned threads run on reused OS threads, so std thread-locals of a model thread may
-//!   hold values from an earlier execution; create per-execution state inside the model.
+//! - [`panicking`] is per model thread; under coroutines std's own
+//!   [`std::thread::panicking`] is shared by the model threads of an execution.
+//! - Under the coroutine substrate (the default; see [`crate::Substrate`]) every model
+//!   thread of an execution runs on one OS thread, so std's own `thread_local!` values are
+//!   shared by them (and kept from one execution to the next). Use this crate's
+//!   [`thread_local!`](crate::thread_local), which gives each model thread its own value in
+//!   every execution on both substrates. Under the OS-thread substrate each model thread has
+//!   an OS thread of its own, whose std thread-locals are destroyed when it exits.
+//! - Scoped threads run on OS threads of their own under both substrates.
 
+mod local;
 mod scope;
 
 use std::panic::Location;
@@ -21,6 +29,7 @@ use parking_lot::Mutex;
 
 use crate::runtime::{self, Blocked, Tid};
 
+pub use local::{AccessError, LocalKey};
 pub use scope::{Scope, ScopedJoinHandle, scope};
 
 /// A model thread's identifier: its index in the execution.
@@ -96,7 +105,11 @@ impl Builder {
         self
     }
 
-    /// Asks for at least `size` bytes of stack.
+    /// Asks for at least `size` bytes of stack (the default is the exploration's
+    /// [`stack_size`](crate::Builder::stack_size), 2 MiB unless set). A thread that runs
+    /// past its stack fails the execution with
+    /// [`FailureKind::StackOverflow`](crate::FailureKind::StackOverflow) under coroutines; on
+    /// the OS-thread substrate std aborts the process, naming the model thread.
     pub fn stack_size(mut self, size: usize) -> Self {
         self.stack_size = Some(size);
         self
@@ -119,7 +132,13 @@ impl Builder {
             }
         });
         let name = self.name.clone();
-        let tid = runtime::spawn_pooled(self.name, self.stack_size, loc, body);
+        let spec = runtime::ThreadSpec {
+            name: self.name,
+            stack: self.stack_size,
+            loc,
+            scoped: false,
+        };
+        let tid = runtime::spawn(&spec, body);
         Ok(JoinHandle {
             thread: Thread::new(tid, name.as_deref()),
             result,
@@ -137,7 +156,7 @@ impl Builder {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        Ok(scope.spawn_named(self.name, f, Location::caller()))
+        Ok(scope.spawn_named(self.name, self.stack_size, f, Location::caller()))
     }
 }
 
@@ -217,9 +236,15 @@ pub fn yield_now() {
     runtime::switch_point("thread yield", None, Location::caller());
 }
 
-/// Whether the calling thread is unwinding, as [`std::thread::panicking`].
+/// Whether the calling model thread is unwinding, as [`std::thread::panicking`]; outside a
+/// model, std's answer. Under coroutines this is the function to use: std's is shared by
+/// the model threads of an execution.
 pub fn panicking() -> bool {
-    std::thread::panicking()
+    if runtime::in_model() {
+        runtime::thread_panicking()
+    } else {
+        std::thread::panicking()
+    }
 }
 
 /// Blocks until the thread's park token is available, as [`std::thread::park`].

@@ -1,8 +1,8 @@
 //! Scoped model threads, as [`std::thread::scope`]: threads that may borrow from the
 //! caller's stack, all joined before `scope` returns.
 //!
-//! Scoped threads cannot use the worker pool (a pooled worker outlives the borrow), so each
-//! runs on a real scoped OS thread of its own.
+//! Scoped threads borrow from their parent's stack, which a coroutine cannot hold across the
+//! scheduler, so each runs on a real scoped OS thread of its own, whatever the substrate.
 
 use std::panic::{AssertUnwindSafe, Location, catch_unwind, resume_unwind};
 
@@ -49,15 +49,17 @@ where
     });
     std::thread::scope(|s| {
         let scope = Scope { std: s, obj };
+        // The scoped threads are joined in the model before std's scope waits for their OS
+        // threads, also when the execution fails meanwhile: teardown then unwinds them
+        // (`draining`), so std's wait never waits for a thread that waits for the baton.
         match catch_unwind(AssertUnwindSafe(|| f(scope))) {
             Ok(value) => {
-                join_all(obj, loc);
+                runtime::draining(|| join_all(obj, loc));
                 value
             }
             Err(payload) => {
-                if runtime::scope_panicked(&*payload) {
-                    join_all(obj, loc);
-                }
+                runtime::scope_panicked(&*payload);
+                runtime::draining(|| join_all(obj, loc));
                 resume_unwind(payload)
             }
         }
@@ -81,12 +83,13 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        self.spawn_named(None, f, Location::caller())
+        self.spawn_named(None, None, f, Location::caller())
     }
 
     pub(super) fn spawn_named<F, T>(
         self,
         name: Option<String>,
+        stack: Option<usize>,
         f: F,
         loc: runtime::Loc,
     ) -> ScopedJoinHandle<'scope, T>
@@ -95,21 +98,18 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         T: Send + 'scope,
     {
         runtime::switch_point("thread spawn", None, loc);
-        let new = runtime::register_thread(name.clone(), loc);
-        let tid = new.tid();
+        let spec = runtime::ThreadSpec {
+            name: name.clone(),
+            stack,
+            loc,
+            scoped: true,
+        };
+        let (exec, tid, _) = runtime::register_thread(&spec);
         let obj = self.obj;
         runtime::with_state("interleave_test::thread::Scope::spawn", |a| {
             a.obj::<ScopeState>(obj).threads.push(tid)
         });
-        let exit = new.exit_token();
-        let os_thread = new.os_handle();
-        let inner = self.std.spawn(move || {
-            let mut out = None;
-            os_thread.run(|| out = runtime::run_thread_body(f));
-            exit.exited();
-            out
-        });
-        new.started(inner.thread().clone());
+        let inner = runtime::spawn_scoped(self.std, &exec, tid, f);
         ScopedJoinHandle {
             inner,
             thread: Thread::new(tid, name.as_deref()),

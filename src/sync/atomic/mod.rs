@@ -74,15 +74,11 @@ pub fn compiler_fence(order: Ordering) {
 }
 
 /// The switch point before operation `kind` on the atomic `handle` (or a fence when `None`).
-/// Outside a model it panics naming the API; while the thread unwinds out of an execution
-/// that already ended it does nothing, so that destructors act on the value directly.
+/// Outside a model it panics naming the API.
 #[track_caller]
 fn enter(handle: Option<&ObjectHandle>, kind: &'static str) {
     if !runtime::in_model() {
         outside_model(handle, kind);
-    }
-    if std::thread::panicking() && runtime::detached() {
-        return;
     }
     runtime::switch_point(kind, handle, Location::caller());
 }

@@ -81,9 +81,6 @@ impl<T> Chan<T> {
     /// Queues `value`, waiting for room (and, on a rendezvous channel, for the receiver to
     /// take it). Fails with the value back once the receiver is gone.
     pub(super) fn send(&self, value: T, loc: Loc) -> Result<(), SendError<T>> {
-        if runtime::detached() {
-            return self.send_detached(value);
-        }
         let obj = id(runtime::switch_point(
             "channel send",
             Some(&self.handle),
@@ -130,30 +127,15 @@ impl<T> Chan<T> {
         }
     }
 
-    /// Teardown (see [`runtime::detached`]): queue the value if that needs no waiting,
-    /// otherwise fail as if the receiver were gone.
-    fn send_detached(&self, value: T) -> Result<(), SendError<T>> {
-        let mut st = self.state.lock();
-        if st.receiver && st.bound != Some(0) && st.has_room() {
-            st.push(value);
-            return Ok(());
-        }
-        Err(SendError(value))
-    }
-
     /// Queues `value` only if that needs no waiting: there is room in the buffer or, on a
     /// rendezvous channel, the receiver is blocked in `recv` and the hand-over slot is free.
     pub(super) fn try_send(&self, value: T, loc: Loc) -> Result<(), TrySendError<T>> {
-        let obj = if runtime::detached() {
-            None
-        } else {
-            Some(id(runtime::switch_point(
-                "channel try_send",
-                Some(&self.handle),
-                loc,
-            )))
-        };
-        let receiver_waiting = obj.is_some_and(receiver_waiting);
+        let obj = id(runtime::switch_point(
+            "channel try_send",
+            Some(&self.handle),
+            loc,
+        ));
+        let receiver_waiting = receiver_waiting(obj);
         let mut st = self.state.lock();
         if !st.receiver {
             return Err(TrySendError::Disconnected(value));
@@ -167,9 +149,7 @@ impl<T> Chan<T> {
         }
         st.push(value);
         drop(st);
-        if let Some(obj) = obj {
-            wake(obj, RECV);
-        }
+        wake(obj, RECV);
         Ok(())
     }
 
@@ -182,13 +162,6 @@ impl<T> Chan<T> {
         timeout: Option<Duration>,
         loc: Loc,
     ) -> Result<T, RecvTimeoutError> {
-        if runtime::detached() {
-            return self
-                .state
-                .lock()
-                .pop()
-                .ok_or(RecvTimeoutError::Disconnected);
-        }
         let obj = id(runtime::switch_point(kind, Some(&self.handle), loc));
         let api = "interleave_test::sync::mpsc::Receiver::recv_timeout";
         let deadline = timeout.map(|t| runtime::with_state(api, |a| a.now().saturating_add(t)));
@@ -209,14 +182,6 @@ impl<T> Chan<T> {
 
     /// Takes the oldest value if there is one, without waiting.
     pub(super) fn try_recv(&self, loc: Loc) -> Result<T, TryRecvError> {
-        if runtime::detached() {
-            let mut st = self.state.lock();
-            return st.pop().ok_or(if st.senders == 0 {
-                TryRecvError::Disconnected
-            } else {
-                TryRecvError::Empty
-            });
-        }
         let obj = id(runtime::switch_point(
             "channel try_recv",
             Some(&self.handle),
@@ -280,10 +245,10 @@ impl<T> Chan<T> {
         drop(discarded);
     }
 
-    /// The switch point of dropping an end, skipped outside the model and during teardown
-    /// (including a thread torn down before it started, whose closure is dropped finished).
+    /// The switch point of dropping an end, skipped outside the model (an end that outlived
+    /// its execution).
     fn drop_switch_point(&self, kind: &'static str, loc: Loc) -> Option<ObjId> {
-        if !runtime::in_model() || runtime::detached() {
+        if !runtime::in_model() {
             return None;
         }
         runtime::switch_point(kind, Some(&self.handle), loc)

@@ -1,87 +1,59 @@
-//! The hand-off: how control passes from one model thread to another.
+//! The baton: how control passes between model threads that run on OS threads of their own
+//! (every thread on the OS-thread substrate, scoped threads on either) and the driver.
 //!
-//! Exactly one model thread holds the baton (its id is stored in `holder`); every other model
-//! thread of the execution waits in [`Baton::wait`]. Passing the baton stores the next holder
-//! and unparks its OS thread.
+//! Exactly one holder runs: a model thread (its id is stored in `holder`) or the driver
+//! ([`DRIVER`], which runs every coroutine of the execution). Every other OS thread of the
+//! execution waits in [`Baton::wait`]. Passing the baton stores the next holder and unparks
+//! its OS thread.
 //!
 //! A park/unpark round trip through the kernel costs several microseconds, longer than most
 //! executions' work between two switches, while a waiter that spins sees the baton within
 //! a few hundred nanoseconds. Spinning only pays when the spinner has a core of its own, so
 //! the process keeps a budget of spinners: one fewer than the cores, shared by all
 //! explorations running at once. A waiter that gets no spinner slot parks at once.
-//!
-//! This file is the only place that knows how threads are suspended and resumed; replacing
-//! OS threads by another substrate means replacing this file (and `pool.rs`).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use super::Tid;
+/// The holder value of the driver thread.
+pub(crate) const DRIVER: usize = usize::MAX;
 
-/// Holder value meaning "the execution is being torn down": every waiter unwinds.
-const ABORT: usize = usize::MAX;
-
-/// What a waiting thread learns when it wakes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Turn {
-    /// The baton is ours: run.
-    Mine,
-    /// The execution is over: unwind without running model code.
-    Abort,
-}
-
-/// The token that serializes the model threads of one execution.
+/// The token that serializes the OS threads of one execution.
 #[derive(Debug)]
 pub(crate) struct Baton {
     holder: AtomicUsize,
 }
 
-impl Baton {
-    /// A baton held by thread `first`.
-    pub(crate) fn new(first: Tid) -> Self {
+impl Default for Baton {
+    fn default() -> Self {
         Baton {
-            holder: AtomicUsize::new(first),
+            holder: AtomicUsize::new(DRIVER),
         }
     }
+}
 
-    /// Gives the baton to `to`, whose OS thread is `os`. The caller must then stop running
-    /// model code (wait, or exit).
-    pub(crate) fn pass(&self, to: Tid, os: &Thread) {
+impl Baton {
+    /// Gives the baton to `to` (a thread id or [`DRIVER`]), whose OS thread is `os`. The
+    /// caller must then stop running model code (wait, or exit).
+    pub(crate) fn pass(&self, to: usize, os: &Thread) {
         self.holder.store(to, Ordering::Release);
         os.unpark();
     }
 
-    /// Ends the execution: every current and future waiter gets [`Turn::Abort`].
-    pub(crate) fn abort<'a>(&self, waiters: impl Iterator<Item = &'a Thread>) {
-        self.holder.store(ABORT, Ordering::Release);
-        for os in waiters {
-            os.unpark();
-        }
-    }
-
-    /// Whether the execution is being torn down.
-    pub(crate) fn aborted(&self) -> bool {
-        self.holder.load(Ordering::Acquire) == ABORT
-    }
-
-    /// Blocks the calling OS thread until model thread `me` holds the baton or the execution
-    /// is torn down. `spin`: the baton may come back soon, so spin before parking.
-    pub(crate) fn wait(&self, me: Tid, spin: bool) -> Turn {
-        let turn = || match self.holder.load(Ordering::Acquire) {
-            h if h == me => Some(Turn::Mine),
-            ABORT => Some(Turn::Abort),
-            _ => None,
-        };
-        if let Some(t) = if spin { spin_until(turn) } else { turn() } {
-            return t;
+    /// Blocks the calling OS thread until `me` holds the baton. `spin`: the baton may come
+    /// back soon, so spin before parking.
+    pub(crate) fn wait(&self, me: usize, spin: bool) {
+        let mine = || (self.holder.load(Ordering::Acquire) == me).then_some(());
+        if if spin { spin_until(mine) } else { mine() }.is_some() {
+            return;
         }
         loop {
             // A stale unpark token only makes this return early; the loop re-checks.
             std::thread::park();
-            if let Some(t) = turn() {
-                return t;
+            if mine().is_some() {
+                return;
             }
         }
     }

@@ -1,0 +1,254 @@
+//! Model threads as stackful coroutines, all on the execution's driver thread.
+//!
+//! A coroutine gives control back with [`suspend`]; the driver's loop ([`drive`]) then
+//! resumes whichever thread the scheduler named, setting [`CURRENT`] to that thread's
+//! context for the time it runs. A hand-off is two user-space stack switches through the
+//! driver (tens of nanoseconds), whatever the machine's load.
+//!
+//! The `generator` crate carries the `unsafe` code: its `yield_with` reaches the running
+//! coroutine from any depth, which is what a switch point deep inside user code needs.
+//! Stacks are mapped once and reused: a coroutine that finished goes back to [`POOL`]
+//! (thread 0's, which borrows the model, is kept in the driver's [`Stacks`]). A stack
+//! overflow hits the stack's guard page; the crate's signal handler then returns control to
+//! the driver, which reports it as the thread's failure and never touches that stack again.
+//!
+//! Architecture invariant: each thread's [`Context`] is kept behind an `Rc` that lives as
+//! long as its coroutine, so the reference a suspended coroutine holds stays valid.
+
+#![allow(
+    deprecated,
+    reason = "generator's `yield_with` is deprecated in favour of a scope parameter that a \
+              switch point deep inside user code cannot reach; loom uses it the same way"
+)]
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use generator::{Generator, Gn};
+use parking_lot::Mutex;
+
+use super::super::execution::{DriverNext, Execution};
+use super::super::{CURRENT, Context, Tid, failure, locals, sched, teardown, thread};
+use super::{Hosting, run_os_thread, take_next};
+
+/// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
+type Coroutine = Generator<'static, (), ()>;
+
+/// Stacks of finished coroutines, with their size in bytes, for reuse by any driver.
+static POOL: Mutex<Vec<(usize, Coroutine)>> = Mutex::new(Vec::new());
+
+/// The most stacks kept in [`POOL`]; more are unmapped when their coroutine finishes.
+const POOL_MAX: usize = 512;
+
+/// Gives control back to the driver; returns when the driver resumes this coroutine.
+pub(super) fn suspend() {
+    generator::yield_with(());
+}
+
+/// The coroutine stack of a driver's thread 0, kept from one execution to the next (it
+/// borrows the model, so it cannot go back to the shared pool).
+#[derive(Default)]
+pub(crate) struct Stacks<'m> {
+    main: Option<(usize, Generator<'m, (), ()>)>,
+}
+
+impl std::fmt::Debug for Stacks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stacks")
+            .field("main", &self.main.as_ref().map(|(size, _)| size))
+            .finish()
+    }
+}
+
+impl<'m> Stacks<'m> {
+    /// A finished coroutine with at least `bytes` of stack, for thread 0.
+    fn take_main(&mut self, bytes: usize) -> (usize, Generator<'m, (), ()>) {
+        match self.main.take() {
+            Some((size, coro)) if size >= bytes => (size, coro),
+            _ => {
+                let (size, coro) = take_stack(bytes);
+                (size, coro)
+            }
+        }
+    }
+}
+
+/// A coroutine with at least `bytes` of stack: the smallest fitting one of the pool, or a
+/// new one. It is ready for `init_code`.
+fn take_stack(bytes: usize) -> (usize, Coroutine) {
+    let mut pool = POOL.lock();
+    let best = (0..pool.len())
+        .filter(|&i| pool[i].0 >= bytes)
+        .min_by_key(|&i| pool[i].0);
+    match best {
+        Some(i) => pool.swap_remove(i),
+        None => {
+            drop(pool);
+            let words = bytes.div_ceil(std::mem::size_of::<usize>());
+            (bytes, Gn::<()>::new_opt(words, || {}))
+        }
+    }
+}
+
+fn give_back(size: usize, coro: Coroutine) {
+    let mut pool = POOL.lock();
+    if pool.len() < POOL_MAX {
+        pool.push((size, coro));
+    }
+}
+
+/// A spawned thread's coroutine and its context.
+struct Slot {
+    size: usize,
+    coro: Option<Coroutine>,
+    ctx: Rc<Context>,
+}
+
+/// Runs the execution: thread 0 runs `model`, then whoever the scheduler names, until it
+/// says the execution is over. Coroutines left unfinished then (teardown left their threads
+/// behind) are never resumed: their stacks are leaked with what they own.
+pub(super) fn drive<'m>(
+    exec: &Arc<Execution>,
+    model: &'m (dyn Fn() + Sync),
+    stacks: &mut Stacks<'m>,
+) {
+    let bytes = exec.state.lock().stack_of(0);
+    let main_ctx = Rc::new(Context {
+        exec: Arc::clone(exec),
+        tid: 0,
+    });
+    let (main_size, mut main) = stacks.take_main(bytes);
+    main.init_code(move || CURRENT.with(|ctx| thread_body(ctx, || run_model(model))));
+    let mut main = Some(main);
+    let mut slots: Vec<Option<Slot>> = Vec::new();
+    loop {
+        adopt(exec, &mut slots);
+        let t = match take_next(exec) {
+            DriverNext::Run(t) => t,
+            DriverNext::End => break,
+            DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
+        };
+        if exec.state.lock().threads[t].hosting == Hosting::OsThread {
+            run_os_thread(exec, t);
+        } else if t == 0 {
+            resume(exec, &main_ctx, &mut main);
+        } else {
+            let slot = slots[t].as_mut().expect("a coroutine thread was adopted");
+            resume(exec, &slot.ctx, &mut slot.coro);
+        }
+    }
+    let mut left = finish_main(stacks, main_size, main, main_ctx);
+    for slot in slots.into_iter().flatten() {
+        match slot.coro {
+            Some(coro) if coro.is_done() => give_back(slot.size, coro),
+            Some(coro) => {
+                left += 1;
+                leak(coro.into_raw(), slot.ctx);
+            }
+            None => leak(std::ptr::null_mut(), slot.ctx), // its stack overflowed
+        }
+    }
+    teardown::count_left_behind(left);
+}
+
+/// Keeps thread 0's coroutine for the next execution if it finished, leaks it otherwise;
+/// returns how many threads that left behind (0 or 1).
+fn finish_main<'m>(
+    stacks: &mut Stacks<'m>,
+    size: usize,
+    main: Option<Generator<'m, (), ()>>,
+    ctx: Rc<Context>,
+) -> usize {
+    match main {
+        Some(coro) if coro.is_done() => {
+            stacks.main = Some((size, coro));
+            0
+        }
+        Some(coro) => {
+            leak(coro.into_raw(), ctx);
+            1
+        }
+        None => {
+            leak(std::ptr::null_mut(), ctx); // its stack overflowed
+            0
+        }
+    }
+}
+
+/// A coroutine left behind: its stack (already turned into a raw pointer that is never
+/// freed), its context and its thread-locals are never dropped, so nothing they refer to
+/// dangles and none of their destructors runs.
+fn leak(_stack: *mut usize, ctx: Rc<Context>) {
+    locals::forget(ctx.exec.id, ctx.tid);
+    std::mem::forget(ctx);
+}
+
+/// Takes over the coroutine threads spawned since the last look, each on a stack of its own.
+fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>) {
+    let spawned = std::mem::take(&mut *exec.host.spawned.lock());
+    for (tid, body) in spawned {
+        let bytes = exec.state.lock().stack_of(tid);
+        let (size, mut coro) = take_stack(bytes);
+        coro.init_code(move || CURRENT.with(|ctx| thread_body(ctx, body)));
+        if slots.len() <= tid {
+            slots.resize_with(tid + 1, || None);
+        }
+        slots[tid] = Some(Slot {
+            size,
+            coro: Some(coro),
+            ctx: Rc::new(Context {
+                exec: Arc::clone(exec),
+                tid,
+            }),
+        });
+    }
+}
+
+/// What a coroutine runs: the thread, then its end.
+fn thread_body(ctx: &Context, body: impl FnOnce()) {
+    thread::thread_main(ctx, body);
+    sched::finish(ctx);
+}
+
+fn run_model(model: &(dyn Fn() + Sync)) {
+    // The result of thread 0 is not for anyone to join.
+    let _ = thread::run_thread_body(model);
+}
+
+/// Resumes a coroutine until it gives control back. A panic that escapes it (a stack
+/// overflow caught by the guard page, or a fault of the runtime) fails the execution; that
+/// coroutine is then never touched again.
+fn resume<'g>(exec: &Execution, ctx: &Context, coro: &mut Option<Generator<'g, (), ()>>) {
+    let coroutine = coro.as_mut().expect("a coroutine that can run is present");
+    let escaped = CURRENT.set(ctx, || {
+        catch_unwind(AssertUnwindSafe(|| {
+            coroutine.resume();
+        }))
+    });
+    if let Err(payload) = escaped {
+        let stack = coro.take().map(Generator::into_raw);
+        let _ = stack; // left as it is: resuming or dropping it would abort
+        escaped_coroutine(exec, ctx.tid, &*payload);
+        super::super::panic::drop_payload(payload);
+    }
+}
+
+/// Records the failure of thread `tid`, whose coroutine let `payload` escape, and lets
+/// teardown decide who runs next.
+fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + Send)) {
+    let overflow = payload
+        .downcast_ref::<generator::Error>()
+        .is_some_and(|e| matches!(e, generator::Error::StackErr));
+    let mut st = exec.state.lock();
+    let bytes = st.stack_of(tid);
+    st.fail(|st| match overflow {
+        true => failure::stack_overflow(st, tid, bytes),
+        false => failure::internal(st, tid, payload),
+    });
+    st.threads[tid].left_behind = true;
+    st.next = match teardown::next(&mut st) {
+        super::Target::Thread(t) => DriverNext::Run(t),
+        super::Target::End => DriverNext::End,
+    };
+}

@@ -1,0 +1,195 @@
+//! The substrates: what runs model threads, and how control passes from one to the next.
+//!
+//! Two implementations behind one interface, each in its own file:
+//! - `coro.rs`: stackful coroutines, all on the execution's driver thread; a hand-off is a
+//!   user-space stack switch through the driver.
+//! - `os.rs`: one OS thread per model thread, serialized by the [`Baton`] (`baton.rs`) and
+//!   pinned to the driver's core (`affinity.rs`).
+//!
+//! The rest of the runtime sees only [`hand_off`] (the running thread stops and names who
+//! runs next), [`spawn`] and [`drive`] (the driver's loop). Whatever the substrate, the
+//! driver is where control goes when the next thread is a coroutine or nobody: it resumes
+//! coroutines itself and passes the baton to OS threads. Scoped threads borrow from their
+//! parent's stack, which a coroutine cannot hold across the scheduler without `unsafe`, so
+//! they run on OS threads under both substrates.
+//!
+//! Architecture invariant: nothing outside this folder knows whether a thread is a
+//! coroutine or an OS thread, beyond the [`Hosting`] tag the scheduler passes back here.
+
+mod affinity;
+mod baton;
+mod coro;
+mod os;
+
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
+
+pub(crate) use affinity::{Core, next_core, pin};
+pub(crate) use coro::Stacks;
+pub(crate) use os::{exiting_context, spawn_scoped};
+
+use self::baton::{Baton, DRIVER};
+use super::execution::{DriverNext, ExecState, Execution};
+use super::{Context, Tid};
+use crate::Substrate;
+
+/// What runs a model thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hosting {
+    /// A coroutine on the driver thread.
+    Coroutine,
+    /// An OS thread of its own.
+    OsThread,
+}
+
+impl Hosting {
+    /// How threads that are not scoped run on `substrate`.
+    pub(crate) fn default_for(substrate: Substrate) -> Self {
+        match substrate {
+            Substrate::Coroutines => Hosting::Coroutine,
+            Substrate::Threads => Hosting::OsThread,
+        }
+    }
+}
+
+/// A model thread's body, as the substrate runs it.
+pub(crate) type Body = Box<dyn FnOnce() + Send + 'static>;
+
+/// What the substrates of one execution share.
+pub(crate) struct HostShared {
+    /// Serializes OS-hosted threads and the driver.
+    baton: Baton,
+    /// The driver's OS thread, to give it the baton.
+    driver: std::thread::Thread,
+    /// Coroutine threads spawned and not yet taken over by the driver.
+    spawned: Mutex<Vec<(Tid, Body)>>,
+    /// OS-hosted threads: their handle to unpark, by thread id.
+    os: Mutex<Vec<Option<std::thread::Thread>>>,
+    /// Join handles of the OS threads spawned for (non-scoped) model threads.
+    joins: Mutex<Vec<(Tid, std::thread::JoinHandle<()>)>>,
+}
+
+impl Default for HostShared {
+    fn default() -> Self {
+        HostShared {
+            baton: Baton::default(),
+            driver: std::thread::current(),
+            spawned: Mutex::new(Vec::new()),
+            os: Mutex::new(Vec::new()),
+            joins: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for HostShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostShared")
+            .field("baton", &self.baton)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where control goes when the running thread stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// This thread runs next.
+    Thread(Tid),
+    /// The execution is over (or stuck): back to the driver for good.
+    End,
+}
+
+/// The running thread `ctx.tid` stops running and `to` runs. `st` is the execution's state,
+/// with every decision made; it is released before control moves. Unless `leaving` (the
+/// thread finished), this returns when the thread is chosen to run again.
+pub(crate) fn hand_off(
+    ctx: &Context,
+    mut st: MutexGuard<'_, ExecState>,
+    to: Target,
+    leaving: bool,
+) {
+    let exec = &ctx.exec;
+    let me = ctx.tid;
+    let mine = st.threads[me].hosting;
+    let direct = match to {
+        Target::Thread(t) if mine == Hosting::OsThread => {
+            (st.threads[t].hosting == Hosting::OsThread).then_some(t)
+        }
+        _ => None,
+    };
+    if direct.is_none() {
+        st.next = match to {
+            Target::Thread(t) => DriverNext::Run(t),
+            Target::End => DriverNext::End,
+        };
+    }
+    // A preempted thread may be chosen at the very next decision: it spins for the baton.
+    // A blocked one cannot run before another thread wakes it: it parks.
+    let preempted = matches!(st.threads[me].status, super::execution::Status::Runnable);
+    drop(st);
+    match mine {
+        Hosting::Coroutine => {
+            if !leaving {
+                coro::suspend();
+            }
+        }
+        Hosting::OsThread => {
+            match direct {
+                Some(t) => exec.host.baton.pass(t, &os_handle(exec, t)),
+                None => exec.host.baton.pass(DRIVER, &exec.host.driver),
+            }
+            if !leaving {
+                exec.host.baton.wait(me, preempted);
+            }
+        }
+    }
+}
+
+fn os_handle(exec: &Execution, t: Tid) -> std::thread::Thread {
+    exec.host.os.lock()[t]
+        .clone()
+        .expect("an OS-hosted thread records its handle before it can be chosen")
+}
+
+/// Starts the host of a new, registered model thread `tid` running `body`.
+pub(crate) fn spawn(exec: &Arc<Execution>, tid: Tid, hosting: Hosting, stack: usize, body: Body) {
+    match hosting {
+        Hosting::Coroutine => exec.host.spawned.lock().push((tid, body)),
+        Hosting::OsThread => os::spawn(exec, tid, stack, body),
+    }
+}
+
+/// Records the OS thread that runs model thread `tid` (scoped threads, spawned by the
+/// facade).
+pub(crate) fn record_os_thread(exec: &Execution, tid: Tid, os: std::thread::Thread) {
+    let mut table = exec.host.os.lock();
+    if table.len() <= tid {
+        table.resize(tid + 1, None);
+    }
+    table[tid] = Some(os);
+}
+
+/// Runs the execution from its start (thread 0 runs `model`) until the driver is told it
+/// is over. Threads teardown left behind stay as they are (see `teardown.rs`).
+pub(crate) fn drive<'m>(
+    exec: &Arc<Execution>,
+    model: &'m (dyn Fn() + Sync),
+    stacks: &mut Stacks<'m>,
+) {
+    let substrate = exec.state.lock().config.substrate;
+    match substrate {
+        Substrate::Coroutines => coro::drive(exec, model, stacks),
+        Substrate::Threads => os::drive(exec, model, stacks),
+    }
+}
+
+/// Gives control to the OS-hosted thread `t` from the driver and waits until it comes back.
+fn run_os_thread(exec: &Execution, t: Tid) {
+    exec.host.baton.pass(t, &os_handle(exec, t));
+    exec.host.baton.wait(DRIVER, false);
+}
+
+/// Takes the driver's next instruction.
+fn take_next(exec: &Execution) -> DriverNext {
+    std::mem::replace(&mut exec.state.lock().next, DriverNext::Pending)
+}
