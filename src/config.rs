@@ -4,6 +4,7 @@
 
 use std::panic::Location;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::driver::{self, Independent, Meta, Plan};
 use crate::report::{Failure, Report};
@@ -25,6 +26,7 @@ use crate::strategy::{DfsStrategy, PctStrategy, RandomStrategy, Strategy, execut
 /// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
 /// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`]) | `coroutines` |
 /// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
+/// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
 /// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
 /// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
 ///
@@ -52,6 +54,8 @@ pub mod env {
     pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
     /// Stack size in bytes of a model thread that does not set its own.
     pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
+    /// Seconds a model thread may run without reaching a switch point (0: no limit).
+    pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
 }
 
 const DEFAULT_ITERATIONS: u64 = 1000;
@@ -61,8 +65,12 @@ const DEFAULT_MAX_STEPS: u64 = 100_000;
 /// threads. Only the pages a thread touches take memory; the rest is reserved address space.
 pub const DEFAULT_STACK_SIZE: usize = 2 << 20;
 
-/// The smallest stack size a model thread may have (smaller requests are raised to it).
-const MIN_STACK_SIZE: usize = 16 << 10;
+/// The smallest stack size a model thread may have: `Builder::stack_size` refuses less, and a
+/// thread that asks for less with `thread::Builder::stack_size` gets this.
+pub(crate) const MIN_STACK_SIZE: usize = 16 << 10;
+
+/// How long a model thread may run without reaching a switch point by default.
+const DEFAULT_WATCHDOG: Duration = Duration::from_secs(10);
 
 /// What runs the model threads of an execution. Results, schedules and failures are the
 /// same on both; only speed and std's own thread-locals differ.
@@ -198,6 +206,12 @@ pub struct Builder {
     /// [`thread::Builder::stack_size`](crate::thread::Builder::stack_size), the model
     /// closure's included (at least 16 KiB).
     pub stack_size: usize,
+    /// How long a model thread may run without reaching a switch point (`None`: no limit;
+    /// 10 s unless set). Such a thread waits on something the crate does not model (a std
+    /// lock held by another model thread, I/O) or spins on a std atomic, and nothing can stop
+    /// it: the process then exits with a report that names the thread and where it was,
+    /// rather than hang without a word.
+    pub watchdog: Option<Duration>,
 }
 
 impl Default for Builder {
@@ -224,7 +238,20 @@ impl Builder {
             stack_size: env_u64(env::STACK_SIZE)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or(DEFAULT_STACK_SIZE),
+            watchdog: match env_u64(env::WATCHDOG) {
+                Some(0) => None,
+                Some(secs) => Some(Duration::from_secs(secs)),
+                None => Some(DEFAULT_WATCHDOG),
+            },
         }
+    }
+
+    /// Sets how long a model thread may run without reaching a switch point (`None`: no
+    /// limit); see the field. Panics on a zero duration.
+    pub fn watchdog(mut self, limit: Option<Duration>) -> Self {
+        self.watchdog = limit;
+        self.validate();
+        self
     }
 
     /// Sets what runs the model threads.
@@ -304,6 +331,11 @@ impl Builder {
              least 1 (1 runs executions one after another)"
         );
         assert!(
+            self.watchdog != Some(Duration::ZERO),
+            "interleave_test::Builder: a watchdog of 0 would report every model thread at once; \
+             use None to turn it off, or a limit such as 10 s"
+        );
+        assert!(
             self.stack_size >= MIN_STACK_SIZE,
             "interleave_test::Builder: stack_size {} is below the minimum of {MIN_STACK_SIZE} \
              bytes, too little for any model thread; the default is {DEFAULT_STACK_SIZE}",
@@ -323,6 +355,7 @@ impl Builder {
             substrate: self.substrate,
             stack_size: self.stack_size,
             core: None,
+            watchdog: self.watchdog,
         }
     }
 

@@ -1,13 +1,31 @@
-//! Executions reuse OS threads: 100,000 executions of a 3-thread model leave no OS thread
-//! behind and keep memory flat. (Its own test binary, so no other test's threads count.)
+//! Resources: executions leave no OS thread behind and keep memory flat, failing ones
+//! included, and thousands of model threads work on both substrates. (Its own test binary,
+//! and one test that runs the checks one after another, so that no other test's thread is
+//! counted.)
 
-use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{Builder, thread};
+mod common;
+
+use common::SUBSTRATES;
+use interleave_test::sync::{Arc, Barrier, Mutex};
+use interleave_test::{Builder, FailureKind, Substrate, thread};
 
 fn status(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("Linux /proc");
     let line = status.lines().find(|l| l.starts_with(field)).expect(field);
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// The names of the process's threads, for messages.
+fn thread_names() -> String {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
+                .map(|n| n.trim().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names.join(", ")
 }
 
 fn three_threads() {
@@ -26,43 +44,171 @@ fn three_threads() {
 
 #[test]
 #[cfg(target_os = "linux")]
+fn threads_and_memory_stay_bounded() {
+    // The process's one watchdog thread starts with the first execution.
+    Builder::new().iterations(1).check(|| {}).unwrap();
+    one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat();
+    one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory();
+    two_thousand_threads_spawned_and_joined();
+    two_thousand_threads_alive_at_once_at_a_barrier();
+}
+
 fn one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat() {
-    let threads_before = status("Threads:");
-    let parallelism = Builder::new().parallelism as u64;
-    Builder::new()
+    for substrate in SUBSTRATES {
+        let builder = Builder::new().substrate(substrate).parallelism(2);
+        let threads_before = status("Threads:");
+        builder
+            .clone()
+            .seed(1)
+            .iterations(10_000)
+            .check(three_threads)
+            .unwrap();
+        let rss_warm = status("VmRSS:");
+        builder
+            .clone()
+            .seed(2)
+            .iterations(90_000)
+            .check(three_threads)
+            .unwrap();
+        let rss_after = status("VmRSS:");
+        // Every OS thread of an execution (and every driver) is joined before `check`
+        // returns.
+        assert_eq!(
+            status("Threads:"),
+            threads_before,
+            "{substrate:?}: {}",
+            thread_names()
+        );
+        // 90,000 more executions add less than 2 MiB of resident memory.
+        assert!(
+            rss_after < rss_warm + 2048,
+            "{substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB"
+        );
+    }
+}
+
+/// Every thread waits for the other's lock: each execution deadlocks with all three threads
+/// blocked, so teardown has something to do in every one.
+fn deadlock() {
+    let a = Arc::new(Mutex::new(()));
+    let b = Arc::new(Mutex::new(()));
+    let (a2, b2) = (Arc::clone(&a), Arc::clone(&b));
+    let t = thread::spawn(move || {
+        let _a = a2.lock().unwrap();
+        thread::yield_now();
+        let _b = b2.lock().unwrap();
+    });
+    let _b = b.lock().unwrap();
+    thread::yield_now();
+    let _a = a.lock().unwrap();
+    drop(_a);
+    t.join().unwrap();
+}
+
+/// Runs `n` failing explorations of [`deadlock`] (one failing execution each, from a
+/// schedule that deadlocks).
+fn fail_n_times(substrate: Substrate, n: u64) {
+    let failure = Builder::new()
+        .substrate(substrate)
         .seed(1)
-        .iterations(10_000)
-        .check(three_threads)
-        .unwrap();
-    let rss_warm = status("VmRSS:");
-    let threads_warm = status("Threads:");
-    Builder::new()
-        .seed(2)
-        .iterations(90_000)
-        .check(three_threads)
-        .unwrap();
-    let rss_after = status("VmRSS:");
-    let threads_after = status("Threads:");
-    // The pool holds at most the two spawned threads' workers of each execution running at
-    // once, plus one that may still be on its way back; it does not grow with the number of
-    // executions. (A parallel run's driver threads exit with the run.)
-    let bound = threads_before + 2 * parallelism + 1;
-    assert!(
-        threads_warm <= bound,
-        "{threads_before} -> {threads_warm} with parallelism {parallelism}"
-    );
-    // Nine times more executions stay within the same bound (when a run happens to overlap
-    // more executions than the first, the pool may reach it only now).
-    assert!(
-        threads_after <= bound,
-        "{threads_warm} -> {threads_after} with parallelism {parallelism}"
-    );
-    // 90,000 more executions add less than 2 MiB of resident memory.
-    assert!(
-        rss_after < rss_warm + 2048,
-        "RSS {rss_warm} KiB -> {rss_after} KiB"
-    );
-    // Idle workers leave after a while.
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    assert_eq!(status("Threads:"), threads_before, "idle workers exit");
+        .iterations(1000)
+        .check(deadlock)
+        .expect_err("deadlocks");
+    assert_eq!(failure.kind(), FailureKind::Deadlock);
+    let builder = Builder::new().substrate(substrate);
+    for _ in 0..n {
+        let again = builder
+            .replay(deadlock, failure.schedule())
+            .expect_err("the schedule deadlocks");
+        assert_eq!(again.kind(), FailureKind::Deadlock);
+    }
+}
+
+fn one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory() {
+    for substrate in SUBSTRATES {
+        // Teardown leaves a failed execution's blocked threads as they are, at most 64 in
+        // the process (an OS thread each on the OS-thread substrate, a stack each under
+        // coroutines); past that it unwinds them. The first executions fill that budget.
+        let threads_before = status("Threads:");
+        fail_n_times(substrate, 10_000);
+        let threads_warm = status("Threads:");
+        let rss_warm = status("VmRSS:");
+        fail_n_times(substrate, 90_000);
+        let threads_after = status("Threads:");
+        let rss_after = status("VmRSS:");
+        assert!(
+            threads_warm <= threads_before + 64,
+            "{substrate:?}: {threads_before} -> {threads_warm} threads"
+        );
+        assert_eq!(
+            threads_after,
+            threads_warm,
+            "{substrate:?}: {}",
+            thread_names()
+        );
+        assert!(
+            rss_after < rss_warm + 2048,
+            "{substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB"
+        );
+    }
+}
+
+fn two_thousand_threads_spawned_and_joined() {
+    for substrate in SUBSTRATES {
+        let start = std::time::Instant::now();
+        let report = Builder::new()
+            .substrate(substrate)
+            .seed(3)
+            .iterations(3)
+            .check(|| {
+                let n = Arc::new(Mutex::new(0));
+                for _ in 0..2000 {
+                    let n = Arc::clone(&n);
+                    thread::spawn(move || *n.lock().unwrap() += 1)
+                        .join()
+                        .unwrap();
+                }
+                assert_eq!(*n.lock().unwrap(), 2000);
+            })
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert_eq!(report.executions, 3);
+        eprintln!(
+            "2000 spawned and joined, {substrate:?}: {:?} for 3 executions, RSS {} KiB (peak {} KiB)",
+            start.elapsed(),
+            status("VmRSS:"),
+            status("VmHWM:")
+        );
+    }
+}
+
+fn two_thousand_threads_alive_at_once_at_a_barrier() {
+    for substrate in SUBSTRATES {
+        let start = std::time::Instant::now();
+        let report = Builder::new()
+            .substrate(substrate)
+            .seed(4)
+            .iterations(3)
+            .check(|| {
+                let barrier = Arc::new(Barrier::new(2001));
+                let hs: Vec<_> = (0..2000)
+                    .map(|_| {
+                        let barrier = Arc::clone(&barrier);
+                        thread::spawn(move || barrier.wait().is_leader())
+                    })
+                    .collect();
+                let mut leaders = u32::from(barrier.wait().is_leader());
+                for h in hs {
+                    leaders += u32::from(h.join().unwrap());
+                }
+                assert_eq!(leaders, 1);
+            })
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert_eq!(report.executions, 3);
+        eprintln!(
+            "2000 alive at a barrier, {substrate:?}: {:?} for 3 executions, RSS {} KiB (peak {} KiB)",
+            start.elapsed(),
+            status("VmRSS:"),
+            status("VmHWM:")
+        );
+    }
 }

@@ -27,6 +27,8 @@ pub(crate) struct ExecConfig {
     pub(crate) stack_size: usize,
     /// The core every OS thread of the execution is pinned to, if any (OS-thread substrate).
     pub(crate) core: Option<super::Core>,
+    /// How long a model thread may go without reaching a switch point (`None`: forever).
+    pub(crate) watchdog: Option<Duration>,
 }
 
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.
@@ -170,6 +172,8 @@ pub(crate) struct ExecState {
     pub(crate) phase: Phase,
     /// The driver's mailbox: set by a thread that gives control back to the driver.
     pub(crate) next: DriverNext,
+    /// The thread that runs (or was last given control).
+    pub(crate) running: Tid,
     pub(crate) next_block_seq: u64,
     pub(crate) config: ExecConfig,
     /// Whether teardown unwinds every thread, rather than leaving behind those it need not
@@ -225,6 +229,7 @@ impl Execution {
                 failure: None,
                 phase: Phase::Running,
                 next: DriverNext::Run(0),
+                running: 0,
                 unwind_all: None,
                 next_block_seq: 0,
                 config,
@@ -289,7 +294,7 @@ impl ExecState {
     pub(crate) fn stack_of(&self, tid: Tid) -> usize {
         match self.threads[tid].stack {
             0 => self.config.stack_size,
-            n => n,
+            n => n.max(crate::config::MIN_STACK_SIZE),
         }
     }
 }

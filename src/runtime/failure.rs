@@ -240,3 +240,24 @@ pub(super) fn internal(
         threads: vec![],
     }
 }
+
+/// The report of an execution whose running thread has not reached a switch point for
+/// `limit` (see `watchdog.rs`).
+pub(super) fn unresponsive(st: &ExecState, limit: std::time::Duration) -> String {
+    let tid = st.running;
+    let pending = st.threads[tid].pending;
+    format!(
+        "\ninterleave-test: model thread {} has not reached a switch point for {limit:?}; its \
+         last one was `{}` at {}.\nIt is blocked on something interleave-test does not model \
+         (a std lock or channel that another model thread holds, I/O, a real sleep) or spins \
+         on a std atomic without a switch point, so no other model thread can run again. Use \
+         interleave_test::sync and interleave_test::thread there (and thread::yield_now or \
+         hint::spin_loop in a spin loop). If the thread is only slow, raise {} (seconds; 0 \
+         turns the watchdog off).\nThe thread cannot be stopped from outside, so the process \
+         exits now.\n",
+        st.thread_info(tid),
+        pending.kind,
+        pending.loc,
+        crate::env::WATCHDOG,
+    )
+}

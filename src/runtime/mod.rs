@@ -17,6 +17,7 @@ mod sched;
 mod teardown;
 mod thread;
 mod trace;
+mod watchdog;
 
 use std::panic::Location;
 use std::sync::Arc;

@@ -96,13 +96,48 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
     };
     // The state is busy only if the runtime itself panicked while holding it.
     if let Some(mut st) = ctx.exec.state.try_lock() {
+        if record.message == CLEANUP_PANIC {
+            warn_abort(&st, ctx.tid);
+        }
         let thread = &mut st.threads[ctx.tid];
         if thread.unwinding == Unwinding::No {
             thread.unwinding = Unwinding::Panic;
         }
     }
-    LAST_PANIC.with(|last| *last.borrow_mut() = Some(record));
+    if record.message != CLEANUP_PANIC {
+        LAST_PANIC.with(|last| *last.borrow_mut() = Some(record));
+    }
     true
+}
+
+/// The message of the panic std raises when a destructor panics during unwinding, right
+/// before it aborts the process.
+const CLEANUP_PANIC: &str = "panic in a destructor during cleanup";
+
+/// A destructor panicked while model thread `tid` was unwinding: std aborts the process
+/// right after this hook. Say which thread did what, and what to do, first.
+fn warn_abort(st: &super::ExecState, tid: super::Tid) {
+    let thread = &st.threads[tid];
+    let why = match thread.unwinding {
+        Unwinding::Teardown => "interleave-test was unwinding it after the execution failed",
+        _ => "it was unwinding from a panic",
+    };
+    let earlier = LAST_PANIC.with(|last| {
+        last.borrow()
+            .as_ref()
+            .map(|r| format!(": {}", r.message))
+            .unwrap_or_default()
+    });
+    let message = format!(
+        "\ninterleave-test: model thread {} panicked in a destructor while {why}{earlier}\n\
+         its last switch point was {}; a panic in a destructor during unwinding aborts the \
+         process, as on a real thread.\nMake that destructor return without panicking when \
+         `interleave_test::thread::panicking()` is true.\n",
+        st.thread_info(tid),
+        thread.pending.loc
+    );
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(message.as_bytes());
 }
 
 /// The text of a panic payload: the string it carries, or a description of its type.

@@ -42,6 +42,9 @@ pub(crate) fn run_execution<'m>(
     stacks: &mut Stacks<'m>,
 ) -> ExecOutcome {
     let exec = Execution::new(strategy, config, loc);
+    if let Some(limit) = config.watchdog {
+        super::watchdog::watch(&exec, limit);
+    }
     host::drive(&exec, model, stacks);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");

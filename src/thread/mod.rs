@@ -170,12 +170,13 @@ pub struct JoinHandle<T> {
 impl<T> JoinHandle<T> {
     /// Waits for the thread to finish and returns its result, or the payload it panicked
     /// with (only when `Builder::thread_panics_fail` is off; by default that panic fails
-    /// the execution).
+    /// the execution). While a failed execution tears down, a thread that was stopped
+    /// returns [`torn_down`]'s payload.
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
         join_thread(self.thread.tid, Location::caller());
         let r = self.result.lock().take();
-        r.expect("a joined thread that finished normally left its result")
+        r.unwrap_or_else(|| Err(torn_down(&self.thread)))
     }
 
     /// Whether the thread has finished. Not a switch point of its own beyond the read.
@@ -191,6 +192,16 @@ impl<T> JoinHandle<T> {
     pub fn thread(&self) -> &Thread {
         &self.thread
     }
+}
+
+/// The payload `join` returns for a thread that teardown stopped after the execution
+/// failed (it has no result): a `String` naming the thread.
+fn torn_down(thread: &Thread) -> Box<dyn std::any::Any + Send> {
+    let name = thread.name().map(|n| format!(" {n:?}")).unwrap_or_default();
+    Box::new(format!(
+        "thread{name} (#{}) was stopped because the execution failed",
+        thread.tid
+    ))
 }
 
 /// Blocks until thread `tid` has finished.

@@ -125,9 +125,7 @@ impl<T> ScopedJoinHandle<'_, T> {
         join_thread(self.thread.tid, Location::caller());
         match self.inner.join() {
             Ok(Some(result)) => result,
-            Ok(None) => {
-                unreachable!("a joined scoped thread that finished normally left its result")
-            }
+            Ok(None) => Err(super::torn_down(&self.thread)),
             Err(payload) => resume_unwind(payload),
         }
     }

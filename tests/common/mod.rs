@@ -57,3 +57,9 @@ pub(crate) fn lost_wakeup() {
     cv.notify_one();
     waiter.join().unwrap();
 }
+
+/// Both substrates, for tests that must behave the same on each.
+pub(crate) const SUBSTRATES: [interleave_test::Substrate; 2] = [
+    interleave_test::Substrate::Coroutines,
+    interleave_test::Substrate::Threads,
+];

@@ -129,7 +129,12 @@ pub(super) fn drive<'m>(
             DriverNext::End => break,
             DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
         };
-        if exec.state.lock().threads[t].hosting == Hosting::OsThread {
+        let hosting = {
+            let mut st = exec.state.lock();
+            st.running = t;
+            st.threads[t].hosting
+        };
+        if hosting == Hosting::OsThread {
             run_os_thread(exec, t);
         } else if t == 0 {
             resume(exec, &main_ctx, &mut main);

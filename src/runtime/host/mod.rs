@@ -22,6 +22,7 @@ mod coro;
 mod os;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -68,6 +69,8 @@ pub(crate) struct HostShared {
     os: Mutex<Vec<Option<std::thread::Thread>>>,
     /// Join handles of the OS threads spawned for (non-scoped) model threads.
     joins: Mutex<Vec<(Tid, std::thread::JoinHandle<()>)>>,
+    /// The driver is done with the execution.
+    over: AtomicBool,
 }
 
 impl Default for HostShared {
@@ -78,7 +81,15 @@ impl Default for HostShared {
             spawned: Mutex::new(Vec::new()),
             os: Mutex::new(Vec::new()),
             joins: Mutex::new(Vec::new()),
+            over: AtomicBool::new(false),
         }
+    }
+}
+
+impl HostShared {
+    /// Whether the driver is done with the execution.
+    pub(crate) fn over(&self) -> bool {
+        self.over.load(Ordering::Acquire)
     }
 }
 
@@ -117,6 +128,9 @@ pub(crate) fn hand_off(
         }
         _ => None,
     };
+    if let Target::Thread(t) = to {
+        st.running = t;
+    }
     if direct.is_none() {
         st.next = match to {
             Target::Thread(t) => DriverNext::Run(t),
@@ -181,6 +195,7 @@ pub(crate) fn drive<'m>(
         Substrate::Coroutines => coro::drive(exec, model, stacks),
         Substrate::Threads => os::drive(exec, model, stacks),
     }
+    exec.host.over.store(true, Ordering::Release);
 }
 
 /// Gives control to the OS-hosted thread `t` from the driver and waits until it comes back.
