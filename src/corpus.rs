@@ -4,6 +4,13 @@
 //! A file's name is a stable hash of its decisions, so the same failure is stored once, and
 //! files are written atomically (a unique temporary file, then a rename), so test processes
 //! failing at the same time never leave a half-written file.
+//!
+//! A corpus is committed and shared, so its files are untrusted input. Each `*.json` file is
+//! read with [`Schedule::load`] (a regular file of bounded size, see there); anything else
+//! there (a FIFO, a device, a directory) is skipped unread. A symbolic link is followed only
+//! if it leads to a file inside the corpus root (`interleave-regressions/`): a link out of it,
+//! in a cloned repository, could make every test run read any file of the machine (a secret,
+//! a device) and quote parts of it in a CI log.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +19,9 @@ use crate::schedule::{Schedule, ScheduleError};
 /// The stored schedules of one test.
 #[derive(Clone, Debug)]
 pub(crate) struct Corpus {
+    /// The corpus root, shared by all tests of the crate.
+    root: PathBuf,
+    /// This test's directory below `root`.
     dir: PathBuf,
 }
 
@@ -19,7 +29,18 @@ pub(crate) struct Corpus {
 #[derive(Debug)]
 pub(crate) struct Entry {
     pub(crate) path: PathBuf,
-    pub(crate) schedule: Result<Schedule, ScheduleError>,
+    pub(crate) content: Content,
+}
+
+/// What a stored file holds.
+#[derive(Debug)]
+pub(crate) enum Content {
+    /// A schedule.
+    Schedule(Schedule),
+    /// A regular file in the corpus that is not a usable schedule.
+    Unreadable(ScheduleError),
+    /// Not read, and why (with the path): not a regular file, or a link out of the corpus.
+    Skipped(String),
 }
 
 impl Corpus {
@@ -29,7 +50,10 @@ impl Corpus {
         for segment in test.split("::").filter(|s| !s.is_empty()) {
             dir.push(sanitize(segment));
         }
-        Corpus { dir }
+        Corpus {
+            root: root.to_path_buf(),
+            dir,
+        }
     }
 
     /// The stored files, in name order (none if the directory does not exist).
@@ -44,10 +68,12 @@ impl Corpus {
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         paths.sort();
+        let root =
+            std::fs::canonicalize(&self.root).map_err(|e| ScheduleError::io(&self.root, &e))?;
         Ok(paths
             .into_iter()
             .map(|path| Entry {
-                schedule: Schedule::load(&path),
+                content: read_entry(&path, &root),
                 path,
             })
             .collect())
@@ -62,6 +88,34 @@ impl Corpus {
         }
         schedule.save(&path)?;
         Ok((path, true))
+    }
+}
+
+/// Reads the file at `path` if it is, links resolved, a file below `root` (canonical).
+fn read_entry(path: &Path, root: &Path) -> Content {
+    let real = match std::fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(e) => {
+            return Content::Skipped(format!(
+                "{}: a symbolic link that cannot be followed ({e}); it was not read",
+                path.display()
+            ));
+        }
+    };
+    if !real.starts_with(root) {
+        return Content::Skipped(format!(
+            "{}: a symbolic link to {}, outside the regression corpus {}; it was not read (a \
+             link out of a corpus could make a test read any file of the machine): copy the \
+             file into the corpus instead",
+            path.display(),
+            real.display(),
+            root.display()
+        ));
+    }
+    match Schedule::load(path) {
+        Ok(schedule) => Content::Schedule(schedule),
+        Err(e @ ScheduleError::NotAFile { .. }) => Content::Skipped(e.to_string()),
+        Err(e) => Content::Unreadable(e),
     }
 }
 

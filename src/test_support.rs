@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::StrategyKind;
 use crate::config::{self, Builder};
-use crate::corpus::{Corpus, Entry};
+use crate::corpus::{Content, Corpus, Entry};
 use crate::report::{Failure, FailureKind};
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
@@ -68,15 +68,33 @@ fn how_to_replay(path: &Path, spec: &TestSpec) -> String {
     )
 }
 
-/// Replays every stored schedule of the test: one that still fails fails the test now.
+/// Replays every stored schedule of the test: one that still fails fails the test now, and
+/// so does a file that cannot be read. What is not a regular file in the corpus, or a link
+/// out of it, is skipped unread with a note.
 fn replay_corpus<F: Fn() + Sync>(builder: &Builder, model: &F, corpus: &Corpus, spec: &TestSpec) {
     let entries = corpus
         .entries()
         .unwrap_or_else(|e| panic!("interleave-test: cannot read the regression corpus: {e}"));
-    for Entry { path, schedule } in entries {
-        let schedule = schedule.unwrap_or_else(|e| {
-            panic!("interleave-test: the stored schedule {} cannot be read: {e}\nfix the file or delete it", path.display())
-        });
+    for Entry { path, content } in entries {
+        let schedule = match content {
+            Content::Schedule(schedule) => schedule,
+            Content::Unreadable(e) => {
+                let shown = path.display().to_string();
+                let e = e.to_string();
+                let e = e.strip_prefix(&format!("{shown}: ")).unwrap_or(&e);
+                panic!(
+                    "interleave-test: the stored schedule {shown} cannot be read: {e}\nfix the \
+                     file or delete it"
+                )
+            }
+            Content::Skipped(reason) => {
+                eprintln!(
+                    "interleave-test: skipped in the regression corpus: {reason}; it does not \
+                     fail the run. Remove it from the corpus."
+                );
+                continue;
+            }
+        };
         match builder.replay(model, &schedule) {
             Ok(()) => eprintln!(
                 "interleave-test: {} passes now: the failure it recorded is fixed. It stays as a \

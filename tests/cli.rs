@@ -246,3 +246,133 @@ fn usage_errors_exit_2_and_say_what_is_wrong() {
         assert_eq!(stdout(&out), "", "{args:?}");
     }
 }
+
+/// Runs the CLI like [`cli`], failing the test if it takes more than 60 s: hostile files
+/// must be refused at once, never block the tool or make it read for ever.
+fn cli_at_once(dir: &Path, args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_cargo-interleave"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", fixture_target_dir())
+        .env_remove(interleave_test::env::REPLAY)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the CLI runs");
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out.expect("the CLI's output is read"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &id.to_string()]).status();
+            panic!("cargo interleave {args:?} did not end within 60 s");
+        }
+    }
+}
+
+/// Regression (issue 7): a schedule whose test is `<crate>::--logfile=<file>` made libtest
+/// create that file and run every test of the binary, plain `#[test]`s included, and the CLI
+/// printed `diverged` with exit status 0. Now the file is invalid and nothing runs; a name
+/// that is only the beginning of a test's name runs nothing either (`--exact`).
+#[test]
+fn an_injected_test_name_is_invalid_and_runs_no_test() {
+    let dir = fixture_copy("injection");
+    let logfile = dir.join("x.txt");
+    let racy = std::fs::read_to_string(dir.join(RACY)).unwrap();
+    let named = |test: &str| racy.replace("\"cli_fixture_tests::racy\"", &format!("{test:?}"));
+    let injected = "interleave-regressions/cli_fixture_tests/racy/0000000000000003.json";
+    let injection = format!("cli_fixture_tests::--logfile={}", logfile.display());
+    std::fs::write(dir.join(injected), named(&injection)).unwrap();
+    let prefix = "interleave-regressions/cli_fixture_tests/racy/0000000000000004.json";
+    std::fs::write(dir.join(prefix), named("cli_fixture_tests::rac")).unwrap();
+
+    let out = cli(
+        &dir,
+        &[
+            "replay",
+            "--file",
+            "/000000000000000",
+            "interleave-regressions",
+        ],
+    );
+    assert_exit(&out, 1);
+    let stdout = stdout(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let refused =
+        format!("invalid {injected}: invalid schedule: field `test` should be a Rust test path");
+    assert!(lines[0].starts_with(&refused), "{stdout}");
+    assert!(
+        lines[0].contains("found \"cli_fixture_tests::--logfile="),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1],
+        format!("missing {prefix}: no test named cli_fixture_tests::rac in this package")
+    );
+    assert_eq!(
+        lines[2],
+        "2 schedules: 0 still fail, 0 fixed, 0 diverged, 1 invalid, 1 missing"
+    );
+    assert!(!logfile.exists(), "libtest wrote {}", logfile.display());
+    assert!(!dir.join("plain-test-ran").exists(), "a plain test ran");
+}
+
+/// Regression (issue 7): a FIFO named `*.json` hung `cargo interleave replay`, `/dev/zero`
+/// was read until memory ran out, and a 10 MB wrong-typed field printed a 10 MB line. Each
+/// is now an `invalid` line at once (no build is needed: no file names a test).
+#[cfg(unix)]
+#[test]
+fn hostile_files_are_invalid_at_once_with_short_lines() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-hostile");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let corpus = dir.join("odd");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(corpus.join("fifo.json"))
+        .status();
+    assert!(made.expect("mkfifo runs").success());
+    let big = std::fs::File::create(corpus.join("big.json")).unwrap();
+    big.set_len(interleave_test::Schedule::MAX_FILE_BYTES + 1)
+        .unwrap();
+    std::fs::write(dir.join("secret.json"), "{\"format\": \"a secret\"}").unwrap();
+    std::os::unix::fs::symlink(dir.join("secret.json"), corpus.join("out.json")).unwrap();
+    let fixed = std::fs::read_to_string(repo().join("tests/fixtures/cli_fixture").join(FIXED));
+    let long = format!("\"seed\": \"{}\"", "7".repeat(10 << 20));
+    let long = fixed.unwrap().replacen("\"seed\": null", &long, 1);
+    assert!(long.len() > 10 << 20);
+    std::fs::write(corpus.join("long.json"), long).unwrap();
+
+    let out = cli_at_once(&dir, &["replay", "odd", "/dev/zero"]);
+    assert_exit(&out, 1);
+    let stdout = stdout(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let limit = interleave_test::Schedule::MAX_FILE_BYTES;
+    let expected = [
+        format!("invalid odd/big.json: the file holds at least {} bytes, more than the {limit}", limit + 1),
+        "invalid odd/fifo.json: not a regular file but a FIFO (named pipe); it was not read".to_owned(),
+        "invalid odd/long.json: invalid schedule: field `seed` should be a non-negative integer, found \"7777".to_owned(),
+        "invalid odd/out.json: a symbolic link to ".to_owned(),
+        "invalid /dev/zero: not a regular file but a character device; it was not read".to_owned(),
+    ];
+    assert_eq!(lines.len(), expected.len() + 1, "{stdout}");
+    for (line, start) in lines.iter().zip(&expected) {
+        assert!(
+            line.starts_with(start.as_str()),
+            "{line:?} should start with {start:?}"
+        );
+        assert!(
+            line.len() < 200 || line.contains(" outside "),
+            "{} bytes: {line}",
+            line.len()
+        );
+    }
+    assert!(lines[2].ends_with("… (10485760 bytes)"), "{}", lines[2]);
+    assert!(!stdout.contains("a secret"), "{stdout}");
+    assert_eq!(
+        lines[5],
+        "5 schedules: 0 still fail, 0 fixed, 0 diverged, 5 invalid"
+    );
+}

@@ -171,3 +171,109 @@ fn concurrent_failing_runs_store_complete_files_without_clobbering() {
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
+
+/// Runs `f` on another thread and returns its failure text, failing the test if it takes
+/// more than 60 s: a test must never hang on a file in its corpus.
+fn failure_text_at_once(f: impl FnOnce() + Send + 'static) -> Option<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(failure_text(f)));
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the test ended")
+}
+
+/// The directory of the test's stored files, created.
+fn corpus_dir(root: &str) -> PathBuf {
+    let dir = Path::new(root).join("interleave-regressions/corpus_tests/lost_update");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Regression (issue 7): a FIFO named `*.json` in the corpus hung the test, and a device
+/// was read for ever. Anything but a regular file is skipped unread and does not fail the run.
+#[cfg(unix)]
+#[test]
+fn special_files_in_the_corpus_are_skipped_unread() {
+    let root = fresh_root("special");
+    let dir = corpus_dir(root);
+    let fifo = dir.join("fifo.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.expect("mkfifo runs").success());
+    std::fs::create_dir(dir.join("dir.json")).unwrap();
+    if Path::new("/dev/zero").exists() {
+        // A link to a device is inside no corpus: skipped before its type is even checked.
+        std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).unwrap();
+    }
+    let text = failure_text_at_once(move || run_test(&spec(root), lost_update(true)));
+    assert_eq!(text, None, "the skipped files do not fail the run");
+}
+
+/// Links into the corpus are followed; a link out of it is not, even to a file that would
+/// fail the test if it were read.
+#[cfg(unix)]
+#[test]
+fn a_link_is_followed_only_inside_the_corpus() {
+    let root = fresh_root("links");
+    failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
+    let stored = stored_files(root).remove(0);
+    let shared = Path::new(root).join("interleave-regressions/shared.json");
+    std::fs::rename(&stored, &shared).unwrap();
+    std::os::unix::fs::symlink(&shared, &stored).unwrap();
+    let again = failure_text_at_once(move || run_test(&spec(root), lost_update(false)))
+        .expect("the linked schedule is replayed and still fails");
+    assert!(again.contains("this failure was stored before"), "{again}");
+
+    let root = fresh_root("link-out");
+    let outside = Path::new(root).join("outside.json");
+    std::fs::write(&outside, "not a schedule").unwrap();
+    std::os::unix::fs::symlink(&outside, corpus_dir(root).join("out.json")).unwrap();
+    let text = failure_text_at_once(move || run_test(&spec(root), lost_update(true)));
+    assert_eq!(text, None, "the link out of the corpus is not read");
+}
+
+/// A file over `Schedule::MAX_FILE_BYTES` fails the test at once, with the limit, unread
+/// (it is sparse: it takes no disk space).
+#[test]
+fn an_oversized_file_in_the_corpus_fails_the_test_at_once() {
+    let root = fresh_root("oversized");
+    let big = corpus_dir(root).join("big.json");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(interleave_test::Schedule::MAX_FILE_BYTES + 1)
+        .unwrap();
+    let msg = failure_text_at_once(move || run_test(&spec(root), lost_update(true)))
+        .expect("an oversized file fails the test");
+    assert!(msg.contains("cannot be read"), "{msg}");
+    assert!(
+        msg.contains(&format!(
+            "more than the {} a schedule may have",
+            interleave_test::Schedule::MAX_FILE_BYTES
+        )),
+        "{msg}"
+    );
+}
+
+/// Regression (issue 7): a 10 MB wrong-typed field in the corpus printed a 10 MB line.
+#[test]
+fn a_10_mb_bad_field_in_the_corpus_gives_a_short_message() {
+    let root = fresh_root("long-field");
+    failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
+    let file = stored_files(root).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let huge = format!("\"iteration\": \"{}\"", "x".repeat(10 << 20));
+    let edited = text.replacen("\"iteration\": ", &format!("{huge}, \"ignored\": "), 1);
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    let msg = failure_text_at_once(move || run_test(&spec(root), lost_update(true)))
+        .expect("the file fails the test");
+    let first_line = msg.lines().next().unwrap();
+    let error = first_line.split_once(" cannot be read: ").unwrap().1;
+    assert!(error.len() < 200, "{} bytes: {error}", error.len());
+    assert!(
+        first_line.len() < 300 + file.display().to_string().len(),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("field `iteration` should be a non-negative integer"),
+        "{msg}"
+    );
+    assert!(msg.contains("… (10485760 bytes)"), "{msg}");
+}

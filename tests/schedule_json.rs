@@ -69,6 +69,9 @@ fn single_thread() {
 #[path = "schedule_json/round_trip.rs"]
 mod round_trip;
 
+#[path = "schedule_json/untrusted.rs"]
+mod untrusted;
+
 mod golden {
     use super::*;
     use std::path::PathBuf;
@@ -301,7 +304,7 @@ fn another_format_is_not_a_schedule() {
     assert_eq!(
         e,
         ScheduleError::NotASchedule {
-            found: Some("loom-checkpoint".into())
+            found: Some("\"loom-checkpoint\"".into())
         }
     );
     let shown = e.to_string();

@@ -1,7 +1,16 @@
 //! The JSON form of a [`Schedule`]: the only code in the crate that knows JSON.
+//!
+//! Reading treats the text as untrusted (see [`parse`]): an object naming a key twice is an
+//! error, a UTF-8 byte order mark is skipped, and an error quotes at most a short prefix of a
+//! value from the text.
 
-use serde_json::{Map, Value, json};
+mod parse;
+mod value;
 
+use serde_json::json;
+
+use self::parse::Fields;
+use self::value::Shallow;
 use super::{Decision, FORMAT, Schedule, ScheduleError, VERSION};
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
@@ -52,63 +61,58 @@ fn decision_line(d: &Decision) -> String {
     format!("{{ {} }}", fields.join(", "))
 }
 
+/// Reads a schedule from JSON text.
 pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
+    // Editors on Windows may start UTF-8 text with a byte order mark; it carries nothing.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(ScheduleError::Empty);
     }
-    let doc: Value = serde_json::from_str(text).map_err(|e| syntax_error(&e))?;
-    let Value::Object(doc) = doc else {
-        return Err(ScheduleError::NotASchedule { found: None });
-    };
-    match doc.get("format") {
-        Some(Value::String(f)) if f == FORMAT => {}
-        Some(other) => {
-            let found = other
-                .as_str()
-                .map_or_else(|| other.to_string(), str::to_owned);
-            return Err(ScheduleError::NotASchedule { found: Some(found) });
-        }
-        None => return Err(ScheduleError::NotASchedule { found: None }),
-    }
-    match doc.get("version") {
-        Some(v) if v.as_u64() == Some(VERSION) => {}
-        Some(v) if v.as_u64().is_none() => {
-            return Err(ScheduleError::field(
-                "version",
-                format!("should be a non-negative integer, found {v}"),
-            ));
-        }
-        Some(v) => {
-            return Err(ScheduleError::UnsupportedVersion {
-                found: v.to_string(),
-                supported: VERSION,
-            });
-        }
-        None => return Err(ScheduleError::field("version", "is missing")),
-    }
-    let decisions = array(&doc, "decisions")?
-        .iter()
-        .enumerate()
-        .map(|(i, d)| decision(i, d))
-        .collect::<Result<_, _>>()?;
+    let doc = parse::document(text)?;
+    let fields = &doc.fields;
+    check_format(fields)?;
+    check_version(fields)?;
+    let decisions = doc
+        .decisions
+        .unwrap_or_else(|| Err(ScheduleError::field("decisions", "is missing")))?;
     Ok(Schedule {
-        crate_version: string(&doc, "crate_version", "crate_version")?,
-        test: opt_string(&doc, "test", "test")?,
-        strategy: string(&doc, "strategy", "strategy")?,
-        seed: opt_u64(&doc, "seed", "seed")?,
-        iteration: u64_field(&doc, "iteration", "iteration")?,
+        crate_version: string(fields, "crate_version", "crate_version")?,
+        test: opt_string(fields, "test", "test")?,
+        strategy: string(fields, "strategy", "strategy")?,
+        seed: opt_u64(fields, "seed", "seed")?,
+        iteration: u64_field(fields, "iteration", "iteration")?,
         decisions,
     })
 }
 
-fn decision(i: usize, v: &Value) -> Result<Decision, ScheduleError> {
+fn check_format(fields: &Fields) -> Result<(), ScheduleError> {
+    match fields.get("format") {
+        Some(Shallow::String(f)) if f == FORMAT => Ok(()),
+        Some(other) => Err(ScheduleError::NotASchedule {
+            found: Some(other.to_string()),
+        }),
+        None => Err(ScheduleError::NotASchedule { found: None }),
+    }
+}
+
+fn check_version(fields: &Fields) -> Result<(), ScheduleError> {
+    match fields.get("version") {
+        Some(v) if v.as_u64() == Some(VERSION) => Ok(()),
+        Some(v) if v.as_u64().is_none() => Err(ScheduleError::field(
+            "version",
+            format!("should be a non-negative integer, found {v}"),
+        )),
+        Some(v) => Err(ScheduleError::UnsupportedVersion {
+            found: v.to_string(),
+            supported: VERSION,
+        }),
+        None => Err(ScheduleError::field("version", "is missing")),
+    }
+}
+
+/// The decision with index `i`, from its fields.
+fn decision(i: usize, d: &Fields) -> Result<Decision, ScheduleError> {
     let path = |f: &str| format!("decisions[{i}].{f}");
-    let Value::Object(d) = v else {
-        return Err(ScheduleError::field(
-            format!("decisions[{i}]"),
-            format!("should be an object, found {v}"),
-        ));
-    };
     let thread = u64_field(d, "thread", &path("thread"))?;
     let thread = usize::try_from(thread)
         .map_err(|_| ScheduleError::field(path("thread"), "is too large for a thread id"))?;
@@ -150,24 +154,14 @@ fn syntax_error(e: &serde_json::Error) -> ScheduleError {
     }
 }
 
-fn get<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, ScheduleError> {
+fn get<'a>(m: &'a Fields, key: &str, path: &str) -> Result<&'a Shallow, ScheduleError> {
     m.get(key)
         .ok_or_else(|| ScheduleError::field(path, "is missing"))
 }
 
-fn array<'a>(m: &'a Map<String, Value>, key: &str) -> Result<&'a Vec<Value>, ScheduleError> {
-    match get(m, key, key)? {
-        Value::Array(a) => Ok(a),
-        v => Err(ScheduleError::field(
-            key,
-            format!("should be an array, found {v}"),
-        )),
-    }
-}
-
-fn string(m: &Map<String, Value>, key: &str, path: &str) -> Result<String, ScheduleError> {
+fn string(m: &Fields, key: &str, path: &str) -> Result<String, ScheduleError> {
     match get(m, key, path)? {
-        Value::String(s) => Ok(s.clone()),
+        Shallow::String(s) => Ok(s.clone()),
         v => Err(ScheduleError::field(
             path,
             format!("should be a string, found {v}"),
@@ -175,27 +169,23 @@ fn string(m: &Map<String, Value>, key: &str, path: &str) -> Result<String, Sched
     }
 }
 
-fn opt_string(
-    m: &Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Result<Option<String>, ScheduleError> {
+fn opt_string(m: &Fields, key: &str, path: &str) -> Result<Option<String>, ScheduleError> {
     match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
+        None | Some(Shallow::Null) => Ok(None),
         Some(_) => string(m, key, path).map(Some),
     }
 }
 
-fn u64_field(m: &Map<String, Value>, key: &str, path: &str) -> Result<u64, ScheduleError> {
+fn u64_field(m: &Fields, key: &str, path: &str) -> Result<u64, ScheduleError> {
     let v = get(m, key, path)?;
     v.as_u64().ok_or_else(|| {
         ScheduleError::field(path, format!("should be a non-negative integer, found {v}"))
     })
 }
 
-fn opt_u64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u64>, ScheduleError> {
+fn opt_u64(m: &Fields, key: &str, path: &str) -> Result<Option<u64>, ScheduleError> {
     match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
+        None | Some(Shallow::Null) => Ok(None),
         Some(_) => u64_field(m, key, path).map(Some),
     }
 }

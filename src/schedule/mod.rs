@@ -22,6 +22,7 @@
 //! ```
 
 mod error;
+mod file;
 mod json;
 
 use std::path::Path;
@@ -89,6 +90,15 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The largest schedule file [`load`](Self::load) reads: 32 MiB.
+    ///
+    /// A decision takes 100 to 120 bytes, so this holds some 280 000 decisions: almost three
+    /// times what an execution at the default `max_steps` (100 000) can record, and 300 times
+    /// the largest schedule this crate's own test suite produces (107 kB, 999 decisions).
+    /// Reading a schedule of that size took 1.9 s and 50 MB of memory besides its text in a
+    /// debug build.
+    pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
     /// The decisions, in order.
     pub fn decisions(&self) -> &[Decision] {
         &self.decisions
@@ -125,14 +135,26 @@ impl Schedule {
     }
 
     /// Reads a schedule from JSON text; says what is wrong and where if it cannot.
+    ///
+    /// The text is untrusted input: an object that names a key twice is an error (JSON
+    /// readers disagree on which one counts), a leading UTF-8 byte order mark is skipped, and
+    /// an error quotes at most a short prefix of a value from the text (see
+    /// [`ScheduleError::Field`]). Unknown keys are skipped unread.
     pub fn from_json(text: &str) -> Result<Self, ScheduleError> {
         json::read(text)
     }
 
-    /// Reads a schedule file.
+    /// Reads a schedule file, as untrusted input (see [`from_json`](Self::from_json)).
+    ///
+    /// Only a regular file is read: anything else (a FIFO, a device such as `/dev/zero`, a
+    /// directory) is a [`ScheduleError::NotAFile`] at once, without being opened. A symbolic
+    /// link is followed (the caller named the path; the regression corpus and
+    /// `cargo interleave` refuse links that lead out of the directory they search). A file
+    /// larger than [`MAX_FILE_BYTES`](Self::MAX_FILE_BYTES) is a
+    /// [`ScheduleError::TooLarge`], and no more than that is ever read.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ScheduleError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| ScheduleError::io(path, &e))?;
+        let text = file::text(file::read(path)?).map_err(|e| e.in_file(path))?;
         Self::from_json(&text).map_err(|e| e.in_file(path))
     }
 
@@ -154,6 +176,32 @@ impl Schedule {
             let _ = std::fs::remove_file(&tmp); // leave no temporary file behind
         }
         written
+    }
+
+    /// The test the schedule names, checked to be a Rust path as `#[interleave]` records it
+    /// (`<crate>::<module>::<fn>`: identifiers, raw ones such as `r#try` included, joined by
+    /// `::`). `Ok(None)` if it names no test.
+    ///
+    /// A schedule file is untrusted, so a tool that hands the name to a program (as
+    /// `cargo interleave` hands it to the test binary as its filter) uses this rather than
+    /// [`test`](Self::test): a name such as `--logfile=/tmp/x` would be read as an option.
+    /// Such a name is a [`ScheduleError::Field`] error for field `test`.
+    pub fn test_path(&self) -> Result<Option<&str>, ScheduleError> {
+        let Some(test) = self.test.as_deref() else {
+            return Ok(None);
+        };
+        if test.split("::").all(is_identifier) {
+            return Ok(Some(test));
+        }
+        Err(ScheduleError::field(
+            "test",
+            format!(
+                "should be a Rust test path such as `my_tests::queue::push` (identifiers \
+                 joined by `::`), found {}; only schedules stored by #[interleave] tests name \
+                 their test",
+                error::quote(test)
+            ),
+        ))
     }
 
     /// Checks that the schedule was recorded for the test `name` (schedules that name no test
@@ -179,4 +227,19 @@ impl Schedule {
             })
             .collect()
     }
+}
+
+/// Whether `s` is a Rust identifier, raw (`r#try`) or not. Letters and digits are Unicode
+/// ones, as in Rust (`char::is_alphabetic` and `is_alphanumeric` stand in for the exact
+/// `XID_Start` and `XID_Continue` classes); what matters is that no identifier starts with
+/// `-` or holds a space, `=`, `/` or `:`.
+fn is_identifier(s: &str) -> bool {
+    let s = s.strip_prefix("r#").unwrap_or(s);
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (first == '_' || first.is_alphabetic())
+        && s != "_"
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }

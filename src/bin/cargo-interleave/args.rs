@@ -17,6 +17,12 @@ test (INTERLEAVE_REPLAY=<file> <test binary> <test> --exact), from the package r
 and one line says whether the failure it recorded is still there. A directory is searched
 recursively for *.json files.
 
+Schedule files are untrusted input (they come with bug reports). A file is read only if it
+is a regular file of at most 32 MiB (a FIFO or a device is refused unread). Its test name
+must be a Rust path of identifiers; it is passed to the test binary only as the test filter,
+with --exact, so a replay runs no test but the one named. In a searched directory, links to
+directories are not followed and links to files only if the file is inside it.
+
 Options:
       --test <TEXT>           replay only schedules whose test path contains TEXT
                               (the path is <crate>::<module>::<fn>, e.g. my_tests::queue::push)
@@ -30,7 +36,9 @@ Output: one line per file, then a summary.
   FAILS   <file>  <kind>: <first line>   the failure is still there (kind: panic, deadlock, ...)
   fixed   <file>                         the test passes under the schedule
   diverged <file>: <reason>              the code changed; the schedule no longer applies
-  invalid <file>: <reason>               not a usable schedule (unreadable, or names no test)
+  invalid <file>: <reason>               not a usable schedule: unreadable, not a regular file,
+                                         too large, malformed, names no test or a test that
+                                         is not a Rust path, or a link out of the directory
   missing <file>: no test named <x> in this package
   N schedules: F still fail, X fixed, D diverged, I invalid[, M missing]
 

@@ -1,13 +1,29 @@
 //! Finding the schedule files named on the command line, and the test each one names.
+//!
+//! Schedule files are untrusted (they come with bug reports and cloned repositories). A
+//! directory is searched without following symbolic links to directories (so a link cycle
+//! cannot make the search loop; a directory inside the searched one is searched directly
+//! anyway), and a link to a file is followed only if the file is inside the directory given
+//! on the command line. A file named on the command line is read even through a link: the
+//! user named it. What is not a regular file is refused unread by `Schedule::load`.
 
 use std::path::{Path, PathBuf};
 
-use interleave_test::{Schedule, ScheduleError};
+use interleave_test::Schedule;
 
 use crate::CliError;
 
 /// The directory, below a crate root, where `#[interleave]` tests store failing schedules.
 const CORPUS_DIR: &str = "interleave-regressions";
+
+/// A file found on the command line or in a directory named there.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The path as shown to the user (as given, or joined below a given directory).
+    pub(crate) path: PathBuf,
+    /// Why it is not read, if it is not: a symbolic link out of the searched directory.
+    pub(crate) refused: Option<String>,
+}
 
 /// One schedule file to replay.
 #[derive(Debug)]
@@ -22,54 +38,110 @@ pub(crate) struct ScheduleFile {
 /// The files named by `paths`: files as given (whatever their extension), directories
 /// searched recursively for `*.json`, each directory's files sorted. A path that does not
 /// exist is a usage error.
-pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
     let mut files = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path)
             .map_err(|e| CliError::usage(format!("cannot read `{}`: {e}", path.display())))?;
         if meta.is_dir() {
-            walk(path, &mut files).map_err(CliError::Failed)?;
+            let root = std::fs::canonicalize(path)
+                .map_err(|e| CliError::Failed(format!("cannot resolve {}: {e}", path.display())))?;
+            walk(path, &root, &mut files).map_err(CliError::Failed)?;
         } else {
-            files.push(path.clone());
+            files.push(Found {
+                path: path.clone(),
+                refused: None,
+            });
         }
     }
     let mut seen = std::collections::HashSet::new();
-    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    files
+        .retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     Ok(files)
 }
 
-/// Adds the `*.json` files below `dir` to `out`, in sorted order.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// Adds the `*.json` files below `dir` to `out`, in sorted order; `root` is the canonical
+/// path of the directory the search started from.
+fn walk(dir: &Path, root: &Path, out: &mut Vec<Found>) -> Result<(), String> {
     let read = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut entries: Vec<PathBuf> = read
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
+    let mut entries = read
+        .map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?))))
+        .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            walk(&entry, out)?;
-        } else if entry.extension().is_some_and(|x| x == "json") {
-            out.push(entry);
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, file_type) in entries {
+        let json = path.extension().is_some_and(|x| x == "json");
+        if file_type.is_dir() {
+            walk(&path, root, out)?;
+        } else if file_type.is_symlink() {
+            if let Some(found) = follow(path, root, json) {
+                out.push(found);
+            }
+        } else if json {
+            out.push(Found {
+                path,
+                refused: None,
+            });
         }
     }
     Ok(())
+}
+
+/// What to do with the symbolic link at `path` met in a search of `root`: a link to a file
+/// inside `root` is followed if its name ends in `.json` (`json`), one out of `root` is
+/// refused. A link to a directory is not followed: one inside `root` is searched directly,
+/// one out of it is named on stderr.
+fn follow(path: PathBuf, root: &Path, json: bool) -> Option<Found> {
+    let refuse = |reason: String| {
+        json.then(|| Found {
+            path: path.clone(),
+            refused: Some(reason),
+        })
+    };
+    let real = match std::fs::canonicalize(&path) {
+        Ok(real) => real,
+        Err(e) => return refuse(format!("a symbolic link that cannot be followed ({e})")),
+    };
+    let inside = real.starts_with(root);
+    if real.is_dir() {
+        if !inside {
+            eprintln!(
+                "cargo-interleave: skipped {}: a symbolic link to the directory {}, outside {}; \
+                 not followed (name that directory to search it)",
+                path.display(),
+                real.display(),
+                root.display()
+            );
+        }
+        return None;
+    }
+    if !inside {
+        return refuse(format!(
+            "a symbolic link to {}, outside {}; it was not read (a link in a searched \
+             directory is followed only inside it): name the file itself to replay it",
+            real.display(),
+            root.display()
+        ));
+    }
+    json.then_some(Found {
+        path,
+        refused: None,
+    })
 }
 
 /// Loads each file to learn its test, keeping those that pass the filters: `file` is a
 /// substring of the path, `test` a substring of the test path. A file that cannot be loaded
 /// is matched against the test path its place in a corpus directory implies (with `--test`,
 /// it is dropped when it implies none).
-pub(crate) fn load(
-    files: Vec<PathBuf>,
-    test: Option<&str>,
-    file: Option<&str>,
-) -> Vec<ScheduleFile> {
+pub(crate) fn load(files: Vec<Found>, test: Option<&str>, file: Option<&str>) -> Vec<ScheduleFile> {
     files
         .into_iter()
-        .filter(|path| file.is_none_or(|f| path.to_string_lossy().contains(f)))
-        .map(|path| ScheduleFile {
-            test: test_of(&path),
+        .filter(|found| file.is_none_or(|f| found.path.to_string_lossy().contains(f)))
+        .map(|Found { path, refused }| ScheduleFile {
+            test: match refused {
+                Some(reason) => Err(reason),
+                None => test_of(&path),
+            },
             path,
         })
         .filter(|s| match (test, &s.test) {
@@ -80,21 +152,24 @@ pub(crate) fn load(
         .collect()
 }
 
-/// The test path a schedule file names, or why it cannot be replayed.
+/// The test path a schedule file names, checked to be a Rust path (never an option for
+/// the test binary), or why it cannot be replayed.
 fn test_of(path: &Path) -> Result<String, String> {
-    let schedule = Schedule::load(path).map_err(|e| match e {
+    let schedule = Schedule::load(path).map_err(|e| {
         // The line names the file already.
-        ScheduleError::InFile { error, .. } => error.to_string(),
-        ScheduleError::Io { reason, .. } => reason,
-        other => other.to_string(),
+        let e = e.to_string();
+        let prefix = format!("{}: ", path.display());
+        e.strip_prefix(&prefix)
+            .map_or_else(|| e.clone(), str::to_owned)
     })?;
-    match schedule.test() {
-        Some(test) => Ok(test.to_owned()),
-        None => Err(
+    match schedule.test_path() {
+        Ok(Some(test)) => Ok(test.to_owned()),
+        Ok(None) => Err(
             "the schedule names no test; only schedules stored by #[interleave] tests \
                      can be replayed by cargo interleave"
                 .to_owned(),
         ),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -131,6 +206,26 @@ mod tests {
         )
     }
 
+    fn paths_of(found: Vec<Found>) -> Vec<PathBuf> {
+        found
+            .into_iter()
+            .map(|f| {
+                assert_eq!(f.refused, None, "{}", f.path.display());
+                f.path
+            })
+            .collect()
+    }
+
+    fn found(paths: &[PathBuf]) -> Vec<Found> {
+        paths
+            .iter()
+            .map(|path| Found {
+                path: path.clone(),
+                refused: None,
+            })
+            .collect()
+    }
+
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -149,7 +244,7 @@ mod tests {
             write(&dir.join(f), "{}");
         }
         let single = dir.join("notes.txt");
-        let files = collect(&[dir.clone(), single.clone(), dir.join("a.json")]).unwrap();
+        let files = paths_of(collect(&[dir.clone(), single.clone(), dir.join("a.json")]).unwrap());
         let expected: Vec<PathBuf> = [
             "a.json",
             "b/1.json",
@@ -194,18 +289,18 @@ mod tests {
             anonymous.clone(),
         ];
         let paths = |v: Vec<ScheduleFile>| v.into_iter().map(|s| s.path).collect::<Vec<_>>();
-        assert_eq!(paths(load(all.clone(), None, None)), all);
+        assert_eq!(paths(load(found(&all), None, None)), all);
         assert_eq!(
-            paths(load(all.clone(), Some("racy"), None)),
+            paths(load(found(&all), Some("racy"), None)),
             [racy.clone(), broken.clone()]
         );
         assert_eq!(
-            paths(load(all.clone(), Some("fixed"), None)),
+            paths(load(found(&all), Some("fixed"), None)),
             std::slice::from_ref(&fixed)
         );
-        assert_eq!(paths(load(all.clone(), None, Some("2.json"))), [fixed]);
+        assert_eq!(paths(load(found(&all), None, Some("2.json"))), [fixed]);
 
-        let loaded = load(vec![racy, broken, anonymous], None, None);
+        let loaded = load(found(&[racy, broken, anonymous]), None, None);
         assert_eq!(loaded[0].test, Ok("t::racy".to_owned()));
         let broken_reason = loaded[1].test.as_ref().unwrap_err();
         assert!(
@@ -234,5 +329,63 @@ mod tests {
             None
         );
         assert_eq!(implied_test(Path::new("elsewhere/0123.json")), None);
+    }
+
+    /// Regression (issue 7): a test name from a file was passed to the test binary as is.
+    #[test]
+    fn a_test_name_that_is_not_a_rust_path_is_refused() {
+        let dir = scratch("injection").join(CORPUS_DIR);
+        let file = dir.join("t/racy/1.json");
+        write(&file, &schedule_json(Some("t::--logfile=/tmp/x.txt")));
+        let loaded = load(found(std::slice::from_ref(&file)), None, None);
+        let reason = loaded[0].test.as_ref().unwrap_err();
+        assert!(
+            reason.starts_with("invalid schedule: field `test` should be a Rust test path"),
+            "{reason}"
+        );
+    }
+
+    /// Links: followed to a file inside the searched directory, refused out of it; links
+    /// to directories never followed, so a cycle ends.
+    #[cfg(unix)]
+    #[test]
+    fn a_search_follows_links_only_to_files_inside_it() {
+        use std::os::unix::fs::symlink;
+        let base = scratch("links");
+        let dir = base.join("searched");
+        write(&dir.join("a/1.json"), "{}");
+        write(&base.join("outside.json"), "{}");
+        symlink(dir.join("a/1.json"), dir.join("b.json")).unwrap();
+        symlink(base.join("outside.json"), dir.join("c.json")).unwrap();
+        symlink(&dir, dir.join("a/cycle")).unwrap();
+        symlink(&base, dir.join("up")).unwrap();
+        symlink(dir.join("nowhere"), dir.join("dangling.json")).unwrap();
+        let files = collect(std::slice::from_ref(&dir)).unwrap();
+        let shown: Vec<(PathBuf, bool)> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.strip_prefix(&dir).unwrap().to_owned(),
+                    f.refused.is_some(),
+                )
+            })
+            .collect();
+        let expected = [
+            ("a/1.json", false),
+            ("c.json", true),
+            ("dangling.json", true),
+        ];
+        let expected: Vec<(PathBuf, bool)> = expected
+            .iter()
+            .map(|(p, refused)| (PathBuf::from(p), *refused))
+            .collect();
+        assert_eq!(shown, expected, "b.json is a.json's duplicate: {files:?}");
+        let out = files[1].refused.as_deref().unwrap();
+        assert!(out.contains("outside") && out.contains("not read"), "{out}");
+
+        // Named on the command line, a link is followed wherever it leads.
+        let named = collect(&[dir.join("c.json")]).unwrap();
+        assert_eq!(named[0].refused, None);
+        std::fs::remove_dir_all(base).unwrap();
     }
 }

@@ -22,19 +22,47 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    /// The line printed for `file`.
+    /// The line printed for `file`. What comes from the file or the test's output is shown
+    /// with control characters escaped and cut after [`MAX_SHOWN`] characters: a test binary
+    /// built with another interleave-test version may print anything.
     pub(crate) fn line(&self, file: &Path) -> String {
         let file = file.display();
         match self {
-            Outcome::Fails { kind, first_line } => format!("FAILS   {file}  {kind}: {first_line}"),
+            Outcome::Fails { kind, first_line } => {
+                format!("FAILS   {file}  {}: {}", shown(kind), shown(first_line))
+            }
             Outcome::Fixed => format!("fixed   {file}"),
-            Outcome::Diverged { reason } => format!("diverged {file}: {reason}"),
-            Outcome::Invalid { reason } => format!("invalid {file}: {reason}"),
+            Outcome::Diverged { reason } => format!("diverged {file}: {}", shown(reason)),
+            Outcome::Invalid { reason } => format!("invalid {file}: {}", shown(reason)),
             Outcome::Missing { test } => {
-                format!("missing {file}: no test named {test} in this package")
+                format!(
+                    "missing {file}: no test named {} in this package",
+                    shown(test)
+                )
             }
         }
     }
+}
+
+/// The most characters of a reason, message or test name a line shows.
+const MAX_SHOWN: usize = 300;
+
+/// `text` with control characters escaped, cut after [`MAX_SHOWN`] characters (then
+/// `… (N bytes)`).
+fn shown(text: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_SHOWN {
+            out.push_str(&format!("… ({} bytes)", text.len()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Reads the replay line a test printed for the schedule at `replayed` (the path it was
@@ -250,5 +278,25 @@ mod tests {
             "5 schedules: 1 still fail, 1 fixed, 1 diverged, 1 invalid, 1 missing"
         );
         assert!(!s.all_pass());
+    }
+
+    #[test]
+    fn lines_show_a_bounded_and_escaped_reason() {
+        let file = Path::new("x.json");
+        let long = Outcome::Invalid {
+            reason: "r".repeat(10_000_000),
+        };
+        let line = long.line(file);
+        assert_eq!(
+            line,
+            format!(
+                "invalid x.json: {}… (10000000 bytes)",
+                "r".repeat(MAX_SHOWN)
+            )
+        );
+        let coloured = Outcome::Diverged {
+            reason: "\u{1b}[31mred\r".into(),
+        };
+        assert_eq!(coloured.line(file), "diverged x.json: \\u{1b}[31mred\\r");
     }
 }

@@ -63,8 +63,16 @@ fn replay_file(file: &ScheduleFile, binaries: &TestBinaries) -> (Outcome, Option
     }
 }
 
-/// Runs test `name` of `binary` alone, from its package root, replaying `file`.
+/// Runs test `name` of `binary` alone, from its package root, replaying `file`. `name`
+/// comes from the file, checked by `Schedule::test_path` to be a path of identifiers, so
+/// libtest takes it as its filter, never as an option; `--exact` keeps it from matching
+/// other tests whose names it is a part of.
 fn run_test(binary: &TestBinary, name: &str, file: &Path) -> Result<Output, String> {
+    if name.starts_with('-') {
+        return Err(format!(
+            "test name `{name}` would be read as an option; not run"
+        ));
+    }
     let file = std::fs::canonicalize(file)
         .map_err(|e| format!("cannot resolve {}: {e}", file.display()))?;
     Command::new(&binary.exe)
