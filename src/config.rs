@@ -564,8 +564,11 @@ impl Builder {
 }
 
 /// One execution per core.
+/// Asked once: std reads the cgroup files for it (tens of microseconds, as much as a whole
+/// small exploration).
 fn default_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// A seed that differs from run to run (std's hasher keys come from the OS).

@@ -29,6 +29,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use error::ScheduleError;
+pub(crate) use error::shorten;
 
 /// The `format` field of every schedule file.
 pub(crate) const FORMAT: &str = "interleave-test-schedule";

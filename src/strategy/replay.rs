@@ -52,7 +52,9 @@ impl Strategy for ReplayStrategy {
                 decision: self.next,
                 before: format!(
                     "{} threads could run; #{} did `{}` next",
-                    e.options, e.thread, e.op
+                    e.options,
+                    e.thread,
+                    crate::schedule::shorten(&e.op)
                 ),
                 now: describe(runnable, choice.ops),
             }));
