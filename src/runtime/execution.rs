@@ -219,12 +219,16 @@ impl Execution {
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             state: Mutex::new(ExecState {
-                threads: vec![main],
-                objects: Vec::new(),
+                threads: {
+                    let mut threads = Vec::with_capacity(4);
+                    threads.push(main);
+                    threads
+                },
+                objects: Vec::with_capacity(8),
                 step: 0,
                 clock: Duration::ZERO,
                 trace: Trace::default(),
-                decisions: Vec::new(),
+                decisions: Vec::with_capacity(16),
                 strategy: Some(strategy),
                 failure: None,
                 phase: Phase::Running,

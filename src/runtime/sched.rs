@@ -145,7 +145,7 @@ pub(super) fn finish(ctx: &Context) {
             }
         },
     };
-    host::hand_off(ctx, st, target, true);
+    let _ = host::hand_off(ctx, st, target, true);
 }
 
 /// Acts on a decision for the running thread `ctx.tid`: continue, or hand off and wait to be
@@ -170,8 +170,9 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
         // Teardown continues with this very thread.
         return after_resume(ctx, st);
     }
-    host::hand_off(ctx, st, target, false);
-    after_resume(ctx, ctx.exec.state.lock());
+    if host::hand_off(ctx, st, target, false) {
+        raise_abort(ctx, ctx.exec.state.lock())
+    }
 }
 
 fn runnable(st: &ExecState, t: Tid) -> bool {
@@ -193,7 +194,7 @@ fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
     if teardown::gives_up_on(&st, me) {
         teardown::leave_behind(&mut st, me);
         let target = teardown::next(&mut st);
-        host::hand_off(ctx, st, target, false);
+        let _ = host::hand_off(ctx, st, target, false);
         unreachable!("a thread left behind is never resumed");
     }
     st.threads[me].abort = true;

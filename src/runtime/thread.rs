@@ -18,7 +18,8 @@ pub(crate) use super::host::Stacks;
 pub(crate) struct ExecOutcome {
     pub(crate) failure: Option<FailureDraft>,
     pub(crate) decisions: Vec<DecisionRecord>,
-    /// Names of the execution's threads, by id.
+    /// Names of the execution's threads, by id (kept only when it failed: they are for its
+    /// report).
     pub(crate) names: Vec<Option<String>>,
     /// Switch points passed.
     pub(crate) steps: u64,
@@ -57,13 +58,17 @@ pub(crate) fn run_execution<'m>(
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
+    let names = match st.failure {
+        Some(_) => st.threads.iter_mut().map(|t| t.name.take()).collect(),
+        None => Vec::new(),
+    };
     ExecOutcome {
         strategy,
         preemptions: st.preemptions,
         switches: st.switches,
         failure: st.failure.take(),
         decisions: std::mem::take(&mut st.decisions),
-        names: st.threads.iter().map(|t| t.name.clone()).collect(),
+        names,
         steps: st.step,
     }
 }

@@ -23,6 +23,9 @@ pub(crate) struct Trace {
 impl Trace {
     pub(crate) fn push(&mut self, event: Event) {
         if self.ring.len() < TRACE_LEN {
+            if self.ring.capacity() == 0 {
+                self.ring.reserve_exact(TRACE_LEN); // once, rather than growing step by step
+            }
             self.ring.push(event);
         } else {
             self.ring[self.next] = event;

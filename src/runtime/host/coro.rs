@@ -28,12 +28,13 @@ use std::sync::Arc;
 use generator::{Generator, Gn};
 use parking_lot::Mutex;
 
-use super::super::execution::{DriverNext, Execution};
+use super::super::execution::{DriverNext, Execution, Unwinding};
 use super::super::{CURRENT, Context, Tid, failure, locals, sched, teardown, thread};
-use super::{Hosting, run_os_thread, take_next};
+use super::{Hosting, run_os_thread};
 
 /// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
-type Coroutine = Generator<'static, (), ()>;
+/// It is resumed with whether teardown asks it to unwind.
+type Coroutine = Generator<'static, bool, ()>;
 
 /// Stacks of finished coroutines, with their size in bytes, for reuse by any driver.
 static POOL: Mutex<Vec<(usize, Coroutine)>> = Mutex::new(Vec::new());
@@ -41,16 +42,17 @@ static POOL: Mutex<Vec<(usize, Coroutine)>> = Mutex::new(Vec::new());
 /// The most stacks kept in [`POOL`]; more are unmapped when their coroutine finishes.
 const POOL_MAX: usize = 512;
 
-/// Gives control back to the driver; returns when the driver resumes this coroutine.
-pub(super) fn suspend() {
-    generator::yield_with(());
+/// Gives control back to the driver; returns when the driver resumes this coroutine, with
+/// whether teardown asks it to unwind.
+pub(super) fn suspend() -> bool {
+    generator::yield_::<bool, ()>(()).unwrap_or(false)
 }
 
 /// The coroutine stack of a driver's thread 0, kept from one execution to the next (it
 /// borrows the model, so it cannot go back to the shared pool).
 #[derive(Default)]
 pub(crate) struct Stacks<'m> {
-    main: Option<(usize, Generator<'m, (), ()>)>,
+    main: Option<(usize, Generator<'m, bool, ()>)>,
 }
 
 impl std::fmt::Debug for Stacks<'_> {
@@ -63,7 +65,7 @@ impl std::fmt::Debug for Stacks<'_> {
 
 impl<'m> Stacks<'m> {
     /// A finished coroutine with at least `bytes` of stack, for thread 0.
-    fn take_main(&mut self, bytes: usize) -> (usize, Generator<'m, (), ()>) {
+    fn take_main(&mut self, bytes: usize) -> (usize, Generator<'m, bool, ()>) {
         match self.main.take() {
             Some((size, coro)) if size >= bytes => (size, coro),
             _ => {
@@ -86,7 +88,7 @@ fn take_stack(bytes: usize) -> (usize, Coroutine) {
         None => {
             drop(pool);
             let words = bytes.div_ceil(std::mem::size_of::<usize>());
-            (bytes, Gn::<()>::new_opt(words, || {}))
+            (bytes, Gn::<bool>::new_opt(words, || {}))
         }
     }
 }
@@ -122,25 +124,18 @@ pub(super) fn drive<'m>(
     main.init_code(move || CURRENT.with(|ctx| thread_body(ctx, || run_model(model))));
     let mut main = Some(main);
     let mut slots: Vec<Option<Slot>> = Vec::new();
-    loop {
-        adopt(exec, &mut slots);
-        let t = match take_next(exec) {
-            DriverNext::Run(t) => t,
-            DriverNext::End => break,
-            DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
-        };
-        let hosting = {
-            let mut st = exec.state.lock();
-            st.running = t;
-            st.threads[t].hosting
-        };
-        if hosting == Hosting::OsThread {
+    while let Some(next) = next_turn(exec) {
+        let t = next.thread;
+        if next.hosting == Hosting::OsThread {
             run_os_thread(exec, t);
         } else if t == 0 {
-            resume(exec, &main_ctx, &mut main);
+            resume(exec, &main_ctx, &mut main, next.abort);
         } else {
+            if slots.get(t).is_none_or(Option::is_none) {
+                adopt(exec, &mut slots);
+            }
             let slot = slots[t].as_mut().expect("a coroutine thread was adopted");
-            resume(exec, &slot.ctx, &mut slot.coro);
+            resume(exec, &slot.ctx, &mut slot.coro, next.abort);
         }
     }
     let mut left = finish_main(stacks, main_size, main, main_ctx);
@@ -157,12 +152,37 @@ pub(super) fn drive<'m>(
     teardown::count_left_behind(left);
 }
 
+/// The driver's next turn: who runs, on what, and whether teardown asks it to unwind.
+struct Turn {
+    thread: Tid,
+    hosting: Hosting,
+    abort: bool,
+}
+
+/// Takes the driver's next instruction (`None`: the execution is over), in one look at the
+/// state.
+fn next_turn(exec: &Execution) -> Option<Turn> {
+    let mut st = exec.state.lock();
+    let t = match std::mem::replace(&mut st.next, DriverNext::Pending) {
+        DriverNext::Run(t) => t,
+        DriverNext::End => return None,
+        DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
+    };
+    st.running = t;
+    let thread = &st.threads[t];
+    Some(Turn {
+        thread: t,
+        hosting: thread.hosting,
+        abort: thread.abort && thread.unwinding == Unwinding::No && !thread.exiting,
+    })
+}
+
 /// Keeps thread 0's coroutine for the next execution if it finished, leaks it otherwise;
 /// returns how many threads that left behind (0 or 1).
 fn finish_main<'m>(
     stacks: &mut Stacks<'m>,
     size: usize,
-    main: Option<Generator<'m, (), ()>>,
+    main: Option<Generator<'m, bool, ()>>,
     ctx: Rc<Context>,
 ) -> usize {
     match main {
@@ -224,11 +244,16 @@ fn run_model(model: &(dyn Fn() + Sync)) {
 /// Resumes a coroutine until it gives control back. A panic that escapes it (a stack
 /// overflow caught by the guard page, or a fault of the runtime) fails the execution; that
 /// coroutine is then never touched again.
-fn resume<'g>(exec: &Execution, ctx: &Context, coro: &mut Option<Generator<'g, (), ()>>) {
+fn resume<'g>(
+    exec: &Execution,
+    ctx: &Context,
+    coro: &mut Option<Generator<'g, bool, ()>>,
+    abort: bool,
+) {
     let coroutine = coro.as_mut().expect("a coroutine that can run is present");
     let escaped = CURRENT.set(ctx, || {
         catch_unwind(AssertUnwindSafe(|| {
-            coroutine.resume();
+            coroutine.raw_send(Some(abort));
         }))
     });
     if let Err(payload) = escaped {

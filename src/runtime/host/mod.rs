@@ -31,7 +31,7 @@ pub(crate) use coro::Stacks;
 pub(crate) use os::{exiting_context, spawn_scoped};
 
 use self::baton::{Baton, DRIVER};
-use super::execution::{DriverNext, ExecState, Execution};
+use super::execution::{DriverNext, ExecState, Execution, Unwinding};
 use super::{Context, Tid};
 use crate::Substrate;
 
@@ -112,13 +112,14 @@ pub(crate) enum Target {
 
 /// The running thread `ctx.tid` stops running and `to` runs. `st` is the execution's state,
 /// with every decision made; it is released before control moves. Unless `leaving` (the
-/// thread finished), this returns when the thread is chosen to run again.
+/// thread finished), this returns when the thread is chosen to run again, with whether
+/// teardown asks it to unwind.
 pub(crate) fn hand_off(
     ctx: &Context,
     mut st: MutexGuard<'_, ExecState>,
     to: Target,
     leaving: bool,
-) {
+) -> bool {
     let exec = &ctx.exec;
     let me = ctx.tid;
     let mine = st.threads[me].hosting;
@@ -141,21 +142,29 @@ pub(crate) fn hand_off(
     // A blocked one cannot run before another thread wakes it: it parks.
     let preempted = matches!(st.threads[me].status, super::execution::Status::Runnable);
     drop(st);
+    if leaving {
+        if mine == Hosting::OsThread {
+            pass(exec, direct);
+        }
+        return false;
+    }
     match mine {
-        Hosting::Coroutine => {
-            if !leaving {
-                coro::suspend();
-            }
-        }
+        Hosting::Coroutine => coro::suspend(),
         Hosting::OsThread => {
-            match direct {
-                Some(t) => exec.host.baton.pass(t, &os_handle(exec, t)),
-                None => exec.host.baton.pass(DRIVER, &exec.host.driver),
-            }
-            if !leaving {
-                exec.host.baton.wait(me, preempted);
-            }
+            pass(exec, direct);
+            exec.host.baton.wait(me, preempted);
+            let st = exec.state.lock();
+            let thread = &st.threads[me];
+            thread.abort && thread.unwinding == Unwinding::No && !thread.exiting
         }
+    }
+}
+
+/// Passes the baton to OS-hosted thread `direct`, or to the driver.
+fn pass(exec: &Execution, direct: Option<Tid>) {
+    match direct {
+        Some(t) => exec.host.baton.pass(t, &os_handle(exec, t)),
+        None => exec.host.baton.pass(DRIVER, &exec.host.driver),
     }
 }
 

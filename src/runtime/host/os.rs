@@ -132,6 +132,9 @@ pub(super) fn drive(exec: &Arc<Execution>, model: &(dyn Fn() + Sync), _stacks: &
         if !exec.state.lock().threads[0].finished() {
             stuck_for_good(exec);
         }
+        // Explicitly, so that its OS thread is gone when the execution ends (the scope's own
+        // wait does not wait for that).
+        let _ = main.join();
     });
     join_finished(exec);
 }
