@@ -437,6 +437,7 @@ impl Builder {
             strategy: schedule.strategy().to_owned(),
             seed: schedule.seed(),
             iteration: schedule.iteration(),
+            substrate: self.substrate,
         };
         if let Some(name) = &self.name {
             if let Err(e) = schedule.check_test(name) {

@@ -36,6 +36,8 @@ pub(crate) struct Meta {
     pub(crate) strategy: String,
     pub(crate) seed: Option<u64>,
     pub(crate) iteration: u64,
+    /// What ran the model threads.
+    pub(crate) substrate: crate::Substrate,
 }
 
 /// Counts of an exploration, and its lowest failure so far.
@@ -228,6 +230,7 @@ fn sequential<F: Fn() + Sync>(
                 strategy: name.to_owned(),
                 seed: None,
                 iteration: i,
+                substrate: exec.substrate,
             };
             return Err(failure(draft, &out, meta));
         }
@@ -324,6 +327,7 @@ fn independent_worker<F: Fn() + Sync>(
                 strategy: how.name.to_owned(),
                 seed: Some(plan.seed),
                 iteration: i,
+                substrate: exec.substrate,
             };
             t.failure = Some(failure(draft, &out, meta));
             batch.lowest_failure.fetch_min(i, Ordering::Relaxed);
@@ -379,6 +383,7 @@ fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
         schedule: schedule(decisions, &meta),
         iteration: meta.iteration,
         backtrace: draft.backtrace,
+        substrate: meta.substrate,
     }
 }
 
@@ -394,6 +399,7 @@ pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
         schedule: schedule(vec![], &meta),
         iteration: meta.iteration,
         backtrace: None,
+        substrate: meta.substrate,
     }
 }
 

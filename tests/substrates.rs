@@ -40,6 +40,9 @@ fn the_same_seed_finds_the_same_failure_on_both_substrates() {
             let coroutines = on(Substrate::Coroutines);
             let threads = on(Substrate::Threads);
             assert_eq!(coroutines, threads, "{name} under {strategy:?}");
+            assert_eq!(coroutines.substrate(), Substrate::Coroutines);
+            assert_eq!(threads.substrate(), Substrate::Threads);
+            assert!(threads.to_string().ends_with("on OS threads"), "{threads}");
             // Replayed on the other substrate, each gives the same failure again.
             let replayed = Builder::new()
                 .substrate(Substrate::Threads)

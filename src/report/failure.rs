@@ -41,8 +41,9 @@ impl RecentStep {
 
 /// A failing execution: what went wrong, where, and the schedule that replays it.
 ///
-/// Two failures compare equal when everything but the backtrace is equal: a replay of a
-/// failure's schedule gives a failure equal to the original.
+/// Two failures compare equal when everything but the backtrace and the substrate is equal:
+/// a replay of a failure's schedule, on either substrate, gives a failure equal to the
+/// original.
 #[derive(Clone, Debug)]
 pub struct Failure {
     pub(crate) kind: FailureKind,
@@ -54,6 +55,7 @@ pub struct Failure {
     pub(crate) schedule: Schedule,
     pub(crate) iteration: u64,
     pub(crate) backtrace: Option<backtrace::Backtrace>,
+    pub(crate) substrate: crate::Substrate,
 }
 
 impl PartialEq for Failure {
@@ -72,6 +74,11 @@ impl PartialEq for Failure {
 impl Eq for Failure {}
 
 impl Failure {
+    /// What ran the model threads when it was found.
+    pub fn substrate(&self) -> crate::Substrate {
+        self.substrate
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> FailureKind {
         self.kind
@@ -211,7 +218,11 @@ impl fmt::Display for Failure {
         if let Some(seed) = self.seed() {
             write!(f, ", seed {seed}")?;
         }
-        write!(f, ", execution {} of the run", self.iteration)
+        write!(
+            f,
+            ", execution {} of the run, on {}",
+            self.iteration, self.substrate
+        )
     }
 }
 
