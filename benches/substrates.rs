@@ -1,0 +1,472 @@
+//! interleave-test's two substrates (coroutines, OS threads) against shuttle 0.9.10 and loom
+//! 0.7.3, on the same models, in one process, first on an idle machine and then with one
+//! busy-looping thread per core. For each condition it prints:
+//!
+//! 1. **Executions per second** of the four models of `benches/models/mod.rs` under the
+//!    random strategy and PCT (depth 3), seed 1: ours on each substrate with parallelism 1
+//!    and parallelism = cores, and shuttle (`Runner` with `RandomScheduler::new_from_seed` or
+//!    `PctScheduler::new_from_seed`; shuttle runs one execution at a time, so it is measured
+//!    once). Each of our cells carries its ratio to shuttle.
+//! 2. **Start-up**: microseconds per `check` call of one execution of an empty model, a fresh
+//!    `Builder` per call (`Builder::new().iterations(1).check(empty)`, shuttle's `Runner` with
+//!    a one-iteration scheduler, loom's `Builder::check`). One execution runs on one driver
+//!    whatever the parallelism, so only parallelism 1 is measured.
+//! 3. **loom's bounded DFS** (loom has no random search): executions per second of
+//!    `loom::model::Builder` with `preemption_bound` 2, counted by a `std` atomic in the model
+//!    and capped through `max_permutations`, beside our DFS with the same bound on coroutines.
+//!    These are DFS figures, not comparable one for one with the random columns: a DFS
+//!    execution replays a prefix, and both tools' searches may end (exhaust) before the cap.
+//!
+//! Then the slowdown under load of each configuration (idle rate ÷ loaded rate). Every
+//! measurement is calibrated: 100 executions (or calls), times 4 until a run takes at least
+//! 1 s, and the median of that run and two more of its length. The per-run rates go to
+//! stderr as it goes.
+//!
+//! Run it with `cargo bench --bench substrates` (10 to 20 minutes on 2 cores). For a smoke run
+//! set `INTERLEAVE_BENCH_QUICK=1`: one run of 20 executions (or calls) per measurement
+//! (seconds). The core count and `/proc/loadavg` are printed: other processes on the machine
+//! change every figure, the idle ones included.
+
+#[path = "substrates/calibrate.rs"]
+mod calibrate;
+#[path = "substrates/load.rs"]
+mod load;
+#[macro_use]
+mod models;
+#[path = "substrates/tools.rs"]
+mod tools;
+
+use std::time::Duration;
+
+use interleave_test::Substrate;
+
+use calibrate::{Sample, measure};
+use load::Load;
+use tools::{Ours, Search};
+
+models!(in_loom, loom);
+
+/// One model, as written for each tool.
+struct Model {
+    name: &'static str,
+    ours: fn(),
+    shuttle: fn(),
+    loom: fn(),
+}
+
+const MODELS: [Model; 4] = [
+    Model {
+        name: "fetch_add_2x200",
+        ours: models::ours::fetch_add_2x200,
+        shuttle: models::theirs::fetch_add_2x200,
+        loom: in_loom::fetch_add_2x200,
+    },
+    Model {
+        name: "racy_counter",
+        ours: models::ours::racy_counter,
+        shuttle: models::theirs::racy_counter,
+        loom: in_loom::racy_counter,
+    },
+    Model {
+        name: "mutex_3x2",
+        ours: models::ours::mutex_3x2,
+        shuttle: models::theirs::mutex_3x2,
+        loom: in_loom::mutex_3x2,
+    },
+    Model {
+        name: "mpsc_2x3",
+        ours: models::ours::mpsc_2x3,
+        shuttle: models::theirs::mpsc_2x3,
+        loom: in_loom::mpsc_2x3,
+    },
+];
+
+/// Our configurations of measurement 1: each substrate with parallelism 1 and `cores`.
+fn configs(cores: usize) -> Vec<Ours> {
+    let mut parallelisms = vec![1, cores];
+    parallelisms.dedup();
+    [Substrate::Coroutines, Substrate::Threads]
+        .into_iter()
+        .flat_map(|substrate| {
+            parallelisms.iter().map(move |&parallelism| Ours {
+                substrate,
+                parallelism,
+            })
+        })
+        .collect()
+}
+
+/// Our configurations of the start-up measurement: each substrate, parallelism 1.
+const START_UP: [Ours; 2] = [
+    Ours {
+        substrate: Substrate::Coroutines,
+        parallelism: 1,
+    },
+    Ours {
+        substrate: Substrate::Threads,
+        parallelism: 1,
+    },
+];
+
+/// Measurement 1, one row: a model under one search.
+struct RateRow {
+    model: &'static str,
+    search: Search,
+    /// One sample per configuration of [`configs`], in its order.
+    ours: Vec<Sample>,
+    shuttle: Sample,
+}
+
+/// Measurement 2, one row: one search.
+struct StartUpRow {
+    search: Search,
+    /// One sample per configuration of [`START_UP`].
+    ours: Vec<Sample>,
+    shuttle: Sample,
+}
+
+/// Measurement 3, one row: a model.
+struct DfsRow {
+    model: &'static str,
+    loom: Sample,
+    ours: Sample,
+}
+
+/// Everything measured under one condition (idle or loaded).
+struct Results {
+    rates: Vec<RateRow>,
+    start_up: Vec<StartUpRow>,
+    loom_start_up: Sample,
+    dfs: Vec<DfsRow>,
+}
+
+fn measure_rates(quick: bool, configs: &[Ours]) -> Vec<RateRow> {
+    let mut rows = Vec::new();
+    for m in &MODELS {
+        for search in Search::ALL {
+            let ours = configs
+                .iter()
+                .map(|&c| {
+                    let label = format!("{} {} {}", m.name, search.name(), c.label());
+                    measure(&label, quick, &|n| c.run(search, m.ours, n))
+                })
+                .collect();
+            let label = format!("{} {} shuttle", m.name, search.name());
+            let shuttle = measure(&label, quick, &|n| tools::shuttle_run(search, m.shuttle, n));
+            rows.push(RateRow {
+                model: m.name,
+                search,
+                ours,
+                shuttle,
+            });
+        }
+    }
+    rows
+}
+
+fn measure_start_up(quick: bool) -> (Vec<StartUpRow>, Sample) {
+    let rows = Search::ALL
+        .into_iter()
+        .map(|search| {
+            let ours = START_UP
+                .iter()
+                .map(|&c| {
+                    let label = format!("start-up {} {}", search.name(), c.label());
+                    measure(&label, quick, &|n| c.start_up(search, n))
+                })
+                .collect();
+            let label = format!("start-up {} shuttle", search.name());
+            let shuttle = measure(&label, quick, &|n| tools::shuttle_start_up(search, n));
+            StartUpRow {
+                search,
+                ours,
+                shuttle,
+            }
+        })
+        .collect();
+    let loom = measure("start-up loom DFS", quick, &tools::loom_start_up);
+    (rows, loom)
+}
+
+fn measure_dfs(quick: bool) -> Vec<DfsRow> {
+    MODELS
+        .iter()
+        .map(|m| DfsRow {
+            model: m.name,
+            loom: measure(&format!("{} loom DFS", m.name), quick, &|n| {
+                tools::loom_dfs(m.loom, n)
+            }),
+            ours: measure(&format!("{} coroutines DFS", m.name), quick, &|n| {
+                tools::ours_dfs(m.ours, n)
+            }),
+        })
+        .collect()
+}
+
+fn measure_all(quick: bool, configs: &[Ours]) -> Results {
+    eprintln!("1. executions per second ...");
+    let rates = measure_rates(quick, configs);
+    eprintln!("2. start-up ...");
+    let (start_up, loom_start_up) = measure_start_up(quick);
+    eprintln!("3. loom's bounded DFS ...");
+    let dfs = measure_dfs(quick);
+    Results {
+        rates,
+        start_up,
+        loom_start_up,
+        dfs,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing.
+
+fn print_table(title: &str, header: &[String], right_from: usize, rows: &[String]) {
+    println!();
+    println!("### {title}");
+    println!();
+    println!("| {} |", header.join(" | "));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i < right_from { "---" } else { "---:" })
+        .collect();
+    println!("|{}|", align.join("|"));
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// The column headers of our configurations.
+fn labels(configs: &[Ours]) -> Vec<String> {
+    configs.iter().map(|c| c.label()).collect()
+}
+
+/// "125000 (0.84)": our rate and its ratio to shuttle's.
+fn rate_cell(ours: Sample, shuttle: Sample) -> String {
+    let ratio = ours.per_second() / shuttle.per_second();
+    format!("{:.0} ({ratio:.2})", ours.per_second())
+}
+
+/// "12.3 (4.10)": our microseconds per call and their ratio to shuttle's.
+fn micros_cell(ours: Sample, shuttle: Sample) -> String {
+    let ratio = ours.micros_each() / shuttle.micros_each();
+    format!("{:.1} ({ratio:.2})", ours.micros_each())
+}
+
+/// "2000" or "1730 (exhausted)": the executions of one run of a DFS measurement.
+fn count_cell(s: Sample) -> String {
+    match s.exhausted {
+        true => format!("{} (exhausted)", s.count),
+        false => s.count.to_string(),
+    }
+}
+
+fn print_results(condition: &str, results: &Results, configs: &[Ours]) {
+    let mut header: Vec<String> = ["model", "search"].map(String::from).to_vec();
+    header.extend(labels(configs));
+    header.push("shuttle".into());
+    let rows: Vec<String> = results
+        .rates
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.model.to_owned(), r.search.name().to_owned()];
+            cells.extend(r.ours.iter().map(|&s| rate_cell(s, r.shuttle)));
+            cells.push(format!("{:.0}", r.shuttle.per_second()));
+            format!("| {} |", cells.join(" | "))
+        })
+        .collect();
+    let title = format!(
+        "1. Executions per second, {condition} (in parentheses: ours/shuttle; ×N = parallelism)"
+    );
+    print_table(&title, &header, 2, &rows);
+
+    let mut header = vec!["search".to_owned()];
+    header.extend(labels(&START_UP));
+    header.push("shuttle".into());
+    let rows: Vec<String> = results
+        .start_up
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.search.name().to_owned()];
+            cells.extend(r.ours.iter().map(|&s| micros_cell(s, r.shuttle)));
+            cells.push(format!("{:.1}", r.shuttle.micros_each()));
+            format!("| {} |", cells.join(" | "))
+        })
+        .collect();
+    let title = format!(
+        "2. Start-up, {condition}: µs per one-execution `check` of an empty model \
+         (in parentheses: ours µs / shuttle µs)"
+    );
+    print_table(&title, &header, 1, &rows);
+    println!();
+    println!(
+        "loom (`Builder` with preemption_bound {}, DFS; one execution): {:.1} µs per call",
+        tools::DFS_BOUND,
+        results.loom_start_up.micros_each()
+    );
+
+    print_dfs(condition, results);
+}
+
+fn print_dfs(condition: &str, results: &Results) {
+    let header = [
+        "model",
+        "loom DFS exec/s",
+        "loom executions/run",
+        "loom / shuttle random",
+        "ours DFS exec/s (coroutines ×1)",
+        "ours executions/run",
+        "ours DFS / loom DFS",
+    ]
+    .map(String::from);
+    let rows: Vec<String> = results
+        .dfs
+        .iter()
+        .map(|r| {
+            let shuttle = results
+                .rates
+                .iter()
+                .find(|s| s.model == r.model && s.search == Search::Random)
+                .expect("every model has a random row")
+                .shuttle;
+            let (loom, ours) = (r.loom.per_second(), r.ours.per_second());
+            format!(
+                "| {} | {loom:.0} | {} | {:.2} | {ours:.0} | {} | {:.2} |",
+                r.model,
+                count_cell(r.loom),
+                loom / shuttle.per_second(),
+                count_cell(r.ours),
+                ours / loom
+            )
+        })
+        .collect();
+    let title = format!(
+        "3. loom: bounded DFS (preemption bound {}), {condition}. DFS, not random: an \
+         exhausted search was measured at its full length",
+        tools::DFS_BOUND
+    );
+    print_table(&title, &header, 1, &rows);
+}
+
+/// The geometric mean of idle ÷ loaded rates over pairs of samples.
+fn slowdown(pairs: impl Iterator<Item = (Sample, Sample)>) -> f64 {
+    let (sum, n) = pairs.fold((0.0, 0), |(sum, n), (idle, loaded)| {
+        (sum + (idle.per_second() / loaded.per_second()).ln(), n + 1)
+    });
+    (sum / f64::from(n)).exp()
+}
+
+/// A table row of slowdowns, "—" where nothing was measured.
+fn slowdown_row(what: &str, cells: impl Iterator<Item = Option<f64>>) -> String {
+    let cells: Vec<String> = cells
+        .map(|d| d.map_or("—".to_owned(), |d| format!("{d:.2}")))
+        .collect();
+    format!("| {what} | {} |", cells.join(" | "))
+}
+
+fn print_slowdown(idle: &Results, loaded: &Results, configs: &[Ours]) {
+    let rates = || idle.rates.iter().zip(&loaded.rates);
+    let ours =
+        (0..configs.len()).map(|i| Some(slowdown(rates().map(|r| (r.0.ours[i], r.1.ours[i])))));
+    let shuttle = slowdown(rates().map(|r| (r.0.shuttle, r.1.shuttle)));
+    let mut rows = vec![slowdown_row(
+        "executions/s (geo-mean of 8 rows)",
+        ours.chain([Some(shuttle)]),
+    )];
+    // Start-up measures parallelism 1 only: the other columns stay empty.
+    let starts = || idle.start_up.iter().zip(&loaded.start_up);
+    let ours = configs.iter().map(|c| {
+        let j = START_UP.iter().position(|s| s == c)?;
+        Some(slowdown(starts().map(|r| (r.0.ours[j], r.1.ours[j]))))
+    });
+    let shuttle = slowdown(starts().map(|r| (r.0.shuttle, r.1.shuttle)));
+    rows.push(slowdown_row(
+        "start-up (geo-mean of 2 rows)",
+        ours.chain([Some(shuttle)]),
+    ));
+    let mut header = vec!["measurement".to_owned()];
+    header.extend(labels(configs));
+    header.push("shuttle".into());
+    print_table(
+        "Slowdown under load: idle rate ÷ loaded rate (1.00 = unaffected, 2.00 = half speed)",
+        &header,
+        1,
+        &rows,
+    );
+    let dfs = |f: fn(&DfsRow) -> Sample| {
+        slowdown(idle.dfs.iter().zip(&loaded.dfs).map(|(a, b)| (f(a), f(b))))
+    };
+    println!();
+    println!(
+        "DFS (geo-mean of 4 models): loom {:.2}, ours on coroutines {:.2}; loom start-up {:.2}",
+        dfs(|r| r.loom),
+        dfs(|r| r.ours),
+        slowdown(std::iter::once((idle.loom_start_up, loaded.loom_start_up)))
+    );
+}
+
+/// The three load averages of `/proc/loadavg`.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").ok();
+    let fields: Vec<&str> = text.iter().flat_map(|t| t.split_whitespace()).collect();
+    match fields.get(..3) {
+        Some(avg) => avg.join(" "),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// Rounds per second of one busy thread with the bench idle: the reference for how much of a
+/// core each load thread got.
+fn one_core_spin_rate() -> f64 {
+    let one = Load::start(1);
+    std::thread::sleep(Duration::from_millis(300));
+    one.stop()
+}
+
+fn main() {
+    let quick = std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let configs = configs(cores);
+    tools::disarm_shuttle_hook();
+    eprintln!(
+        "measuring ({}) ...",
+        if quick {
+            "quick: 20 executions or calls, 1 run"
+        } else {
+            "calibrated >= 1 s, median of 3"
+        }
+    );
+    println!("## interleave-test substrates vs shuttle 0.9.10 and loom 0.7.3");
+    println!();
+    println!(
+        "cores: {cores}; load average (1, 5, 15 min) at the start: {}; quick mode: {quick}",
+        load_average()
+    );
+
+    eprintln!("idle machine");
+    let idle = measure_all(quick, &configs);
+    print_results("idle", &idle, &configs);
+    println!();
+    println!("load average after the idle half: {}", load_average());
+
+    let alone = one_core_spin_rate();
+    eprintln!("loaded machine: {cores} busy threads");
+    let load = Load::start(cores);
+    let loaded = measure_all(quick, &configs);
+    let per_thread = load.stop();
+    println!();
+    println!(
+        "## With {cores} busy-looping threads (each got {:.2} of the rate of one busy thread \
+         alone)",
+        per_thread / alone
+    );
+    print_results("loaded", &loaded, &configs);
+
+    println!();
+    println!("## Idle against loaded");
+    print_slowdown(&idle, &loaded, &configs);
+    println!();
+    println!(
+        "cores: {cores}; load average (1, 5, 15 min) at the end: {}; quick mode: {quick}",
+        load_average()
+    );
+}

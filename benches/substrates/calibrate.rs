@@ -1,0 +1,83 @@
+//! Timing of one measurement of the `substrates` bench: a run length calibrated until a run
+//! takes at least a second, then the median of three runs of that length (as the `throughput`
+//! bench does), or a single short run in quick mode.
+
+use std::time::{Duration, Instant};
+
+/// The count of the first calibration run; each next one is 4 times longer. Lower than the
+/// `throughput` bench's 1,000 because an OS-thread execution of `fetch_add_2x200` on a
+/// loaded machine can take milliseconds.
+const FIRST_COUNT: u64 = 100;
+/// A calibrated run takes at least this long.
+const MIN_RUN: Duration = Duration::from_secs(1);
+/// Runs of the calibrated length whose median is reported.
+const REPETITIONS: usize = 3;
+/// The count of the only run of a measurement in quick mode.
+pub(crate) const QUICK_COUNT: u64 = 20;
+
+/// One timed run of a runner: `count` executions (or `check` calls) in `elapsed`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sample {
+    pub(crate) count: u64,
+    pub(crate) elapsed: Duration,
+    /// The runner did fewer than it was asked to: its search space was exhausted (DFS).
+    pub(crate) exhausted: bool,
+}
+
+impl Sample {
+    /// Executions (or calls) per second.
+    pub(crate) fn per_second(self) -> f64 {
+        self.count as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// Microseconds per execution (or call).
+    pub(crate) fn micros_each(self) -> f64 {
+        self.elapsed.as_secs_f64() * 1e6 / self.count as f64
+    }
+}
+
+/// A runner: does up to `n` executions (or calls) and returns how many it did.
+pub(crate) type Runner<'a> = &'a dyn Fn(u64) -> u64;
+
+fn timed(run: Runner<'_>, count: u64) -> Sample {
+    let start = Instant::now();
+    let done = run(count);
+    let elapsed = start.elapsed();
+    assert!(
+        done <= count,
+        "a runner did {done} of the {count} it was asked"
+    );
+    assert!(done > 0, "a runner did nothing");
+    Sample {
+        count: done,
+        elapsed,
+        exhausted: done < count,
+    }
+}
+
+/// Measures `run`; `label` names it in the progress lines on stderr. A runner that exhausts
+/// its search before a second has passed is measured at the exhausting length.
+pub(crate) fn measure(label: &str, quick: bool, run: Runner<'_>) -> Sample {
+    if quick {
+        return timed(run, QUICK_COUNT);
+    }
+    let mut count = FIRST_COUNT;
+    let mut first = timed(run, count);
+    while first.elapsed < MIN_RUN && !first.exhausted {
+        count *= 4;
+        first = timed(run, count);
+    }
+    let mut samples = vec![first];
+    samples.extend((1..REPETITIONS).map(|_| timed(run, count)));
+    let rates: Vec<String> = samples
+        .iter()
+        .map(|s| format!("{:.0}", s.per_second()))
+        .collect();
+    eprintln!(
+        "  {label:<44} {:>8}/run, per s: {}",
+        samples[0].count,
+        rates.join(", ")
+    );
+    samples.sort_by(|a, b| a.per_second().total_cmp(&b.per_second()));
+    samples[samples.len() / 2]
+}
