@@ -1,5 +1,5 @@
 //! interleave-test's two substrates (coroutines, OS threads) against shuttle 0.9.10 and loom
-//! 0.7.3, on the same models, in one process, first on an idle machine and then with one
+//! 0.7.3, on the same models, in one process, first without added load and then with one
 //! busy-looping thread per core. For each condition it prints:
 //!
 //! 1. **Executions per second** of the four models of `benches/models/mod.rs` under the
@@ -10,22 +10,26 @@
 //! 2. **Start-up**: microseconds per `check` call of one execution of an empty model, a fresh
 //!    `Builder` per call (`Builder::new().iterations(1).check(empty)`, shuttle's `Runner` with
 //!    a one-iteration scheduler, loom's `Builder::check`). One execution runs on one driver
-//!    whatever the parallelism, so only parallelism 1 is measured.
+//!    whatever the parallelism, so only parallelism 1 is measured. `Builder::new()` alone is
+//!    measured too, as it is a large part of our figure.
 //! 3. **loom's bounded DFS** (loom has no random search): executions per second of
 //!    `loom::model::Builder` with `preemption_bound` 2, counted by a `std` atomic in the model
 //!    and capped through `max_permutations`, beside our DFS with the same bound on coroutines.
 //!    These are DFS figures, not comparable one for one with the random columns: a DFS
 //!    execution replays a prefix, and both tools' searches may end (exhaust) before the cap.
+//!    loom's search is also reduced (DPOR), so where both exhaust, it runs fewer executions
+//!    for the same bound: compare the time per run there, not the executions per second.
 //!
-//! Then the slowdown under load of each configuration (idle rate ÷ loaded rate). Every
-//! measurement is calibrated: 100 executions (or calls), times 4 until a run takes at least
-//! 1 s, and the median of that run and two more of its length. The per-run rates go to
-//! stderr as it goes.
+//! Then the slowdown under load of each configuration (rate without ÷ rate with the busy
+//! threads). Every measurement is calibrated: 100 executions (or calls), times 4 until a run
+//! takes at least 1 s, and the median of that run and two more of its length. The per-run
+//! rates go to stderr as it goes; a figure whose runs differed by more than 1.5× is marked
+//! `*`.
 //!
 //! Run it with `cargo bench --bench substrates` (10 to 20 minutes on 2 cores). For a smoke run
 //! set `INTERLEAVE_BENCH_QUICK=1`: one run of 20 executions (or calls) per measurement
 //! (seconds). The core count and `/proc/loadavg` are printed: other processes on the machine
-//! change every figure, the idle ones included.
+//! change every figure, those without added load included.
 
 #[path = "substrates/calibrate.rs"]
 mod calibrate;
@@ -132,10 +136,12 @@ struct DfsRow {
     ours: Sample,
 }
 
-/// Everything measured under one condition (idle or loaded).
+/// Everything measured under one condition (with or without added load).
 struct Results {
     rates: Vec<RateRow>,
     start_up: Vec<StartUpRow>,
+    /// `Builder::new()` alone.
+    builder_new: Sample,
     loom_start_up: Sample,
     dfs: Vec<DfsRow>,
 }
@@ -164,7 +170,8 @@ fn measure_rates(quick: bool, configs: &[Ours]) -> Vec<RateRow> {
     rows
 }
 
-fn measure_start_up(quick: bool) -> (Vec<StartUpRow>, Sample) {
+/// Measurement 2: the rows, then `Builder::new()` alone, then loom.
+fn measure_start_up(quick: bool) -> (Vec<StartUpRow>, Sample, Sample) {
     let rows = Search::ALL
         .into_iter()
         .map(|search| {
@@ -184,8 +191,9 @@ fn measure_start_up(quick: bool) -> (Vec<StartUpRow>, Sample) {
             }
         })
         .collect();
+    let builder = measure("Builder::new()", quick, &tools::ours_builder_new);
     let loom = measure("start-up loom DFS", quick, &tools::loom_start_up);
-    (rows, loom)
+    (rows, builder, loom)
 }
 
 fn measure_dfs(quick: bool) -> Vec<DfsRow> {
@@ -207,12 +215,13 @@ fn measure_all(quick: bool, configs: &[Ours]) -> Results {
     eprintln!("1. executions per second ...");
     let rates = measure_rates(quick, configs);
     eprintln!("2. start-up ...");
-    let (start_up, loom_start_up) = measure_start_up(quick);
+    let (start_up, builder_new, loom_start_up) = measure_start_up(quick);
     eprintln!("3. loom's bounded DFS ...");
     let dfs = measure_dfs(quick);
     Results {
         rates,
         start_up,
+        builder_new,
         loom_start_up,
         dfs,
     }
@@ -243,19 +252,33 @@ fn labels(configs: &[Ours]) -> Vec<String> {
 /// "125000 (0.84)": our rate and its ratio to shuttle's.
 fn rate_cell(ours: Sample, shuttle: Sample) -> String {
     let ratio = ours.per_second() / shuttle.per_second();
-    format!("{:.0} ({ratio:.2})", ours.per_second())
+    format!("{:.0}{} ({ratio:.2})", ours.per_second(), ours.mark())
 }
 
 /// "12.3 (4.10)": our microseconds per call and their ratio to shuttle's.
 fn micros_cell(ours: Sample, shuttle: Sample) -> String {
     let ratio = ours.micros_each() / shuttle.micros_each();
-    format!("{:.1} ({ratio:.2})", ours.micros_each())
+    format!("{:.1}{} ({ratio:.2})", ours.micros_each(), ours.mark())
 }
 
-/// "2000" or "1730 (exhausted)": the executions of one run of a DFS measurement.
+/// The footnote of the `*` mark, if one of `samples` carries it.
+fn print_noise_note<'a>(samples: impl IntoIterator<Item = &'a Sample>) {
+    if samples.into_iter().all(|s| s.mark().is_empty()) {
+        return;
+    }
+    println!();
+    println!(
+        "`*`: the runs of this figure differed by more than {}× (fastest ÷ slowest; stderr \
+         lists them): other processes most likely took the cores during some of them.",
+        calibrate::NOISY
+    );
+}
+
+/// "2000" or "1730 (exhausted in 5.1ms)": the executions of one run of a DFS measurement,
+/// and the time the whole search took where it ended before the cap.
 fn count_cell(s: Sample) -> String {
     match s.exhausted {
-        true => format!("{} (exhausted)", s.count),
+        true => format!("{} (exhausted in {:.1?})", s.count, s.elapsed),
         false => s.count.to_string(),
     }
 }
@@ -270,7 +293,7 @@ fn print_results(condition: &str, results: &Results, configs: &[Ours]) {
         .map(|r| {
             let mut cells = vec![r.model.to_owned(), r.search.name().to_owned()];
             cells.extend(r.ours.iter().map(|&s| rate_cell(s, r.shuttle)));
-            cells.push(format!("{:.0}", r.shuttle.per_second()));
+            cells.push(format!("{:.0}{}", r.shuttle.per_second(), r.shuttle.mark()));
             format!("| {} |", cells.join(" | "))
         })
         .collect();
@@ -278,6 +301,12 @@ fn print_results(condition: &str, results: &Results, configs: &[Ours]) {
         "1. Executions per second, {condition} (in parentheses: ours/shuttle; ×N = parallelism)"
     );
     print_table(&title, &header, 2, &rows);
+    print_noise_note(
+        results
+            .rates
+            .iter()
+            .flat_map(|r| r.ours.iter().chain([&r.shuttle])),
+    );
 
     let mut header = vec!["search".to_owned()];
     header.extend(labels(&START_UP));
@@ -288,7 +317,11 @@ fn print_results(condition: &str, results: &Results, configs: &[Ours]) {
         .map(|r| {
             let mut cells = vec![r.search.name().to_owned()];
             cells.extend(r.ours.iter().map(|&s| micros_cell(s, r.shuttle)));
-            cells.push(format!("{:.1}", r.shuttle.micros_each()));
+            cells.push(format!(
+                "{:.1}{}",
+                r.shuttle.micros_each(),
+                r.shuttle.mark()
+            ));
             format!("| {} |", cells.join(" | "))
         })
         .collect();
@@ -297,11 +330,19 @@ fn print_results(condition: &str, results: &Results, configs: &[Ours]) {
          (in parentheses: ours µs / shuttle µs)"
     );
     print_table(&title, &header, 1, &rows);
+    let start_up = results.start_up.iter();
+    print_noise_note(start_up.flat_map(|r| r.ours.iter().chain([&r.shuttle])));
     println!();
     println!(
-        "loom (`Builder` with preemption_bound {}, DFS; one execution): {:.1} µs per call",
+        "Of our figures, `Builder::new()` alone: {:.1}{} µs per call.",
+        results.builder_new.micros_each(),
+        results.builder_new.mark()
+    );
+    println!(
+        "loom (`Builder` with preemption_bound {}, DFS; one execution): {:.1}{} µs per call.",
         tools::DFS_BOUND,
-        results.loom_start_up.micros_each()
+        results.loom_start_up.micros_each(),
+        results.loom_start_up.mark()
     );
 
     print_dfs(condition, results);
@@ -330,10 +371,12 @@ fn print_dfs(condition: &str, results: &Results) {
                 .shuttle;
             let (loom, ours) = (r.loom.per_second(), r.ours.per_second());
             format!(
-                "| {} | {loom:.0} | {} | {:.2} | {ours:.0} | {} | {:.2} |",
+                "| {} | {loom:.0}{} | {} | {:.2} | {ours:.0}{} | {} | {:.2} |",
                 r.model,
+                r.loom.mark(),
                 count_cell(r.loom),
                 loom / shuttle.per_second(),
+                r.ours.mark(),
                 count_cell(r.ours),
                 ours / loom
             )
@@ -341,16 +384,18 @@ fn print_dfs(condition: &str, results: &Results) {
         .collect();
     let title = format!(
         "3. loom: bounded DFS (preemption bound {}), {condition}. DFS, not random: an \
-         exhausted search was measured at its full length",
+         exhausted search was measured at its full length; loom's is reduced (DPOR), so \
+         compare exhausted searches by their time",
         tools::DFS_BOUND
     );
     print_table(&title, &header, 1, &rows);
+    print_noise_note(results.dfs.iter().flat_map(|r| [&r.loom, &r.ours]));
 }
 
-/// The geometric mean of idle ÷ loaded rates over pairs of samples.
+/// The geometric mean of base ÷ loaded rates over pairs of samples.
 fn slowdown(pairs: impl Iterator<Item = (Sample, Sample)>) -> f64 {
-    let (sum, n) = pairs.fold((0.0, 0), |(sum, n), (idle, loaded)| {
-        (sum + (idle.per_second() / loaded.per_second()).ln(), n + 1)
+    let (sum, n) = pairs.fold((0.0, 0), |(sum, n), (base, loaded)| {
+        (sum + (base.per_second() / loaded.per_second()).ln(), n + 1)
     });
     (sum / f64::from(n)).exp()
 }
@@ -363,8 +408,8 @@ fn slowdown_row(what: &str, cells: impl Iterator<Item = Option<f64>>) -> String 
     format!("| {what} | {} |", cells.join(" | "))
 }
 
-fn print_slowdown(idle: &Results, loaded: &Results, configs: &[Ours]) {
-    let rates = || idle.rates.iter().zip(&loaded.rates);
+fn print_slowdown(base: &Results, loaded: &Results, configs: &[Ours]) {
+    let rates = || base.rates.iter().zip(&loaded.rates);
     let ours =
         (0..configs.len()).map(|i| Some(slowdown(rates().map(|r| (r.0.ours[i], r.1.ours[i])))));
     let shuttle = slowdown(rates().map(|r| (r.0.shuttle, r.1.shuttle)));
@@ -373,7 +418,7 @@ fn print_slowdown(idle: &Results, loaded: &Results, configs: &[Ours]) {
         ours.chain([Some(shuttle)]),
     )];
     // Start-up measures parallelism 1 only: the other columns stay empty.
-    let starts = || idle.start_up.iter().zip(&loaded.start_up);
+    let starts = || base.start_up.iter().zip(&loaded.start_up);
     let ours = configs.iter().map(|c| {
         let j = START_UP.iter().position(|s| s == c)?;
         Some(slowdown(starts().map(|r| (r.0.ours[j], r.1.ours[j]))))
@@ -387,20 +432,21 @@ fn print_slowdown(idle: &Results, loaded: &Results, configs: &[Ours]) {
     header.extend(labels(configs));
     header.push("shuttle".into());
     print_table(
-        "Slowdown under load: idle rate ÷ loaded rate (1.00 = unaffected, 2.00 = half speed)",
+        "Slowdown under the added load: rate without ÷ rate with the busy threads \
+         (1.00 = unaffected, 2.00 = half speed)",
         &header,
         1,
         &rows,
     );
     let dfs = |f: fn(&DfsRow) -> Sample| {
-        slowdown(idle.dfs.iter().zip(&loaded.dfs).map(|(a, b)| (f(a), f(b))))
+        slowdown(base.dfs.iter().zip(&loaded.dfs).map(|(a, b)| (f(a), f(b))))
     };
     println!();
     println!(
         "DFS (geo-mean of 4 models): loom {:.2}, ours on coroutines {:.2}; loom start-up {:.2}",
         dfs(|r| r.loom),
         dfs(|r| r.ours),
-        slowdown(std::iter::once((idle.loom_start_up, loaded.loom_start_up)))
+        slowdown(std::iter::once((base.loom_start_up, loaded.loom_start_up)))
     );
 }
 
@@ -414,8 +460,8 @@ fn load_average() -> String {
     }
 }
 
-/// Rounds per second of one busy thread with the bench idle: the reference for how much of a
-/// core each load thread got.
+/// Rounds per second of one busy thread while the bench waits: the reference for how much of
+/// a core each load thread got.
 fn one_core_spin_rate() -> f64 {
     let one = Load::start(1);
     std::thread::sleep(Duration::from_millis(300));
@@ -442,14 +488,14 @@ fn main() {
         load_average()
     );
 
-    eprintln!("idle machine");
-    let idle = measure_all(quick, &configs);
-    print_results("idle", &idle, &configs);
+    eprintln!("without added load");
+    let base = measure_all(quick, &configs);
+    print_results("no added load", &base, &configs);
     println!();
-    println!("load average after the idle half: {}", load_average());
+    println!("load average after this half: {}", load_average());
 
     let alone = one_core_spin_rate();
-    eprintln!("loaded machine: {cores} busy threads");
+    eprintln!("with {cores} busy threads");
     let load = Load::start(cores);
     let loaded = measure_all(quick, &configs);
     let per_thread = load.stop();
@@ -459,11 +505,12 @@ fn main() {
          alone)",
         per_thread / alone
     );
-    print_results("loaded", &loaded, &configs);
+    let condition = format!("{cores} busy threads");
+    print_results(&condition, &loaded, &configs);
 
     println!();
-    println!("## Idle against loaded");
-    print_slowdown(&idle, &loaded, &configs);
+    println!("## Without against with the added load");
+    print_slowdown(&base, &loaded, &configs);
     println!();
     println!(
         "cores: {cores}; load average (1, 5, 15 min) at the end: {}; quick mode: {quick}",

@@ -22,6 +22,8 @@ pub(crate) struct Sample {
     pub(crate) elapsed: Duration,
     /// The runner did fewer than it was asked to: its search space was exhausted (DFS).
     pub(crate) exhausted: bool,
+    /// The rate of the fastest of the measured runs ÷ that of the slowest (1 for one run).
+    pub(crate) spread: f64,
 }
 
 impl Sample {
@@ -34,7 +36,17 @@ impl Sample {
     pub(crate) fn micros_each(self) -> f64 {
         self.elapsed.as_secs_f64() * 1e6 / self.count as f64
     }
+
+    /// "*" when the runs differed by more than [`NOISY`], else "".
+    pub(crate) fn mark(self) -> &'static str {
+        if self.spread > NOISY { "*" } else { "" }
+    }
 }
+
+/// A spread above which a measurement is marked. The runs of one measurement usually agree
+/// within a third; a wider spread most likely means that other processes took the cores
+/// during some of them, and that the median is less trustworthy.
+pub(crate) const NOISY: f64 = 1.5;
 
 /// A runner: does up to `n` executions (or calls) and returns how many it did.
 pub(crate) type Runner<'a> = &'a dyn Fn(u64) -> u64;
@@ -52,6 +64,7 @@ fn timed(run: Runner<'_>, count: u64) -> Sample {
         count: done,
         elapsed,
         exhausted: done < count,
+        spread: 1.0,
     }
 }
 
@@ -79,5 +92,9 @@ pub(crate) fn measure(label: &str, quick: bool, run: Runner<'_>) -> Sample {
         rates.join(", ")
     );
     samples.sort_by(|a, b| a.per_second().total_cmp(&b.per_second()));
-    samples[samples.len() / 2]
+    let spread = samples[samples.len() - 1].per_second() / samples[0].per_second();
+    Sample {
+        spread,
+        ..samples[samples.len() / 2]
+    }
 }
