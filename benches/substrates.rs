@@ -487,6 +487,15 @@ fn main() {
         "cores: {cores}; load average (1, 5, 15 min) at the start: {}; quick mode: {quick}",
         load_average()
     );
+    if quick {
+        println!();
+        println!(
+            "Quick mode: every figure comes from one run of {} executions or calls, which \
+             thread start-up and other processes dominate. It shows that everything runs and \
+             passes; it measures nothing.",
+            calibrate::QUICK_COUNT
+        );
+    }
 
     eprintln!("without added load");
     let base = measure_all(quick, &configs);
