@@ -16,7 +16,8 @@
 //!    `loom::model::Builder` with `preemption_bound` 2, counted by a `std` atomic in the model
 //!    and capped through `max_permutations`, beside our DFS with the same bound on coroutines.
 //!    These are DFS figures, not comparable one for one with the random columns: a DFS
-//!    execution replays a prefix, and both tools' searches may end (exhaust) before the cap.
+//!    execution replays a prefix, and both tools' searches may end (exhaust) before the cap
+//!    (a search that takes less than a second is then timed whole, repeated back to back).
 //!    loom's search is also reduced (DPOR), so where both exhaust, it runs fewer executions
 //!    for the same bound: compare the time per run there, not the executions per second.
 //!
@@ -277,9 +278,13 @@ fn print_noise_note<'a>(samples: impl IntoIterator<Item = &'a Sample>) {
 /// "2000" or "1730 (exhausted in 5.1ms)": the executions of one run of a DFS measurement,
 /// and the time the whole search took where it ended before the cap.
 fn count_cell(s: Sample) -> String {
+    let count = s.count / s.repeats;
     match s.exhausted {
-        true => format!("{} (exhausted in {:.1?})", s.count, s.elapsed),
-        false => s.count.to_string(),
+        true => format!(
+            "{count} (exhausted in {:.1?})",
+            s.elapsed.div_f64(s.repeats as f64)
+        ),
+        false => count.to_string(),
     }
 }
 
@@ -384,8 +389,8 @@ fn print_dfs(condition: &str, results: &Results) {
         .collect();
     let title = format!(
         "3. loom: bounded DFS (preemption bound {}), {condition}. DFS, not random: an \
-         exhausted search was measured at its full length; loom's is reduced (DPOR), so \
-         compare exhausted searches by their time",
+         exhausted search was timed whole, repeated to fill a second; loom's is reduced \
+         (DPOR), so compare exhausted searches by their time",
         tools::DFS_BOUND
     );
     print_table(&title, &header, 1, &rows);

@@ -1,6 +1,7 @@
 //! Timing of one measurement of the `substrates` bench: a run length calibrated until a run
 //! takes at least a second, then the median of three runs of that length (as the `throughput`
-//! bench does), or a single short run in quick mode.
+//! bench does), or a single short run in quick mode. A DFS search that ends (is exhausted)
+//! before the asked count is timed whole, as many times back to back as fill a second.
 
 use std::time::{Duration, Instant};
 
@@ -15,11 +16,14 @@ const REPETITIONS: usize = 3;
 /// The count of the only run of a measurement in quick mode.
 pub(crate) const QUICK_COUNT: u64 = 20;
 
-/// One timed run of a runner: `count` executions (or `check` calls) in `elapsed`.
+/// One timed sample: `repeats` runs of a runner back to back, `count` executions (or
+/// `check` calls) in all, in `elapsed`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sample {
     pub(crate) count: u64,
     pub(crate) elapsed: Duration,
+    /// Runs in the sample: 1 unless the runner's search is exhausted.
+    pub(crate) repeats: u64,
     /// The runner did fewer than it was asked to: its search space was exhausted (DFS).
     pub(crate) exhausted: bool,
     /// The rate of the fastest of the measured runs ÷ that of the slowest (1 for one run).
@@ -51,44 +55,50 @@ pub(crate) const NOISY: f64 = 1.5;
 /// A runner: does up to `n` executions (or calls) and returns how many it did.
 pub(crate) type Runner<'a> = &'a dyn Fn(u64) -> u64;
 
-fn timed(run: Runner<'_>, count: u64) -> Sample {
+/// `repeats` runs of `count` back to back.
+fn timed(run: Runner<'_>, count: u64, repeats: u64) -> Sample {
     let start = Instant::now();
-    let done = run(count);
+    let done: u64 = (0..repeats).map(|_| run(count)).sum();
     let elapsed = start.elapsed();
+    let asked = count * repeats;
     assert!(
-        done <= count,
-        "a runner did {done} of the {count} it was asked"
+        done <= asked,
+        "a runner did {done} of the {asked} it was asked"
     );
     assert!(done > 0, "a runner did nothing");
     Sample {
         count: done,
         elapsed,
-        exhausted: done < count,
+        repeats,
+        exhausted: done < asked,
         spread: 1.0,
     }
 }
 
-/// Measures `run`; `label` names it in the progress lines on stderr. A runner that exhausts
-/// its search before a second has passed is measured at the exhausting length.
+/// Measures `run`; `label` names it in the progress lines on stderr.
 pub(crate) fn measure(label: &str, quick: bool, run: Runner<'_>) -> Sample {
     if quick {
-        return timed(run, QUICK_COUNT);
+        return timed(run, QUICK_COUNT, 1);
     }
-    let mut count = FIRST_COUNT;
-    let mut first = timed(run, count);
-    while first.elapsed < MIN_RUN && !first.exhausted {
-        count *= 4;
-        first = timed(run, count);
+    let (mut count, mut repeats) = (FIRST_COUNT, 1);
+    let mut first = timed(run, count, repeats);
+    while first.elapsed < MIN_RUN {
+        match first.exhausted {
+            // The whole search takes less than a second: repeat it.
+            true => repeats *= 4,
+            false => count *= 4,
+        }
+        first = timed(run, count, repeats);
     }
     let mut samples = vec![first];
-    samples.extend((1..REPETITIONS).map(|_| timed(run, count)));
+    samples.extend((1..REPETITIONS).map(|_| timed(run, count, repeats)));
     let rates: Vec<String> = samples
         .iter()
         .map(|s| format!("{:.0}", s.per_second()))
         .collect();
     eprintln!(
-        "  {label:<44} {:>8}/run, per s: {}",
-        samples[0].count,
+        "  {label:<44} {:>8}/run × {repeats}, per s: {}",
+        samples[0].count / repeats,
         rates.join(", ")
     );
     samples.sort_by(|a, b| a.per_second().total_cmp(&b.per_second()));
