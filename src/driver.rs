@@ -14,7 +14,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 
 use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
-use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc, Stacks};
+use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc, Reuse};
 use crate::schedule::{Decision, Schedule, ScheduleError};
 use crate::strategy::{ReplayStrategy, Strategy};
 
@@ -217,12 +217,12 @@ fn sequential<F: Fn() + Sync>(
     let start = Instant::now();
     let mut tally = Tally::default();
     let name = strategy.name();
-    let mut stacks = Stacks::default();
+    let mut reuse = Reuse::default();
     for i in 0..plan.iterations {
         if !strategy.begin_execution() {
             break;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
+        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
         tally.add(&out);
         if let Some(draft) = out.failure.take() {
             let meta = Meta {
@@ -234,6 +234,7 @@ fn sequential<F: Fn() + Sync>(
             };
             return Err(failure(draft, &out, meta));
         }
+        reuse.recycle(out.decisions);
         strategy = out.strategy;
     }
     // At the cap, the space may have been explored by the very last execution.
@@ -306,7 +307,7 @@ fn independent_worker<F: Fn() + Sync>(
     loc: Loc,
     tally: &Mutex<Tally>,
 ) {
-    let mut stacks = Stacks::default();
+    let mut reuse = Reuse::default();
     loop {
         let i = batch.next.fetch_add(1, Ordering::Relaxed);
         if i >= batch.end || i > batch.lowest_failure.load(Ordering::Relaxed) {
@@ -316,11 +317,15 @@ fn independent_worker<F: Fn() + Sync>(
         if !strategy.begin_execution() {
             return;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
+        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
         let draft = out.failure.take();
         let mut t = tally.lock();
         t.add(&out);
-        let Some(draft) = draft else { continue };
+        let Some(draft) = draft else {
+            drop(t);
+            reuse.recycle(out.decisions);
+            continue;
+        };
         if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
             let meta = Meta {
                 test: plan.test.clone(),
@@ -344,8 +349,8 @@ pub(crate) fn replay<F: Fn() + Sync>(
     loc: Loc,
 ) -> Result<(), Failure> {
     let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
-    let mut stacks = Stacks::default();
-    let mut out = runtime::run_execution(strategy, exec, model, loc, &mut stacks);
+    let mut reuse = Reuse::default();
+    let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),

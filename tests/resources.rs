@@ -49,6 +49,7 @@ fn threads_and_memory_stay_bounded() {
     Builder::new().iterations(1).check(|| {}).unwrap();
     one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat();
     one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory();
+    a_destructor_that_blocks_during_teardown_leaks_no_thread();
     two_thousand_threads_spawned_and_joined();
     two_thousand_threads_alive_at_once_at_a_barrier();
 }
@@ -149,6 +150,52 @@ fn one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory() {
         assert!(
             rss_after < rss_warm + 2048,
             "{substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB"
+        );
+    }
+}
+
+/// The model closure's thread waits in `recv` while holding a value whose destructor waits
+/// for a helper thread's message; a third thread fails. When teardown unwinds the model
+/// closure's thread (on OS threads it must, and under coroutines once 64 threads were left
+/// behind), that destructor blocks again, and teardown runs the helper so that it can go on.
+fn destructor_blocks_during_teardown() {
+    use interleave_test::sync::mpsc::{Receiver, channel};
+    struct WaitOnDrop(Receiver<()>);
+    impl Drop for WaitOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.recv();
+        }
+    }
+    let (done_tx, done_rx) = channel::<()>();
+    let (go_tx, go_rx) = channel::<()>();
+    let helper = thread::spawn(move || {
+        let _ = go_rx.recv();
+        drop(done_tx);
+    });
+    let _wait = WaitOnDrop(done_rx);
+    let failing = thread::spawn(|| panic!("boom"));
+    let (_never_tx, never_rx) = channel::<()>();
+    let _ = never_rx.recv(); // blocked here when the execution fails
+    drop(go_tx);
+    let _ = (helper.join(), failing.join());
+}
+
+fn a_destructor_that_blocks_during_teardown_leaks_no_thread() {
+    for substrate in SUBSTRATES {
+        let threads_before = status("Threads:");
+        for _ in 0..1000 {
+            let failure = Builder::new()
+                .substrate(substrate)
+                .iterations(1)
+                .check(destructor_blocks_during_teardown)
+                .expect_err("fails");
+            assert_eq!(failure.message(), "boom");
+        }
+        assert_eq!(
+            status("Threads:"),
+            threads_before,
+            "{substrate:?}: {}",
+            thread_names()
         );
     }
 }

@@ -168,6 +168,8 @@ pub(crate) struct ExecState {
     pub(crate) decisions: Vec<DecisionRecord>,
     /// Taken back by the driver when the execution ends.
     pub(crate) strategy: Option<Box<dyn Strategy>>,
+    /// Whether the strategy reads the runnable threads' next operations.
+    pub(crate) strategy_reads_ops: bool,
     pub(crate) failure: Option<FailureDraft>,
     pub(crate) phase: Phase,
     /// The driver's mailbox: set by a thread that gives control back to the driver.
@@ -211,8 +213,14 @@ pub(crate) struct Execution {
 }
 
 impl Execution {
-    /// A new execution whose thread 0 (`main`) runs on `hosting` and starts at `start`.
-    pub(crate) fn new(strategy: Box<dyn Strategy>, config: ExecConfig, start: Loc) -> Arc<Self> {
+    /// A new execution whose thread 0 (`main`) starts at `start`; its decisions go to
+    /// `decisions` (an empty buffer).
+    pub(crate) fn new(
+        strategy: Box<dyn Strategy>,
+        config: ExecConfig,
+        start: Loc,
+        decisions: Vec<DecisionRecord>,
+    ) -> Arc<Self> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
         let main = ThreadState::new(Some("main".to_owned()), Op::start(start), hosting, 0);
@@ -228,7 +236,8 @@ impl Execution {
                 step: 0,
                 clock: Duration::ZERO,
                 trace: Trace::default(),
-                decisions: Vec::with_capacity(16),
+                decisions,
+                strategy_reads_ops: strategy.reads_ops(),
                 strategy: Some(strategy),
                 failure: None,
                 phase: Phase::Running,

@@ -24,11 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
-pub(crate) use host::{Core, Stacks, next_core, pin, spawn_scoped};
+pub(crate) use host::{Core, next_core, pin, spawn_scoped};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use panic::install_hook;
 pub(crate) use thread::{
-    ExecOutcome, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
+    ExecOutcome, Reuse, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
     run_thread_body, scope_panicked, spawn,
 };
 

@@ -231,7 +231,9 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
 fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Refusal> {
     let mut ops = std::mem::take(&mut st.scratch_ops);
     ops.clear();
-    ops.extend(runnable.iter().map(|&t| st.threads[t].pending));
+    if st.strategy_reads_ops {
+        ops.extend(runnable.iter().map(|&t| st.threads[t].pending));
+    }
     let current = runnable.contains(&me).then_some(me);
     let choice = Choice {
         runnable,

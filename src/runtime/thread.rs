@@ -12,7 +12,25 @@ use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched
 use crate::report::FailureKind;
 use crate::strategy::Strategy;
 
-pub(crate) use super::host::Stacks;
+use super::host::Stacks;
+
+/// What a driver keeps from one execution to the next, to save allocations: thread 0's
+/// coroutine stack and a buffer for decisions.
+#[derive(Debug, Default)]
+pub(crate) struct Reuse<'m> {
+    stacks: Stacks<'m>,
+    decisions: Vec<DecisionRecord>,
+}
+
+impl Reuse<'_> {
+    /// Takes back the decisions of an outcome the driver is done with.
+    pub(crate) fn recycle(&mut self, mut decisions: Vec<DecisionRecord>) {
+        if decisions.capacity() > self.decisions.capacity() {
+            decisions.clear();
+            self.decisions = decisions;
+        }
+    }
+}
 
 /// What one execution left behind, for the driver.
 pub(crate) struct ExecOutcome {
@@ -32,21 +50,21 @@ pub(crate) struct ExecOutcome {
 }
 
 /// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
-/// finished or the execution failed and tore down. `stacks` keeps the driver's coroutine
-/// stack for thread 0 from one execution to the next. The strategy comes back in the
-/// outcome.
+/// finished or the execution failed and tore down. `reuse` keeps what the driver reuses
+/// from one execution to the next. The strategy comes back in the outcome.
 pub(crate) fn run_execution<'m>(
     strategy: Box<dyn Strategy>,
     config: ExecConfig,
     model: &'m (dyn Fn() + Sync),
     loc: Loc,
-    stacks: &mut Stacks<'m>,
+    reuse: &mut Reuse<'m>,
 ) -> ExecOutcome {
-    let exec = Execution::new(strategy, config, loc);
+    let decisions = std::mem::take(&mut reuse.decisions);
+    let exec = Execution::new(strategy, config, loc, decisions);
     if let Some(limit) = config.watchdog {
         super::watchdog::watch(&exec, limit);
     }
-    host::drive(&exec, model, stacks);
+    host::drive(&exec, model, &mut reuse.stacks);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if st.failure.is_none() {

@@ -21,7 +21,8 @@ use crate::runtime::{Op, Tid};
 pub(crate) struct Choice<'a> {
     /// The threads that can run, ascending; at least two.
     pub(crate) runnable: &'a [Tid],
-    /// The operation each runnable thread performs next, in the order of `runnable`.
+    /// The operation each runnable thread performs next, in the order of `runnable`; empty
+    /// for a strategy whose [`Strategy::reads_ops`] is `false`.
     pub(crate) ops: &'a [Op],
     /// The thread that reached the switch point, if it can continue: choosing another one is
     /// a preemption.
@@ -74,6 +75,12 @@ pub(crate) trait Strategy: Send {
 
     /// Prepares the next execution. `false`: the strategy has explored everything it can.
     fn begin_execution(&mut self) -> bool {
+        true
+    }
+
+    /// Whether [`choose`](Self::choose) reads `choice.ops` (the runtime skips gathering
+    /// them otherwise: it is done at every decision).
+    fn reads_ops(&self) -> bool {
         true
     }
 

@@ -80,6 +80,10 @@ impl Strategy for PctStrategy {
         "pct"
     }
 
+    fn reads_ops(&self) -> bool {
+        false
+    }
+
     fn begin_execution(&mut self) -> bool {
         self.priority.clear();
         self.applied = 0;

@@ -39,6 +39,10 @@ impl Strategy for RandomStrategy {
         "random"
     }
 
+    fn reads_ops(&self) -> bool {
+        false
+    }
+
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
         let runnable = choice.runnable;
         Ok(runnable[self.rng.random_range(0..runnable.len())])

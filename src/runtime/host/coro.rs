@@ -21,6 +21,7 @@
               switch point deep inside user code cannot reach; loom uses it the same way"
 )]
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -28,9 +29,9 @@ use std::sync::Arc;
 use generator::{Generator, Gn};
 use parking_lot::Mutex;
 
-use super::super::execution::{DriverNext, Execution, Unwinding};
+use super::super::execution::Execution;
 use super::super::{CURRENT, Context, Tid, failure, locals, sched, teardown, thread};
-use super::{Hosting, run_os_thread};
+use super::{Hosting, Turn, run_os_thread};
 
 /// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
 /// It is resumed with whether teardown asks it to unwind.
@@ -124,19 +125,25 @@ pub(super) fn drive<'m>(
     main.init_code(move || CURRENT.with(|ctx| thread_body(ctx, || run_model(model))));
     let mut main = Some(main);
     let mut slots: Vec<Option<Slot>> = Vec::new();
-    while let Some(next) = next_turn(exec) {
-        let t = next.thread;
-        if next.hosting == Hosting::OsThread {
+    let mut turn = super::take_next(exec); // thread 0, to start
+    while let Turn::Run {
+        thread: t,
+        hosting,
+        abort,
+    } = turn
+    {
+        turn = if hosting == Hosting::OsThread {
             run_os_thread(exec, t);
+            super::take_next(exec)
         } else if t == 0 {
-            resume(exec, &main_ctx, &mut main, next.abort);
+            resume(exec, &main_ctx, &mut main, abort)
         } else {
             if slots.get(t).is_none_or(Option::is_none) {
                 adopt(exec, &mut slots);
             }
             let slot = slots[t].as_mut().expect("a coroutine thread was adopted");
-            resume(exec, &slot.ctx, &mut slot.coro, next.abort);
-        }
+            resume(exec, &slot.ctx, &mut slot.coro, abort)
+        };
     }
     let mut left = finish_main(stacks, main_size, main, main_ctx);
     for slot in slots.into_iter().flatten() {
@@ -152,29 +159,15 @@ pub(super) fn drive<'m>(
     teardown::count_left_behind(left);
 }
 
-/// The driver's next turn: who runs, on what, and whether teardown asks it to unwind.
-struct Turn {
-    thread: Tid,
-    hosting: Hosting,
-    abort: bool,
+std::thread_local! {
+    /// The driver's next turn, as the coroutine that gave control back said.
+    static TURN: Cell<Option<Turn>> = const { Cell::new(None) };
 }
 
-/// Takes the driver's next instruction (`None`: the execution is over), in one look at the
-/// state.
-fn next_turn(exec: &Execution) -> Option<Turn> {
-    let mut st = exec.state.lock();
-    let t = match std::mem::replace(&mut st.next, DriverNext::Pending) {
-        DriverNext::Run(t) => t,
-        DriverNext::End => return None,
-        DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
-    };
-    st.running = t;
-    let thread = &st.threads[t];
-    Some(Turn {
-        thread: t,
-        hosting: thread.hosting,
-        abort: thread.abort && thread.unwinding == Unwinding::No && !thread.exiting,
-    })
+/// Tells the driver of the calling OS thread what to do once the running coroutine gives
+/// control back.
+pub(super) fn tell_driver(turn: Turn) {
+    TURN.set(Some(turn));
 }
 
 /// Keeps thread 0's coroutine for the next execution if it finished, leaks it otherwise;
@@ -249,24 +242,30 @@ fn resume<'g>(
     ctx: &Context,
     coro: &mut Option<Generator<'g, bool, ()>>,
     abort: bool,
-) {
+) -> Turn {
     let coroutine = coro.as_mut().expect("a coroutine that can run is present");
     let escaped = CURRENT.set(ctx, || {
         catch_unwind(AssertUnwindSafe(|| {
             coroutine.raw_send(Some(abort));
         }))
     });
-    if let Err(payload) = escaped {
-        let stack = coro.take().map(Generator::into_raw);
-        let _ = stack; // left as it is: resuming or dropping it would abort
-        escaped_coroutine(exec, ctx.tid, &*payload);
-        super::super::panic::drop_payload(payload);
+    match escaped {
+        Ok(()) => TURN
+            .take()
+            .expect("a coroutine that gives control back says who runs"),
+        Err(payload) => {
+            let stack = coro.take().map(Generator::into_raw);
+            let _ = stack; // left as it is: resuming or dropping it would abort
+            let turn = escaped_coroutine(exec, ctx.tid, &*payload);
+            super::super::panic::drop_payload(payload);
+            turn
+        }
     }
 }
 
 /// Records the failure of thread `tid`, whose coroutine let `payload` escape, and lets
 /// teardown decide who runs next.
-fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + Send)) {
+fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + Send)) -> Turn {
     let overflow = payload
         .downcast_ref::<generator::Error>()
         .is_some_and(|e| matches!(e, generator::Error::StackErr));
@@ -277,8 +276,10 @@ fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + 
         false => failure::internal(st, tid, payload),
     });
     st.threads[tid].left_behind = true;
-    st.next = match teardown::next(&mut st) {
-        super::Target::Thread(t) => DriverNext::Run(t),
-        super::Target::End => DriverNext::End,
-    };
+    TURN.take(); // whatever it said before it failed
+    let to = teardown::next(&mut st);
+    if let super::Target::Thread(t) = to {
+        st.running = t;
+    }
+    Turn::of(&st, to)
 }

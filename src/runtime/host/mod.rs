@@ -110,6 +110,36 @@ pub(crate) enum Target {
     End,
 }
 
+/// What the driver does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Turn {
+    /// Runs `thread`, hosted on `hosting`; `abort`: teardown asks it to unwind.
+    Run {
+        thread: Tid,
+        hosting: Hosting,
+        abort: bool,
+    },
+    /// The execution is over.
+    End,
+}
+
+impl Turn {
+    /// The turn that runs `to`, as `st` says.
+    pub(super) fn of(st: &ExecState, to: Target) -> Turn {
+        match to {
+            Target::End => Turn::End,
+            Target::Thread(t) => {
+                let thread = &st.threads[t];
+                Turn::Run {
+                    thread: t,
+                    hosting: thread.hosting,
+                    abort: thread.abort && thread.unwinding == Unwinding::No && !thread.exiting,
+                }
+            }
+        }
+    }
+}
+
 /// The running thread `ctx.tid` stops running and `to` runs. `st` is the execution's state,
 /// with every decision made; it is released before control moves. Unless `leaving` (the
 /// thread finished), this returns when the thread is chosen to run again, with whether
@@ -132,7 +162,10 @@ pub(crate) fn hand_off(
     if let Target::Thread(t) = to {
         st.running = t;
     }
-    if direct.is_none() {
+    if mine == Hosting::Coroutine {
+        // The driver runs on this very OS thread: it learns its turn without the lock.
+        coro::tell_driver(Turn::of(&st, to));
+    } else if direct.is_none() {
         st.next = match to {
             Target::Thread(t) => DriverNext::Run(t),
             Target::End => DriverNext::End,
@@ -213,7 +246,17 @@ fn run_os_thread(exec: &Execution, t: Tid) {
     exec.host.baton.wait(DRIVER, false);
 }
 
-/// Takes the driver's next instruction.
-fn take_next(exec: &Execution) -> DriverNext {
-    std::mem::replace(&mut exec.state.lock().next, DriverNext::Pending)
+/// Takes the driver's next instruction, left by an OS-hosted thread that gave it the
+/// baton (or the first: thread 0).
+fn take_next(exec: &Execution) -> Turn {
+    let mut st = exec.state.lock();
+    let to = match std::mem::replace(&mut st.next, DriverNext::Pending) {
+        DriverNext::Run(t) => Target::Thread(t),
+        DriverNext::End => Target::End,
+        DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
+    };
+    if let Target::Thread(t) = to {
+        st.running = t;
+    }
+    Turn::of(&st, to)
 }

@@ -15,9 +15,9 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use super::super::execution::{DriverNext, Execution};
+use super::super::execution::Execution;
 use super::super::{CURRENT, Context, Tid, sched, teardown, thread};
-use super::{Stacks, record_os_thread, run_os_thread, take_next};
+use super::{Stacks, Turn, record_os_thread, run_os_thread, take_next};
 
 std::thread_local! {
     /// The model thread this OS thread runs, from its start until its thread-locals are
@@ -120,14 +120,8 @@ pub(super) fn drive(exec: &Arc<Execution>, model: &(dyn Fn() + Sync), _stacks: &
             })
             .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
         record_os_thread(exec, 0, main.thread().clone());
-        loop {
-            match take_next(exec) {
-                DriverNext::Run(t) => run_os_thread(exec, t),
-                DriverNext::End => break,
-                DriverNext::Pending => {
-                    unreachable!("a thread that gives control back says who runs")
-                }
-            }
+        while let Turn::Run { thread, .. } = take_next(exec) {
+            run_os_thread(exec, thread);
         }
         if !exec.state.lock().threads[0].finished() {
             stuck_for_good(exec);

@@ -43,7 +43,9 @@ impl AtomicBool {
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
         super::enter(Some(&self.handle), "atomic fetch_and");
-        self.inner.fetch_and(val, Ordering::SeqCst)
+        let old = self.inner.load(super::RUN);
+        self.inner.store(old & val, super::RUN);
+        old
     }
 
     /// Replaces the value with the NOT of its AND with `val`; returns the previous value. A
@@ -52,7 +54,9 @@ impl AtomicBool {
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
         super::enter(Some(&self.handle), "atomic fetch_nand");
-        self.inner.fetch_nand(val, Ordering::SeqCst)
+        let old = self.inner.load(super::RUN);
+        self.inner.store(!(old & val), super::RUN);
+        old
     }
 
     /// Replaces the value with its logical OR with `val`; returns the previous value. A
@@ -61,7 +65,9 @@ impl AtomicBool {
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
         super::enter(Some(&self.handle), "atomic fetch_or");
-        self.inner.fetch_or(val, Ordering::SeqCst)
+        let old = self.inner.load(super::RUN);
+        self.inner.store(old | val, super::RUN);
+        old
     }
 
     /// Replaces the value with its logical XOR with `val`; returns the previous value. A
@@ -70,7 +76,9 @@ impl AtomicBool {
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
         super::enter(Some(&self.handle), "atomic fetch_xor");
-        self.inner.fetch_xor(val, Ordering::SeqCst)
+        let old = self.inner.load(super::RUN);
+        self.inner.store(old ^ val, super::RUN);
+        old
     }
 
     /// Negates the value; returns the previous value. A switch point; every ordering is
@@ -79,7 +87,9 @@ impl AtomicBool {
     pub fn fetch_not(&self, order: Ordering) -> bool {
         let _ = order;
         super::enter(Some(&self.handle), "atomic fetch_not");
-        self.inner.fetch_xor(true, Ordering::SeqCst)
+        let old = self.inner.load(super::RUN);
+        self.inner.store(!old, super::RUN);
+        old
     }
 }
 
@@ -100,6 +110,6 @@ impl From<bool> for AtomicBool {
 impl fmt::Debug for AtomicBool {
     /// Formats the value, read without a switch point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.inner.load(Ordering::SeqCst), f)
+        fmt::Debug::fmt(&self.inner.load(super::RUN), f)
     }
 }

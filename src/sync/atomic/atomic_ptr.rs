@@ -88,17 +88,14 @@ impl<T> AtomicPtr<T> {
         self.modify("atomic fetch_xor", order, |p| p.map_addr(|a| a ^ val))
     }
 
-    /// One switch point, then replaces the pointer with `f(pointer)` atomically.
+    /// One switch point, then replaces the pointer with `f(pointer)`.
     #[track_caller]
     fn modify(&self, kind: &'static str, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
         let _ = order;
         super::enter(Some(&self.handle), kind);
-        match self
-            .inner
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |p| Some(f(p)))
-        {
-            Ok(prev) | Err(prev) => prev,
-        }
+        let old = self.inner.load(super::RUN);
+        self.inner.store(f(old), super::RUN);
+        old
     }
 }
 
@@ -119,13 +116,13 @@ impl<T> From<*mut T> for AtomicPtr<T> {
 impl<T> fmt::Debug for AtomicPtr<T> {
     /// Formats the pointer, read without a switch point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.inner.load(Ordering::SeqCst), f)
+        fmt::Debug::fmt(&self.inner.load(super::RUN), f)
     }
 }
 
 impl<T> fmt::Pointer for AtomicPtr<T> {
     /// Formats the pointer's address, read without a switch point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Pointer::fmt(&self.inner.load(Ordering::SeqCst), f)
+        fmt::Pointer::fmt(&self.inner.load(super::RUN), f)
     }
 }

@@ -8,14 +8,17 @@ use crate::runtime::ObjectHandle;
 /// Generates the read-modify-write methods that take an operand and return the previous
 /// value; `$what` describes the new value in the method's doc comment.
 macro_rules! fetch_methods {
-    ($t:ty; $($op:ident => $what:literal,)*) => {$(
+    ($t:ty; $($op:ident => $what:literal, |$a:ident, $b:ident| $new:expr;)*) => {$(
         #[doc = concat!("Replaces the value with ", $what, " and returns the previous value. ")]
         #[doc = "A switch point; every ordering is allowed."]
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
             let _ = order;
             super::enter(Some(&self.handle), concat!("atomic ", stringify!($op)));
-            self.inner.$op(val, Ordering::SeqCst)
+            let old = self.inner.load(super::RUN);
+            let ($a, $b) = (old, val);
+            self.inner.store($new, super::RUN);
+            old
         }
     )*};
 }
@@ -60,13 +63,15 @@ macro_rules! atomic_int {
 
             fetch_methods! { $t;
                 fetch_add => "its sum with `val`, wrapping around on overflow",
+                    |a, b| a.wrapping_add(b);
                 fetch_sub => "its difference with `val`, wrapping around on overflow",
-                fetch_and => "its bitwise AND with `val`",
-                fetch_nand => "the bitwise NOT of its AND with `val`",
-                fetch_or => "its bitwise OR with `val`",
-                fetch_xor => "its bitwise XOR with `val`",
-                fetch_max => "the greater of it and `val`",
-                fetch_min => "the lesser of it and `val`",
+                    |a, b| a.wrapping_sub(b);
+                fetch_and => "its bitwise AND with `val`", |a, b| a & b;
+                fetch_nand => "the bitwise NOT of its AND with `val`", |a, b| !(a & b);
+                fetch_or => "its bitwise OR with `val`", |a, b| a | b;
+                fetch_xor => "its bitwise XOR with `val`", |a, b| a ^ b;
+                fetch_max => "the greater of it and `val`", |a, b| a.max(b);
+                fetch_min => "the lesser of it and `val`", |a, b| a.min(b);
             }
         }
 
@@ -87,7 +92,7 @@ macro_rules! atomic_int {
         impl fmt::Debug for $name {
             /// Formats the value, read without a switch point.
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.inner.load(Ordering::SeqCst), f)
+                fmt::Debug::fmt(&self.inner.load(super::RUN), f)
             }
         }
     )*};

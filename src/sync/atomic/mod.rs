@@ -41,6 +41,13 @@ pub use int::{
 
 use crate::runtime::{self, ObjectHandle};
 
+/// The ordering the value itself is read and written with. Only the one model thread that
+/// runs ever touches it, and hand-offs order everything (the coroutines of an execution share
+/// one OS thread; OS threads pass a release/acquire baton), so plain relaxed loads and stores
+/// suffice: a read-modify-write is a load then a store, never a locked instruction, which
+/// would cost more than the switch point itself.
+const RUN: Ordering = Ordering::Relaxed;
+
 /// A memory fence, as [`std::sync::atomic::fence`]. A switch point; with every operation
 /// sequentially consistent it orders nothing more (see the module's differences from std).
 ///
@@ -234,7 +241,7 @@ macro_rules! common_methods {
         pub fn load(&self, order: Ordering) -> $t {
             super::check_load(&self.handle, "load", order);
             super::enter(Some(&self.handle), "atomic load");
-            self.inner.load(Ordering::SeqCst)
+            self.inner.load(super::RUN)
         }
 
         /// Writes `val`. A switch point.
@@ -245,7 +252,7 @@ macro_rules! common_methods {
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
             super::enter(Some(&self.handle), "atomic store");
-            self.inner.store(val, Ordering::SeqCst);
+            self.inner.store(val, super::RUN);
         }
 
         /// Writes `val` and returns the previous value. A switch point; every ordering is
@@ -254,7 +261,9 @@ macro_rules! common_methods {
         pub fn swap(&self, val: $t, order: Ordering) -> $t {
             let _ = order;
             super::enter(Some(&self.handle), "atomic swap");
-            self.inner.swap(val, Ordering::SeqCst)
+            let old = self.inner.load(super::RUN);
+            self.inner.store(val, super::RUN);
+            old
         }
 
         /// Writes `new` if the value is `current`. `Ok(previous)` when it wrote,
@@ -273,8 +282,7 @@ macro_rules! common_methods {
             let _ = success;
             super::check_failure(&self.handle, "compare_exchange", failure);
             super::enter(Some(&self.handle), "atomic compare_exchange");
-            self.inner
-                .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
+            self.exchange(current, new)
         }
 
         /// As [`compare_exchange`](Self::compare_exchange); never fails spuriously here (std
@@ -293,8 +301,7 @@ macro_rules! common_methods {
             let _ = success;
             super::check_failure(&self.handle, "compare_exchange_weak", failure);
             super::enter(Some(&self.handle), "atomic compare_exchange_weak");
-            self.inner
-                .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
+            self.exchange(current, new)
         }
 
         /// Writes `new` if the value is `current`; returns the previous value either way. A
@@ -374,13 +381,20 @@ macro_rules! common_methods {
                 &self.handle,
                 kinds,
                 fetch_order,
-                || self.inner.load(Ordering::SeqCst),
-                |current, new| {
-                    self.inner
-                        .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-                },
+                || self.inner.load(super::RUN),
+                |current, new| self.exchange(current, new),
                 f,
             )
+        }
+
+        /// The compare-exchange itself, after its switch point (see `RUN`).
+        fn exchange(&self, current: $t, new: $t) -> Result<$t, $t> {
+            let v = self.inner.load(super::RUN);
+            if v != current {
+                return Err(v);
+            }
+            self.inner.store(new, super::RUN);
+            Ok(v)
         }
     };
 }
