@@ -128,16 +128,36 @@ impl Access<'_> {
 
     /// Wakes every thread blocked on `obj`; returns how many.
     pub(crate) fn wake_all(&mut self, obj: ObjId) -> usize {
-        let waiters = self.waiters(obj);
-        for &t in &waiters {
-            self.wake(t);
-        }
-        waiters.len()
+        self.wake_doing(obj, None)
     }
 
-    /// Threads blocked on `obj`, longest waiting first.
-    pub(crate) fn waiters(&self, obj: ObjId) -> Vec<Tid> {
-        sched::waiters(self.st, obj)
+    /// Wakes every thread blocked on `obj` doing `what` (any, for `None`); returns how many.
+    pub(crate) fn wake_doing(&mut self, obj: ObjId, what: Option<&'static str>) -> usize {
+        let mut woken = 0;
+        for t in 0..self.st.threads.len() {
+            if self.waits_on(t, obj, what) {
+                sched::wake(self.st, t, Wake::Notified);
+                woken += 1;
+            }
+        }
+        woken
+    }
+
+    /// Whether some thread is blocked on `obj` doing `what`.
+    pub(crate) fn any_waiting(&self, obj: ObjId, what: &'static str) -> bool {
+        (0..self.st.threads.len()).any(|t| self.waits_on(t, obj, Some(what)))
+    }
+
+    /// The thread that has waited longest on `obj`, if any.
+    pub(crate) fn oldest_waiter(&self, obj: ObjId) -> Option<Tid> {
+        (0..self.st.threads.len())
+            .filter(|&t| self.waits_on(t, obj, None))
+            .min_by_key(|&t| self.st.threads[t].blocked_seq)
+    }
+
+    fn waits_on(&self, t: Tid, obj: ObjId, what: Option<&'static str>) -> bool {
+        matches!(self.st.threads[t].status,
+            execution::Status::Blocked(b) if b.obj == Some(obj) && what.is_none_or(|w| w == b.what))
     }
 
     /// Current virtual time since the execution started.
@@ -208,6 +228,20 @@ pub(crate) fn switch_point(
     loc: Loc,
 ) -> Option<ObjId> {
     with_ctx(kind, |ctx| sched::switch_point(ctx, kind, obj, loc))
+}
+
+/// [`switch_point`], or `None` when the caller runs no model code (the caller then panics
+/// with a message of its own).
+#[track_caller]
+pub(crate) fn switch_point_in_model(
+    kind: &'static str,
+    obj: Option<&ObjectHandle>,
+    loc: Loc,
+) -> Option<Option<ObjId>> {
+    if CURRENT.is_set() {
+        return Some(CURRENT.with(|ctx| sched::switch_point(ctx, kind, obj, loc)));
+    }
+    host::exiting_context().map(|ctx| sched::switch_point(&ctx, kind, obj, loc))
 }
 
 /// Says that the calling thread is spinning: waiting for another thread without blocking

@@ -8,7 +8,7 @@ use parking_lot::MutexGuard;
 
 use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwinding, Wake};
 use super::host::{self, Target};
-use super::trace::Event;
+use super::trace::{Event, TRACE_LEN};
 use super::{Context, Loc, ObjId, ObjectHandle, Op, Tid, failure, panic, teardown};
 use crate::strategy::{Choice, Refusal};
 
@@ -43,7 +43,10 @@ pub(super) fn switch_point(
     let op = Op { kind, obj, loc };
     st.step += 1;
     let step = st.step;
-    st.trace.push(Event { step, tid: me, op });
+    // Only a livelock report reads the trace: the last steps before the limit.
+    if step + TRACE_LEN as u64 > st.config.max_steps {
+        st.trace.push(Event { step, tid: me, op });
+    }
     let thread = &mut st.threads[me];
     thread.pending = op;
     thread.steps += 1;
@@ -295,13 +298,4 @@ pub(super) fn wake(st: &mut ExecState, tid: Tid, how: Wake) {
         thread.status = Status::Runnable;
         thread.wake = how;
     }
-}
-
-/// Threads blocked on `obj`, in the order they blocked.
-pub(super) fn waiters(st: &ExecState, obj: ObjId) -> Vec<Tid> {
-    let mut found: Vec<Tid> = (0..st.threads.len())
-        .filter(|&t| matches!(st.threads[t].status, Status::Blocked(b) if b.obj == Some(obj)))
-        .collect();
-    found.sort_by_key(|&t| st.threads[t].blocked_seq);
-    found
 }

@@ -15,11 +15,12 @@ use crate::strategy::Strategy;
 use super::host::Stacks;
 
 /// What a driver keeps from one execution to the next, to save allocations: thread 0's
-/// coroutine stack and a buffer for decisions.
+/// coroutine stack, a buffer for decisions, and its heartbeat for the watchdog.
 #[derive(Debug, Default)]
 pub(crate) struct Reuse<'m> {
     stacks: Stacks<'m>,
     decisions: Vec<DecisionRecord>,
+    beat: Option<Arc<super::watchdog::Beat>>,
 }
 
 impl Reuse<'_> {
@@ -62,7 +63,10 @@ pub(crate) fn run_execution<'m>(
     let decisions = std::mem::take(&mut reuse.decisions);
     let exec = Execution::new(strategy, config, loc, decisions);
     if let Some(limit) = config.watchdog {
-        super::watchdog::watch(&exec, limit);
+        if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
+            reuse.beat = Some(super::watchdog::Beat::new(limit));
+        }
+        reuse.beat.as_ref().expect("set above").running(&exec);
     }
     host::drive(&exec, model, &mut reuse.stacks);
     let mut st = exec.state.lock();

@@ -1,4 +1,5 @@
-//! The last operations of an execution, kept for livelock reports.
+//! The last operations of an execution, kept for livelock reports: recorded only in the
+//! last [`TRACE_LEN`] steps before the step limit, the only ones a report shows.
 
 use super::{Op, Tid};
 

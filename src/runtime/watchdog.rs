@@ -18,30 +18,55 @@ use parking_lot::Mutex;
 
 use super::execution::Execution;
 
-/// Executions being watched, with the limit of each.
-static WATCHED: Mutex<Vec<(Weak<Execution>, Duration)>> = Mutex::new(Vec::new());
+/// A driver's heartbeat, registered once per driver: the execution it runs now.
+#[derive(Debug)]
+pub(crate) struct Beat {
+    exec: Mutex<Weak<Execution>>,
+    limit: Duration,
+}
+
+impl Beat {
+    /// A heartbeat for a driver whose executions may go `limit` without a switch point,
+    /// watched from now on.
+    pub(super) fn new(limit: Duration) -> Arc<Beat> {
+        let beat = Arc::new(Beat {
+            exec: Mutex::new(Weak::new()),
+            limit,
+        });
+        WATCHED.lock().push(Arc::clone(&beat));
+        if !STARTED.swap(true, Ordering::AcqRel) {
+            let spawned = std::thread::Builder::new()
+                .name("interleave-watchdog".into())
+                .spawn(run);
+            if spawned.is_err() {
+                STARTED.store(false, Ordering::Release); // tried again by the next driver
+            }
+        }
+        beat
+    }
+
+    /// The driver runs `exec` now.
+    pub(super) fn running(&self, exec: &Arc<Execution>) {
+        *self.exec.lock() = Arc::downgrade(exec);
+    }
+
+    /// The limit this heartbeat was made for.
+    pub(super) fn limit(&self) -> Duration {
+        self.limit
+    }
+}
+
+/// The heartbeats of the drivers that run.
+static WATCHED: Mutex<Vec<Arc<Beat>>> = Mutex::new(Vec::new());
 
 /// Whether the watchdog thread runs.
 static STARTED: AtomicBool = AtomicBool::new(false);
 
-/// Watches `exec` until it is dropped or marked over: if its step count does not move for
-/// `limit`, the process ends with a report.
-pub(super) fn watch(exec: &Arc<Execution>, limit: Duration) {
-    WATCHED.lock().push((Arc::downgrade(exec), limit));
-    if !STARTED.swap(true, Ordering::AcqRel) {
-        let spawned = std::thread::Builder::new()
-            .name("interleave-watchdog".into())
-            .spawn(run);
-        if spawned.is_err() {
-            STARTED.store(false, Ordering::Release); // tried again by the next execution
-        }
-    }
-}
-
-/// What the watchdog remembers of one execution.
+/// What the watchdog remembers of one driver.
 struct Seen {
-    exec: Weak<Execution>,
-    limit: Duration,
+    beat: Arc<Beat>,
+    /// The execution and step count last seen, and since when they have not changed.
+    exec: u64,
     step: u64,
     since: Instant,
 }
@@ -50,9 +75,9 @@ fn run() {
     let mut seen: Vec<Seen> = Vec::new();
     loop {
         std::thread::sleep(Duration::from_millis(100));
-        seen.extend(WATCHED.lock().drain(..).map(|(exec, limit)| Seen {
-            exec,
-            limit,
+        seen.extend(WATCHED.lock().drain(..).map(|beat| Seen {
+            beat,
+            exec: 0,
             step: u64::MAX,
             since: Instant::now(),
         }));
@@ -60,27 +85,30 @@ fn run() {
     }
 }
 
-/// Looks at one execution; `false` when it is over and need not be watched any more.
+/// Looks at one driver; `false` when it is gone and need not be watched any more.
 fn check(entry: &mut Seen) -> bool {
-    let Some(exec) = entry.exec.upgrade() else {
-        return false;
-    };
-    if exec.host.over() {
-        return false;
+    if Arc::strong_count(&entry.beat) == 1 {
+        return false; // the driver dropped its heartbeat
     }
-    // Busy: a thread is in the runtime right now, so it is not stuck in user code.
+    let Some(exec) = entry.beat.exec.lock().upgrade() else {
+        return true;
+    };
+    // Over (between executions), or busy: a thread is in the runtime right now, so it is
+    // not stuck in user code.
+    if exec.host.over() {
+        return true;
+    }
     let Some(st) = exec.state.try_lock() else {
         return true;
     };
-    if st.step != entry.step {
-        entry.step = st.step;
-        entry.since = Instant::now();
+    if (exec.id, st.step) != (entry.exec, entry.step) {
+        (entry.exec, entry.step, entry.since) = (exec.id, st.step, Instant::now());
         return true;
     }
-    if entry.since.elapsed() < entry.limit {
+    if entry.since.elapsed() < entry.beat.limit {
         return true;
     }
-    let report = super::failure::unresponsive(&st, entry.limit);
+    let report = super::failure::unresponsive(&st, entry.beat.limit);
     drop(st);
     use std::io::Write;
     let _ = std::io::stderr().write_all(report.as_bytes());

@@ -155,7 +155,7 @@ impl Condvar {
             Location::caller(),
         ));
         runtime::with_state("interleave_test::sync::Condvar::notify_one", |a| {
-            if let Some(&first) = a.waiters(cv).first() {
+            if let Some(first) = a.oldest_waiter(cv) {
                 a.wake(first);
             }
         });

@@ -84,10 +84,9 @@ pub fn compiler_fence(order: Ordering) {
 /// Outside a model it panics naming the API.
 #[track_caller]
 fn enter(handle: Option<&ObjectHandle>, kind: &'static str) {
-    if !runtime::in_model() {
+    if runtime::switch_point_in_model(kind, handle, Location::caller()).is_none() {
         outside_model(handle, kind);
     }
-    runtime::switch_point(kind, handle, Location::caller());
 }
 
 /// Panics with the runtime's explanation of use outside a model, naming the method: `kind`

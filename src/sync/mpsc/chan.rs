@@ -273,19 +273,13 @@ fn wait(obj: ObjId, what: &'static str, deadline: Option<Duration>, loc: Loc) {
 /// Wakes every thread blocked on channel `obj` as `what`; each re-checks the queue.
 fn wake(obj: ObjId, what: &'static str) {
     runtime::with_state("interleave_test::sync::mpsc", |a| {
-        for t in a.waiters(obj) {
-            if a.blocked_on(t) == Some(what) {
-                a.wake(t);
-            }
-        }
+        a.wake_doing(obj, Some(what))
     });
 }
 
 /// Whether the receiver of channel `obj` is blocked in `recv` (or `recv_timeout`).
 fn receiver_waiting(obj: ObjId) -> bool {
     runtime::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
-        a.waiters(obj)
-            .into_iter()
-            .any(|t| a.blocked_on(t) == Some(RECV))
+        a.any_waiting(obj, RECV)
     })
 }
