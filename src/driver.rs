@@ -62,6 +62,16 @@ impl Tally {
         self.schedules.push(schedule_hash(&out.decisions));
     }
 
+    /// Adds the counts of `other` (a driver's own), keeping this tally's failure.
+    fn merge(&mut self, other: Tally) {
+        self.executions += other.executions;
+        self.max_steps = self.max_steps.max(other.max_steps);
+        self.total_steps += other.total_steps;
+        self.preemptions += other.preemptions;
+        self.switches += other.switches;
+        self.schedules.extend(other.schedules);
+    }
+
     fn report(
         mut self,
         strategy: &str,
@@ -161,7 +171,8 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     }
 }
 
-/// Executions `next..end` of a run, handed out in order to the driver threads.
+/// Executions `next..end` of a run, handed out in order to the driver threads, [`CHUNK`]
+/// at a time.
 struct Batch {
     next: AtomicU64,
     end: u64,
@@ -291,35 +302,53 @@ fn independent_worker<F: Fn() + Sync>(
     tally: &Mutex<Tally>,
 ) {
     let mut reuse = Reuse::default();
-    loop {
-        let i = batch.next.fetch_add(1, Ordering::Relaxed);
-        if i >= batch.end || i > batch.lowest_failure.load(Ordering::Relaxed) {
-            return;
+    // Counted here and added once at the end: the shared tally is for failures.
+    let mut counts = Tally::default();
+    'chunks: loop {
+        let first = batch.next.fetch_add(CHUNK, Ordering::Relaxed);
+        for i in first..first.saturating_add(CHUNK).min(batch.end) {
+            if i > batch.lowest_failure.load(Ordering::Relaxed) {
+                break 'chunks;
+            }
+            let mut strategy = (how.make)(i, batch.learned);
+            if !strategy.begin_execution() {
+                break 'chunks;
+            }
+            let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+            counts.add(&out);
+            match out.failure.take() {
+                None => reuse.recycle(out.decisions),
+                Some(draft) => {
+                    let meta = Meta {
+                        test: plan.test.clone(),
+                        strategy: how.name.to_owned(),
+                        seed: Some(plan.seed),
+                        iteration: i,
+                        substrate: exec.substrate,
+                    };
+                    keep_lowest(tally, batch, failure(draft, &out, meta));
+                }
+            }
         }
-        let mut strategy = (how.make)(i, batch.learned);
-        if !strategy.begin_execution() {
-            return;
+        if first.saturating_add(CHUNK) >= batch.end {
+            break;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
-        let draft = out.failure.take();
-        let mut t = tally.lock();
-        t.add(&out);
-        let Some(draft) = draft else {
-            drop(t);
-            reuse.recycle(out.decisions);
-            continue;
-        };
-        if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
-            let meta = Meta {
-                test: plan.test.clone(),
-                strategy: how.name.to_owned(),
-                seed: Some(plan.seed),
-                iteration: i,
-                substrate: exec.substrate,
-            };
-            t.failure = Some(failure(draft, &out, meta));
-            batch.lowest_failure.fetch_min(i, Ordering::Relaxed);
-        }
+    }
+    tally.lock().merge(counts);
+}
+
+/// Executions a driver takes at once from a batch: fewer trips to the shared counter, and
+/// still in order (a driver runs its chunk in order, so every execution below the lowest
+/// failure has run when the drivers stop).
+const CHUNK: u64 = 8;
+
+/// Keeps `found` if it is the lowest failing execution so far.
+fn keep_lowest(tally: &Mutex<Tally>, batch: &Batch, found: Failure) {
+    let mut t = tally.lock();
+    let i = found.iteration;
+    if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
+        t.failure = Some(found);
+        batch.lowest_failure.fetch_min(i, Ordering::Relaxed);
     }
 }
 

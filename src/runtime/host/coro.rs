@@ -49,17 +49,32 @@ pub(super) fn suspend() -> bool {
     generator::yield_::<bool, ()>(()).unwrap_or(false)
 }
 
-/// The coroutine stack of a driver's thread 0, kept from one execution to the next (it
-/// borrows the model, so it cannot go back to the shared pool).
+/// A driver's own coroutine stacks, kept from one execution to the next: thread 0's (it
+/// borrows the model, so it cannot go to the shared pool) and spare ones for spawned
+/// threads (so that drivers on other cores do not contend for [`POOL`]; they go back to it
+/// when the driver is done).
 #[derive(Default)]
 pub(crate) struct Stacks<'m> {
     main: Option<(usize, Generator<'m, bool, ()>)>,
+    spare: Vec<(usize, Coroutine)>,
+}
+
+/// The most spare stacks a driver keeps for itself.
+const SPARE_MAX: usize = 64;
+
+impl Drop for Stacks<'_> {
+    fn drop(&mut self) {
+        let mut pool = POOL.lock();
+        let room = POOL_MAX.saturating_sub(pool.len());
+        pool.extend(self.spare.drain(..).take(room));
+    }
 }
 
 impl std::fmt::Debug for Stacks<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stacks")
             .field("main", &self.main.as_ref().map(|(size, _)| size))
+            .field("spare", &self.spare.len())
             .finish()
     }
 }
@@ -70,35 +85,44 @@ impl<'m> Stacks<'m> {
         match self.main.take() {
             Some((size, coro)) if size >= bytes => (size, coro),
             _ => {
-                let (size, coro) = take_stack(bytes);
+                let (size, coro) = self.take(bytes);
                 (size, coro)
             }
         }
     }
-}
 
-/// A coroutine with at least `bytes` of stack: the smallest fitting one of the pool, or a
-/// new one. It is ready for `init_code`.
-fn take_stack(bytes: usize) -> (usize, Coroutine) {
-    let mut pool = POOL.lock();
-    let best = (0..pool.len())
-        .filter(|&i| pool[i].0 >= bytes)
-        .min_by_key(|&i| pool[i].0);
-    match best {
-        Some(i) => pool.swap_remove(i),
-        None => {
-            drop(pool);
-            let words = bytes.div_ceil(std::mem::size_of::<usize>());
-            (bytes, Gn::<bool>::new_opt(words, || {}))
+    /// A finished coroutine with at least `bytes` of stack, ready for `init_code`: the
+    /// smallest fitting spare one, else one of the shared pool, else a new one.
+    fn take(&mut self, bytes: usize) -> (usize, Coroutine) {
+        if let Some(i) = smallest_fit(&self.spare, bytes) {
+            return self.spare.swap_remove(i);
+        }
+        let mut pool = POOL.lock();
+        if let Some(i) = smallest_fit(&pool, bytes) {
+            return pool.swap_remove(i);
+        }
+        drop(pool);
+        let words = bytes.div_ceil(std::mem::size_of::<usize>());
+        (bytes, Gn::<bool>::new_opt(words, || {}))
+    }
+
+    /// Keeps a finished coroutine for reuse.
+    fn give_back(&mut self, size: usize, coro: Coroutine) {
+        if self.spare.len() < SPARE_MAX {
+            return self.spare.push((size, coro));
+        }
+        let mut pool = POOL.lock();
+        if pool.len() < POOL_MAX {
+            pool.push((size, coro));
         }
     }
 }
 
-fn give_back(size: usize, coro: Coroutine) {
-    let mut pool = POOL.lock();
-    if pool.len() < POOL_MAX {
-        pool.push((size, coro));
-    }
+/// The index of the smallest stack of at least `bytes` in `stacks`.
+fn smallest_fit(stacks: &[(usize, Coroutine)], bytes: usize) -> Option<usize> {
+    (0..stacks.len())
+        .filter(|&i| stacks[i].0 >= bytes)
+        .min_by_key(|&i| stacks[i].0)
 }
 
 /// A spawned thread's coroutine and its context.
@@ -139,7 +163,7 @@ pub(super) fn drive<'m>(
             resume(exec, &main_ctx, &mut main, abort)
         } else {
             if slots.get(t).is_none_or(Option::is_none) {
-                adopt(exec, &mut slots);
+                adopt(exec, &mut slots, stacks);
             }
             let slot = slots[t].as_mut().expect("a coroutine thread was adopted");
             resume(exec, &slot.ctx, &mut slot.coro, abort)
@@ -148,7 +172,7 @@ pub(super) fn drive<'m>(
     let mut left = finish_main(stacks, main_size, main, main_ctx);
     for slot in slots.into_iter().flatten() {
         match slot.coro {
-            Some(coro) if coro.is_done() => give_back(slot.size, coro),
+            Some(coro) if coro.is_done() => stacks.give_back(slot.size, coro),
             Some(coro) => {
                 left += 1;
                 leak(coro.into_raw(), slot.ctx);
@@ -203,11 +227,11 @@ fn leak(_stack: *mut usize, ctx: Rc<Context>) {
 }
 
 /// Takes over the coroutine threads spawned since the last look, each on a stack of its own.
-fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>) {
+fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>, stacks: &mut Stacks<'_>) {
     let spawned = std::mem::take(&mut *exec.host.spawned.lock());
     for (tid, body) in spawned {
         let bytes = exec.state.lock().stack_of(tid);
-        let (size, mut coro) = take_stack(bytes);
+        let (size, mut coro) = stacks.take(bytes);
         coro.init_code(move || CURRENT.with(|ctx| thread_body(ctx, body)));
         if slots.len() <= tid {
             slots.resize_with(tid + 1, || None);
