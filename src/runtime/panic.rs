@@ -71,6 +71,9 @@ pub(crate) fn install_hook() {
         return std::panic::set_hook(current);
     }
     let hook: Hook = Box::new(move |info| {
+        if is_fault_in_os_thread(info) {
+            warn_fault();
+        }
         if !record(info) {
             current(info);
         }
@@ -82,6 +85,44 @@ pub(crate) fn install_hook() {
 fn address(hook: &Hook) -> usize {
     std::ptr::from_ref::<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>(hook.as_ref()).cast::<()>()
         as usize
+}
+
+/// Whether this "panic" is the coroutine crate's memory-fault handler failing its own check
+/// on a thread that runs no coroutine: once a coroutine ran in the process, that handler
+/// (installed for the coroutines' guard pages) receives every fault, a stack overflow of an
+/// OS thread included, and the process dies right after this hook.
+fn is_fault_in_os_thread(info: &PanicHookInfo<'_>) -> bool {
+    info.payload().downcast_ref::<&str>() == Some(&"assertion failed: is_generator()")
+        && info
+            .location()
+            .is_some_and(|l| l.file().contains("generator"))
+}
+
+/// Says which thread faulted, most likely by overflowing its stack, before the process dies
+/// (std's own overflow message is not printed once the coroutine crate's handler is in).
+fn warn_fault() {
+    let thread = std::thread::current();
+    let who = match super::current_context() {
+        Some(ctx) => match ctx.exec.state.try_lock() {
+            Some(st) => format!(
+                "model thread {} (stack {} bytes; last switch point {})",
+                st.thread_info(ctx.tid),
+                st.stack_of(ctx.tid),
+                st.threads[ctx.tid].pending.loc
+            ),
+            None => format!("model thread #{}", ctx.tid),
+        },
+        None => format!("thread '{}'", thread.name().unwrap_or("<unnamed>")),
+    };
+    let message = format!(
+        "\ninterleave-test: {who} hit an invalid memory address on its OS thread, most likely \
+         by overflowing its stack. Give it more: thread::Builder::stack_size for a spawned \
+         model thread, Builder::stack_size (or {}) for every model thread. The process \
+         cannot go on.\n",
+        crate::env::STACK_SIZE
+    );
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(message.as_bytes());
 }
 
 /// Records a panic of a model thread; `false` if the panicking thread runs no model code.
