@@ -6,6 +6,16 @@ mod common;
 use common::SUBSTRATES;
 use interleave_test::{Builder, FailureKind, Substrate, thread};
 
+/// A model that overflows the 256 KiB stack of its thread "deep".
+fn overflows_deep() {
+    let t = thread::Builder::new()
+        .name("deep".into())
+        .stack_size(256 << 10)
+        .spawn(|| recurse(u32::MAX))
+        .unwrap();
+    let _ = t.join();
+}
+
 /// Recursion that uses about `depth` KiB of stack.
 fn recurse(depth: u32) -> u64 {
     let frame = std::hint::black_box([u64::from(depth); 128]);
@@ -47,14 +57,7 @@ fn an_overflow_under_coroutines_is_a_failure_naming_the_thread_and_the_knob() {
         .substrate(Substrate::Coroutines)
         .seed(1)
         .iterations(3)
-        .check(|| {
-            let t = thread::Builder::new()
-                .name("deep".into())
-                .stack_size(256 << 10)
-                .spawn(|| recurse(u32::MAX))
-                .unwrap();
-            let _ = t.join();
-        })
+        .check(overflows_deep)
         .expect_err("the recursion never ends");
     assert_eq!(failure.kind(), FailureKind::StackOverflow, "{failure}");
     assert_eq!(failure.thread().unwrap().name(), Some("deep"));
@@ -98,14 +101,7 @@ fn overflow_child() {
     let _ = Builder::new()
         .substrate(Substrate::Threads)
         .iterations(1)
-        .check(|| {
-            let t = thread::Builder::new()
-                .name("deep".into())
-                .stack_size(256 << 10)
-                .spawn(|| recurse(u32::MAX))
-                .unwrap();
-            let _ = t.join();
-        });
+        .check(overflows_deep);
     unreachable!("the overflow aborts the process");
 }
 

@@ -7,7 +7,7 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use common::SUBSTRATES;
+use common::{PanicsOnDrop, SUBSTRATES};
 use interleave_test::sync::mpsc::{Receiver, channel};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::thread::{self, JoinHandle};
@@ -21,6 +21,26 @@ fn failure_on(substrate: Substrate, model: impl Fn() + Sync) -> Failure {
         .iterations(20)
         .check(model)
         .expect_err("the model always fails")
+}
+
+/// Asserts that `failure` is a panic of the thread named `name` (with "boom", unless
+/// `message` says otherwise).
+#[track_caller]
+fn assert_panic_in(failure: &Failure, substrate: Substrate, name: &str, message: &str) {
+    assert_eq!(
+        failure.kind(),
+        FailureKind::Panic,
+        "{substrate:?}: {failure}"
+    );
+    assert_eq!(
+        failure.thread().unwrap().name(),
+        Some(name),
+        "{substrate:?}"
+    );
+    assert!(
+        failure.message().contains(message),
+        "{substrate:?}: {failure}"
+    );
 }
 
 /// Spawns a thread named `name` that panics with "boom".
@@ -60,17 +80,7 @@ fn a_guard_that_joins_a_worker_blocked_on_a_channel_does_not_take_the_process_do
             failing("failing").join().unwrap();
             holder.join().unwrap();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(
-            failure.thread().unwrap().name(),
-            Some("failing"),
-            "{substrate:?}"
-        );
-        assert_eq!(failure.message(), "boom", "{substrate:?}");
+        assert_panic_in(&failure, substrate, "failing", "boom");
     }
 }
 
@@ -105,16 +115,7 @@ fn a_drop_that_unwraps_a_lock_the_teardown_released_does_not_take_the_process_do
             let _ = rx.recv();
             t.join().unwrap();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(
-            failure.thread().unwrap().name(),
-            Some("failing"),
-            "{substrate:?}"
-        );
+        assert_panic_in(&failure, substrate, "failing", "boom");
     }
 }
 
@@ -145,34 +146,16 @@ fn a_drop_that_panics_when_its_thread_did_not_finish_is_never_run() {
             tx.send(()).unwrap();
             worker.join().unwrap();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(failure.message(), "boom", "{substrate:?}");
+        assert_panic_in(&failure, substrate, "failing", "boom");
     }
 }
 
-/// A panic payload whose own destructor panics.
-struct PanicsOnDrop;
-
-impl Drop for PanicsOnDrop {
-    fn drop(&mut self) {
-        panic!("the payload's destructor panics");
-    }
-}
-
+/// A panic payload whose own destructor panics ([`PanicsOnDrop`]).
 #[test]
 fn a_panic_payload_whose_drop_panics_is_a_failure_in_main_and_in_a_spawned_thread() {
     for substrate in SUBSTRATES {
         let failure = failure_on(substrate, || std::panic::panic_any(PanicsOnDrop));
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(failure.thread().unwrap().id(), 0, "{substrate:?}");
+        assert_panic_in(&failure, substrate, "main", "not a string");
         let failure = failure_on(substrate, || {
             let t = thread::Builder::new()
                 .name("payload".into())
@@ -180,21 +163,7 @@ fn a_panic_payload_whose_drop_panics_is_a_failure_in_main_and_in_a_spawned_threa
                 .unwrap();
             let _ = t.join();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(
-            failure.thread().unwrap().name(),
-            Some("payload"),
-            "{substrate:?}"
-        );
-        assert!(
-            failure.message().contains("not a string"),
-            "{substrate:?}: {}",
-            failure.message()
-        );
+        assert_panic_in(&failure, substrate, "payload", "not a string");
     }
 }
 
@@ -214,16 +183,7 @@ fn a_thread_that_catches_everything_in_a_loop_does_not_keep_the_execution_alive(
             });
             failing("failing").join().unwrap();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(
-            failure.thread().unwrap().name(),
-            Some("failing"),
-            "{substrate:?}"
-        );
+        assert_panic_in(&failure, substrate, "failing", "boom");
     }
 }
 
@@ -280,16 +240,6 @@ fn a_destructor_of_the_failing_thread_may_wait_for_another_thread() {
             let _ = t.join();
             helper.join().unwrap();
         });
-        assert_eq!(
-            failure.kind(),
-            FailureKind::Panic,
-            "{substrate:?}: {failure}"
-        );
-        assert_eq!(
-            failure.thread().unwrap().name(),
-            Some("failing"),
-            "{substrate:?}"
-        );
-        assert_eq!(failure.message(), "boom", "{substrate:?}");
+        assert_panic_in(&failure, substrate, "failing", "boom");
     }
 }

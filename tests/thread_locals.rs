@@ -7,7 +7,7 @@ mod common;
 
 use std::cell::{Cell, RefCell};
 
-use common::SUBSTRATES;
+use common::{PanicsOnDrop, SUBSTRATES};
 use interleave_test::sync::mpsc::{Sender, channel};
 use interleave_test::{Builder, FailureKind, Substrate, thread, thread_local};
 
@@ -145,15 +145,7 @@ fn std_thread_locals_are_destroyed_at_model_thread_exit_on_os_threads() {
 }
 
 thread_local! {
-    static PANICKY: RefCell<Option<PanicOnDrop>> = const { RefCell::new(None) };
-}
-
-struct PanicOnDrop;
-
-impl Drop for PanicOnDrop {
-    fn drop(&mut self) {
-        panic!("a thread-local's destructor panicked");
-    }
+    static PANICKY: RefCell<Option<PanicsOnDrop>> = const { RefCell::new(None) };
 }
 
 #[test]
@@ -163,7 +155,7 @@ fn a_destructor_that_panics_fails_the_execution_naming_the_thread() {
             .check(|| {
                 thread::Builder::new()
                     .name("exiting".into())
-                    .spawn(|| PANICKY.set(Some(PanicOnDrop)))
+                    .spawn(|| PANICKY.set(Some(PanicsOnDrop)))
                     .unwrap()
                     .join()
                     .unwrap();
@@ -179,7 +171,7 @@ fn a_destructor_that_panics_fails_the_execution_naming_the_thread() {
             Some("exiting"),
             "{substrate:?}"
         );
-        assert_eq!(failure.message(), "a thread-local's destructor panicked");
+        assert_eq!(failure.message(), "a destructor panicked");
     }
 }
 

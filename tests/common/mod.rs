@@ -63,3 +63,12 @@ pub(crate) const SUBSTRATES: [interleave_test::Substrate; 2] = [
     interleave_test::Substrate::Coroutines,
     interleave_test::Substrate::Threads,
 ];
+
+/// A value whose destructor panics (with "a destructor panicked").
+pub(crate) struct PanicsOnDrop;
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("a destructor panicked");
+    }
+}
