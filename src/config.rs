@@ -356,6 +356,7 @@ impl Builder {
             stack_size: self.stack_size,
             core: None,
             watchdog: self.watchdog,
+            legacy_choices: false,
         }
     }
 
@@ -438,19 +439,18 @@ impl Builder {
             seed: schedule.seed(),
             iteration: schedule.iteration(),
             substrate: self.substrate,
+            format_version: schedule.format_version(),
         };
         if let Some(name) = &self.name {
             if let Err(e) = schedule.check_test(name) {
                 return Err(driver::schedule_mismatch(&e, meta));
             }
         }
-        driver::replay(
-            self.exec_config(),
-            &model,
-            schedule,
-            meta,
-            Location::caller(),
-        )
+        let exec = ExecConfig {
+            legacy_choices: schedule.format_version() < 2,
+            ..self.exec_config()
+        };
+        driver::replay(exec, &model, schedule, meta, Location::caller())
     }
 
     /// The panic message of [`explore`](Self::explore): the failure, where its schedule was

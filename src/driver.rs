@@ -36,6 +36,8 @@ pub(crate) struct Meta {
     pub(crate) iteration: u64,
     /// What ran the model threads.
     pub(crate) substrate: crate::Substrate,
+    /// The schedule format its decisions follow (1 only when replaying such a schedule).
+    pub(crate) format_version: u64,
 }
 
 /// Counts of an exploration, and its lowest failure so far.
@@ -225,6 +227,7 @@ fn sequential<F: Fn() + Sync>(
                 seed: None,
                 iteration: i,
                 substrate: exec.substrate,
+                format_version: crate::schedule::VERSION,
             };
             return Err(failure(draft, &out, meta));
         }
@@ -325,6 +328,7 @@ fn independent_worker<F: Fn() + Sync>(
                         seed: Some(plan.seed),
                         iteration: i,
                         substrate: exec.substrate,
+                        format_version: crate::schedule::VERSION,
                     };
                     keep_lowest(tally, batch, failure(draft, &out, meta));
                 }
@@ -386,7 +390,7 @@ fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
         .map(|d: &DecisionRecord| RecentStep {
             step: d.step,
             thread: info(d.chosen),
-            op: d.op.kind.to_owned(),
+            op: d.op.kind.name().to_owned(),
             location: SourceLocation::from(d.op.loc),
         })
         .collect();
@@ -422,6 +426,7 @@ pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
 
 fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
     Schedule {
+        version: meta.format_version,
         crate_version: env!("CARGO_PKG_VERSION").to_owned(),
         test: meta.test.clone(),
         strategy: meta.strategy.clone(),
@@ -437,7 +442,7 @@ fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
         step: d.step,
         options: d.options,
         name: names.get(d.chosen).cloned().flatten(),
-        op: d.op.kind.to_owned(),
+        op: d.op.kind.name().to_owned(),
         location: SourceLocation::from(d.op.loc).to_string(),
     }
 }

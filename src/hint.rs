@@ -2,7 +2,7 @@
 
 use std::panic::Location;
 
-use crate::runtime;
+use crate::runtime::{self, OpKind};
 
 /// Says the thread is busy-waiting, as [`std::hint::spin_loop`]. In a model it is a switch
 /// point that also tells the strategy the thread is spinning, so that PCT runs other threads
@@ -13,5 +13,5 @@ use crate::runtime;
 #[track_caller]
 pub fn spin_loop() {
     runtime::spinning("interleave_test::hint::spin_loop");
-    runtime::switch_point("spin loop", None, Location::caller());
+    runtime::switch_point(OpKind::SpinLoop, None, Location::caller());
 }

@@ -40,6 +40,7 @@
 mod config;
 mod corpus;
 mod driver;
+mod op;
 mod report;
 mod runtime;
 mod schedule;

@@ -1,8 +1,8 @@
 //! The schedule file format: JSON round trip (property test), the golden file, bad input,
 //! divergence on replay, and atomic save.
 //!
-//! # The golden file
-//! `tests/data/schedule_v1.json` is the failing schedule of [`lost_update`] under
+//! # The golden files
+//! `tests/data/schedule_v2.json` is the failing schedule of [`lost_update`] under
 //! [`GOLDEN_SEED`], byte for byte, except for the `crate_version` value, which the comparison
 //! ignores (the file keeps the version that last wrote it, so a version bump needs no update).
 //! Its `"at"` fields are lines of this file: the model stays at the top so that edits below
@@ -10,6 +10,10 @@
 //!
 //! After an intended change of the format or of the model, rewrite the golden file with
 //! `INTERLEAVE_BLESS=1 cargo test --test schedule_json` and review its diff.
+//!
+//! `tests/data/schedule_v1.json` is the same run as format 1 wrote it (before a thread whose
+//! next operation cannot take effect stopped being a choice): it is kept, never rewritten, to
+//! check that old files still replay exactly.
 
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Schedule, ScheduleError, StrategyKind, thread};
@@ -77,7 +81,7 @@ mod golden {
     use std::path::PathBuf;
 
     pub(crate) fn path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v1.json")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v2.json")
     }
 
     /// The golden run: the first failing execution of [`lost_update`] under [`GOLDEN_SEED`].
@@ -315,20 +319,47 @@ fn another_format_is_not_a_schedule() {
 }
 
 #[test]
-fn version_2_is_unsupported() {
-    let e = parse_err(|d| d["version"] = 2.into());
+fn version_3_is_unsupported() {
+    let e = parse_err(|d| d["version"] = 3.into());
     assert_eq!(
         e,
         ScheduleError::UnsupportedVersion {
-            found: "2".into(),
-            supported: 1
+            found: "3".into(),
+            supported: 2
         }
     );
     let shown = e.to_string();
     assert!(
-        shown.contains("version 2") && shown.contains("reads version 1"),
+        shown.contains("version 3") && shown.contains("reads versions 1 to 2"),
         "{shown}"
     );
+}
+
+/// A file of format 1, written before a thread whose next operation cannot take effect
+/// stopped being a choice, still replays decision for decision, with the rule it was
+/// recorded with: the failure it gives has the same decisions and is of format 1 too.
+#[test]
+fn a_format_1_file_replays_with_its_own_rule() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v1.json");
+    let old = Schedule::load(&path).unwrap();
+    assert_eq!(old.format_version(), 1);
+    let replayed = golden::builder()
+        .replay(lost_update, &old)
+        .expect_err("the old schedule still fails");
+    assert_eq!(replayed.kind(), FailureKind::Panic);
+    assert!(
+        replayed.message().contains("an update was lost"),
+        "{replayed}"
+    );
+    assert_eq!(replayed.schedule().format_version(), 1);
+    let threads = |s: &Schedule| s.decisions().iter().map(|d| d.thread()).collect::<Vec<_>>();
+    assert_eq!(threads(replayed.schedule()), threads(&old));
+    // Under format 2 the same decisions do not fit: some of them chose blocked threads.
+    let mut as_new = old.clone();
+    as_new =
+        Schedule::from_json(&as_new.to_json().replace("\"version\": 1", "\"version\": 2")).unwrap();
+    let diverged = golden::builder().replay(lost_update, &as_new).unwrap_err();
+    assert_eq!(diverged.kind(), FailureKind::Divergence, "{diverged}");
 }
 
 /// Regression: a version written as a string was reported as "unsupported schedule version
@@ -476,13 +507,13 @@ fn load_of_bad_content_names_the_path_and_the_problem() {
     let path = dir.0.join("bad.json");
     std::fs::write(
         &path,
-        "{\"format\": \"interleave-test-schedule\", \"version\": 2}",
+        "{\"format\": \"interleave-test-schedule\", \"version\": 3}",
     )
     .unwrap();
     let e = Schedule::load(&path).unwrap_err();
     let expected_inner = ScheduleError::UnsupportedVersion {
-        found: "2".into(),
-        supported: 1,
+        found: "3".into(),
+        supported: 2,
     };
     assert_eq!(
         e,

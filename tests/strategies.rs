@@ -74,19 +74,19 @@ const CASES: [Case; 6] = [
         name: "racy counter",
         model: racy_counter,
         kind: FailureKind::Panic,
-        found_at: [3, 2, 10],
+        found_at: [13, 2, 4],
     },
     Case {
         name: "abba",
         model: abba,
         kind: FailureKind::Deadlock,
-        found_at: [3, 2, 45],
+        found_at: [3, 2, 5],
     },
     Case {
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [23, 1, 30],
+        found_at: [6, 1, 8],
     },
     Case {
         name: "self deadlock",
@@ -98,13 +98,13 @@ const CASES: [Case; 6] = [
         name: "mpsc disconnect race",
         model: mpsc_disconnect_race,
         kind: FailureKind::Panic,
-        found_at: [5, 1, 39],
+        found_at: [5, 1, 18],
     },
     Case {
         name: "condvar timeout race",
         model: condvar_timeout_race,
         kind: FailureKind::Panic,
-        found_at: [0, 0, 13],
+        found_at: [0, 0, 7],
     },
 ];
 

@@ -29,6 +29,9 @@ pub(crate) struct ExecConfig {
     pub(crate) core: Option<super::Core>,
     /// How long a model thread may go without reaching a switch point (`None`: forever).
     pub(crate) watchdog: Option<Duration>,
+    /// Whether every unblocked thread is a choice, even one whose next operation cannot take
+    /// effect (how schedules of format 1 were recorded; set to replay them).
+    pub(crate) legacy_choices: bool,
 }
 
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.

@@ -1,7 +1,7 @@
 //! Turning the state of a stuck or runaway execution into a failure that explains it.
 
 use super::execution::{ExecState, FailureDraft, Status};
-use super::{Loc, Tid};
+use super::{Loc, OpKind, Tid};
 use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
 use crate::strategy::{Divergence, Nondeterminism, Refusal};
 
@@ -24,7 +24,11 @@ pub(super) fn deadlock(st: &ExecState, last: Option<Tid>) -> FailureDraft {
 
 fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
     let thread = &st.threads[tid];
-    let Status::Blocked(b) = thread.status else {
+    let status = match thread.status {
+        Status::Runnable if !super::sched::op_enabled(st, tid) => Status::Blocked(waiting(st, tid)),
+        other => other,
+    };
+    let Status::Blocked(b) = status else {
         return ThreadReport::new(
             st.thread_info(tid),
             "runnable".into(),
@@ -58,6 +62,28 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
     ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)
 }
 
+/// What thread `tid` waits for when its next operation cannot take effect, in the words of
+/// a deadlock report.
+fn waiting(st: &ExecState, tid: Tid) -> super::Blocked {
+    let op = st.threads[tid].pending;
+    let (what, thread) = match op.kind {
+        OpKind::MutexLock | OpKind::MutexRelock => ("lock", None),
+        OpKind::RwLockRead => ("read-lock", None),
+        OpKind::RwLockWrite => ("write-lock", None),
+        OpKind::ChannelRecv => ("receive on", None),
+        OpKind::ChannelSend => ("send on", None),
+        OpKind::ThreadJoin(target) => ("join", Some(target)),
+        other => (other.name(), None),
+    };
+    super::Blocked {
+        what,
+        obj: op.obj.filter(|_| thread.is_none()),
+        thread,
+        deadline: None,
+        loc: op.loc,
+    }
+}
+
 /// The step limit was reached: name the threads seen in the most recent operations.
 pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
     let mut counts = vec![0u64; st.threads.len()];
@@ -78,7 +104,8 @@ pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
                 .unwrap_or_default();
             let state = format!(
                 "ran {} operations in {window}, the last `{}`{target}",
-                counts[t], op.kind
+                counts[t],
+                op.kind.name()
             );
             Some(ThreadReport::new(
                 st.thread_info(t),
@@ -256,7 +283,7 @@ pub(super) fn unresponsive(st: &ExecState, limit: std::time::Duration) -> String
          turns the watchdog off).\nThe thread cannot be stopped from outside, so the process \
          exits now.\n",
         st.thread_info(tid),
-        pending.kind,
+        pending.kind.name(),
         pending.loc,
         crate::env::WATCHDOG,
     )

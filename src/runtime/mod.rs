@@ -19,7 +19,6 @@ mod thread;
 mod trace;
 mod watchdog;
 
-use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,35 +33,7 @@ pub(crate) use thread::{
 
 use execution::{ExecState, Unwinding};
 
-/// A model thread's index in its execution: 0 is the thread that runs the model closure,
-/// spawned threads count up from 1 in spawn order, so ids are the same in every execution.
-pub(crate) type Tid = usize;
-/// An object's index in its execution's arena.
-pub(crate) type ObjId = usize;
-/// A caller's location, from `#[track_caller]`.
-pub(crate) type Loc = &'static Location<'static>;
-
-/// A visible operation, as reached at a switch point.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Op {
-    /// What it does: "mutex lock", "atomic load", ...
-    pub(crate) kind: &'static str,
-    /// The object it acts on.
-    pub(crate) obj: Option<ObjId>,
-    /// The user's line.
-    pub(crate) loc: Loc,
-}
-
-impl Op {
-    /// The first operation of a thread: starting to run at `loc` (where it was spawned).
-    pub(crate) fn start(loc: Loc) -> Self {
-        Op {
-            kind: "thread start",
-            obj: None,
-            loc,
-        }
-    }
-}
+pub(crate) use crate::op::{Loc, ObjId, Op, OpKind, Tid};
 
 /// A model thread: its execution and its id there.
 #[derive(Clone, Debug)]
@@ -222,19 +193,15 @@ pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> 
 /// records the operation, and lets the strategy run another thread first. Returns the
 /// object's id. While the calling thread unwinds, no other thread is scheduled here.
 #[track_caller]
-pub(crate) fn switch_point(
-    kind: &'static str,
-    obj: Option<&ObjectHandle>,
-    loc: Loc,
-) -> Option<ObjId> {
-    with_ctx(kind, |ctx| sched::switch_point(ctx, kind, obj, loc))
+pub(crate) fn switch_point(kind: OpKind, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
+    with_ctx(kind.name(), |ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 
 /// [`switch_point`], or `None` when the caller runs no model code (the caller then panics
 /// with a message of its own).
 #[track_caller]
 pub(crate) fn switch_point_in_model(
-    kind: &'static str,
+    kind: OpKind,
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<Option<ObjId>> {

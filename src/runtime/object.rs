@@ -8,13 +8,20 @@
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use super::{Loc, ObjId, Tid};
+use super::{Loc, ObjId, OpKind, Tid};
 
 /// Scheduling state of one kind of primitive.
 pub(crate) trait ObjectState: Any + Send {
     /// Threads that hold the object and where they took it (for deadlock reports).
     fn holders(&self) -> Vec<(Tid, Loc)> {
         Vec::new()
+    }
+
+    /// Whether operation `kind` of thread `me` on the object can take effect now. A thread
+    /// whose next operation cannot is not offered to the strategy: it is blocked.
+    fn enabled(&self, kind: OpKind, me: Tid) -> bool {
+        let _ = (kind, me);
+        true
     }
 }
 
@@ -97,6 +104,12 @@ impl ObjectSlot {
         let any: &mut dyn Any = boxed.as_mut();
         any.downcast_mut::<S>()
             .expect("an object's state keeps the type it was created with")
+    }
+
+    /// Whether operation `kind` of thread `me` can take effect now (see
+    /// [`ObjectState::enabled`]); an object with no state yet allows everything.
+    pub(crate) fn enabled(&self, kind: OpKind, me: Tid) -> bool {
+        self.state.as_ref().is_none_or(|s| s.enabled(kind, me))
     }
 
     /// Holders of the object, if its state tracks any.

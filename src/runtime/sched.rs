@@ -9,7 +9,7 @@ use parking_lot::MutexGuard;
 use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwinding, Wake};
 use super::host::{self, Target};
 use super::trace::{Event, TRACE_LEN};
-use super::{Context, Loc, ObjId, ObjectHandle, Op, Tid, failure, panic, teardown};
+use super::{Context, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, failure, panic, teardown};
 use crate::strategy::{Choice, Refusal};
 
 /// What runs after a scheduling point while the execution runs.
@@ -25,7 +25,7 @@ enum Next {
 
 pub(super) fn switch_point(
     ctx: &Context,
-    kind: &'static str,
+    kind: OpKind,
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<ObjId> {
@@ -265,7 +265,24 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
     out.clear();
-    out.extend((0..st.threads.len()).filter(|&t| runnable(st, t)));
+    out.extend((0..st.threads.len()).filter(|&t| enabled(st, t)));
+}
+
+/// Whether thread `t` can run now: it is not blocked, and the operation it is about to
+/// perform can take effect (a lock that is held, a `recv` on an empty channel, a join of a
+/// running thread cannot; such a thread is not a choice). Replaying a schedule of format 1
+/// counts every unblocked thread, as those schedules were recorded.
+pub(super) fn enabled(st: &ExecState, t: Tid) -> bool {
+    runnable(st, t) && (st.config.legacy_choices || op_enabled(st, t))
+}
+
+/// Whether the next operation of thread `t` can take effect now.
+pub(super) fn op_enabled(st: &ExecState, t: Tid) -> bool {
+    let op = st.threads[t].pending;
+    match op.kind {
+        OpKind::ThreadJoin(target) => st.threads[target].finished(),
+        kind => op.obj.is_none_or(|o| st.objects[o].enabled(kind, t)),
+    }
 }
 
 /// Advances virtual time to the earliest deadline of a blocked thread and wakes every thread

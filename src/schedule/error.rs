@@ -56,7 +56,7 @@ pub enum ScheduleError {
     UnsupportedVersion {
         /// The version in the file.
         found: String,
-        /// The version this crate reads.
+        /// The newest version this crate reads (it reads every version from 1).
         supported: u64,
     },
     /// A field is missing or has the wrong type or value.
@@ -186,9 +186,10 @@ impl fmt::Display for ScheduleError {
             ),
             ScheduleError::UnsupportedVersion { found, supported } => write!(
                 f,
-                "unsupported schedule version {found}: this interleave-test reads version \
-                 {supported}; replay it with the interleave-test version named in its \
-                 \"crate_version\" field"
+                "unsupported schedule version {found}: this interleave-test reads versions \
+                 {} to {supported}; replay it with the interleave-test version named in its \
+                 \"crate_version\" field",
+                super::OLDEST_VERSION
             ),
             ScheduleError::Field { path, problem } => {
                 write!(f, "invalid schedule: field `{path}` {problem}")

@@ -11,14 +11,14 @@ use serde_json::json;
 
 use self::parse::Fields;
 use self::value::Shallow;
-use super::{Decision, FORMAT, Schedule, ScheduleError, VERSION};
+use super::{Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, VERSION};
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
 /// the text does not depend on how `serde_json` orders map keys and diffs stay readable.
 pub(super) fn write(s: &Schedule) -> String {
     let header = [
         ("format", json!(FORMAT)),
-        ("version", json!(VERSION)),
+        ("version", json!(s.version)),
         ("crate_version", json!(s.crate_version)),
         ("test", json!(s.test)),
         ("strategy", json!(s.strategy)),
@@ -71,11 +71,12 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
     let doc = parse::document(text)?;
     let fields = &doc.fields;
     check_format(fields)?;
-    check_version(fields)?;
+    let version = check_version(fields)?;
     let decisions = doc
         .decisions
         .unwrap_or_else(|| Err(ScheduleError::field("decisions", "is missing")))?;
     Ok(Schedule {
+        version,
         crate_version: string(fields, "crate_version", "crate_version")?,
         test: opt_string(fields, "test", "test")?,
         strategy: string(fields, "strategy", "strategy")?,
@@ -95,9 +96,15 @@ fn check_format(fields: &Fields) -> Result<(), ScheduleError> {
     }
 }
 
-fn check_version(fields: &Fields) -> Result<(), ScheduleError> {
+/// The format version, if this crate reads it.
+fn check_version(fields: &Fields) -> Result<u64, ScheduleError> {
     match fields.get("version") {
-        Some(v) if v.as_u64() == Some(VERSION) => Ok(()),
+        Some(v)
+            if v.as_u64()
+                .is_some_and(|n| (OLDEST_VERSION..=VERSION).contains(&n)) =>
+        {
+            Ok(v.as_u64().expect("checked above"))
+        }
         Some(v) if v.as_u64().is_none() => Err(ScheduleError::field(
             "version",
             format!("should be a non-negative integer, found {v}"),

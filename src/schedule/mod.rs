@@ -33,8 +33,17 @@ pub(crate) use error::shorten;
 
 /// The `format` field of every schedule file.
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
-/// The schedule format version this crate writes and reads.
-pub(crate) const VERSION: u64 = 1;
+/// The schedule format version this crate writes.
+///
+/// - 2: a decision is offered only between threads whose next operation can take effect (a
+///   thread about to lock a held mutex, `recv` on an empty channel or join a running thread
+///   is blocked, not a choice).
+/// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
+///   read, and replayed with that rule.
+pub(crate) const VERSION: u64 = 2;
+
+/// The oldest schedule format version this crate reads.
+pub(crate) const OLDEST_VERSION: u64 = 1;
 
 /// One recorded decision: the thread chosen where several could run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +91,8 @@ impl Decision {
 /// The decisions of one execution and what is needed to read them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
+    /// The format version its decisions follow (see [`VERSION`]).
+    pub(crate) version: u64,
     pub(crate) crate_version: String,
     pub(crate) test: Option<String>,
     pub(crate) strategy: String,
@@ -123,6 +134,13 @@ impl Schedule {
     /// The execution of its run that produced it, from 0.
     pub fn iteration(&self) -> u64 {
         self.iteration
+    }
+
+    /// The format version of its decisions: 2 for schedules this version writes, 1 for
+    /// older ones, which replay with the rule they were recorded with (every thread that was
+    /// not blocked was a choice, even one whose next operation could not take effect).
+    pub fn format_version(&self) -> u64 {
+        self.version
     }
 
     /// The version of interleave-test that wrote it.

@@ -12,7 +12,7 @@
 //! exactly once (paths are the leaves of one tree, visited in order).
 
 use super::{Choice, Nondeterminism, Refusal, Strategy, describe};
-use crate::runtime::{Op, Tid};
+use crate::op::{Op, Tid};
 
 /// One decision on the current path.
 #[derive(Clone, Debug)]

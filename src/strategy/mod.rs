@@ -14,7 +14,7 @@ pub(crate) use pct::PctStrategy;
 pub(crate) use random::{RandomStrategy, execution_seed};
 pub(crate) use replay::{Expected, ReplayStrategy};
 
-use crate::runtime::{Op, Tid};
+use crate::op::{Op, Tid};
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]
@@ -104,7 +104,14 @@ pub(crate) fn describe(runnable: &[Tid], ops: &[Op]) -> String {
     let parts: Vec<String> = runnable
         .iter()
         .zip(ops)
-        .map(|(t, op)| format!("#{t} {} at {}:{}", op.kind, op.loc.file(), op.loc.line()))
+        .map(|(t, op)| {
+            format!(
+                "#{t} {} at {}:{}",
+                op.kind.name(),
+                op.loc.file(),
+                op.loc.line()
+            )
+        })
         .collect();
     parts.join(", ")
 }

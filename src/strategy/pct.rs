@@ -18,7 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::{Choice, Refusal, Strategy};
-use crate::runtime::Tid;
+use crate::op::Tid;
 
 /// `k` for the first execution, before any has finished.
 const INITIAL_STEP_BOUND: u64 = 64;

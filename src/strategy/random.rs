@@ -6,7 +6,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::{Choice, Refusal, Strategy};
-use crate::runtime::Tid;
+use crate::op::Tid;
 
 /// The seed of execution `iteration` of a run seeded with `seed` (SplitMix64 finalizer over
 /// both), so any execution can run alone, in any order, on any thread, and still be the same.
@@ -52,7 +52,7 @@ impl Strategy for RandomStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::Op;
+    use crate::op::Op;
 
     #[test]
     fn same_seed_same_choices_and_every_thread_reachable() {

@@ -3,7 +3,7 @@
 //! same kind of operation.
 
 use super::{Choice, Divergence, Nondeterminism, Refusal, Strategy, describe};
-use crate::runtime::Tid;
+use crate::op::Tid;
 
 /// One recorded decision, as replay checks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl Strategy for ReplayStrategy {
             }));
         };
         let e = expected.expect("found above");
-        if e.options != runnable.len() || e.op != choice.ops[index].kind {
+        if e.options != runnable.len() || e.op != choice.ops[index].kind.name() {
             return Err(Refusal::Mismatch(Nondeterminism {
                 decision: self.next,
                 before: format!(

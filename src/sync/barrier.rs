@@ -3,7 +3,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState};
+use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind};
 
 /// How far the current generation of a barrier got, in the execution's arena.
 #[derive(Debug, Default)]
@@ -56,7 +56,7 @@ impl Barrier {
     pub fn wait(&self) -> BarrierWaitResult {
         let loc = Location::caller();
         let obj = self.id(runtime::switch_point(
-            "barrier wait",
+            OpKind::BarrierWait,
             Some(&self.handle),
             loc,
         ));

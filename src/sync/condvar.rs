@@ -5,7 +5,7 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::{Mutex, MutexGuard};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, Wake};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Wake};
 
 /// A condition variable, as [`std::sync::Condvar`].
 ///
@@ -121,7 +121,7 @@ impl Condvar {
         loc: Loc,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let cv = self.id(runtime::switch_point(
-            "condvar wait",
+            OpKind::CondvarWait,
             Some(&self.handle),
             loc,
         ));
@@ -150,7 +150,7 @@ impl Condvar {
     #[track_caller]
     pub fn notify_one(&self) {
         let cv = self.id(runtime::switch_point(
-            "condvar notify_one",
+            OpKind::CondvarNotifyOne,
             Some(&self.handle),
             Location::caller(),
         ));
@@ -165,7 +165,7 @@ impl Condvar {
     #[track_caller]
     pub fn notify_all(&self) {
         let cv = self.id(runtime::switch_point(
-            "condvar notify_all",
+            OpKind::CondvarNotifyAll,
             Some(&self.handle),
             Location::caller(),
         ));
@@ -186,7 +186,7 @@ fn relock<'a, T: ?Sized>(
     timed_out: WaitTimeoutResult,
 ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
     if let Some(obj) = obj {
-        runtime::switch_point("mutex lock (after wait)", Some(mutex.handle()), loc);
+        runtime::switch_point(OpKind::MutexRelock, Some(mutex.handle()), loc);
         mutex.acquire(obj, loc);
     }
     let guard = MutexGuard::reacquired(mutex, obj, loc);

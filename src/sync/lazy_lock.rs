@@ -5,6 +5,7 @@ use std::ops::Deref;
 use std::panic::Location;
 
 use super::once::{Begin, OnceCore};
+use crate::runtime::OpKind;
 
 /// A value initialized by `F` on first access, as [`std::sync::LazyLock`].
 ///
@@ -38,7 +39,7 @@ impl<T, F: FnOnce() -> T> LazyLock<T, F> {
     #[track_caller]
     pub fn force(this: &LazyLock<T, F>) -> &T {
         let loc = Location::caller();
-        let obj = this.core.switch("lazylock force", loc);
+        let obj = this.core.switch(OpKind::LazyLockForce, loc);
         match this.core.begin(obj, "initialize", false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("LazyLock instance has previously been poisoned"),
@@ -49,7 +50,7 @@ impl<T, F: FnOnce() -> T> LazyLock<T, F> {
                     .take()
                     .expect("an uninitialized LazyLock keeps its initializer");
                 let value = f();
-                this.core.switch("lazylock complete", loc);
+                this.core.switch(OpKind::LazyLockComplete, loc);
                 let fresh = this.value.set(value).is_ok();
                 debug_assert!(
                     fresh,

@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// Who holds a mutex, in the execution's arena.
 #[derive(Debug, Default)]
@@ -17,6 +17,13 @@ struct MutexState {
 impl ObjectState for MutexState {
     fn holders(&self) -> Vec<(Tid, Loc)> {
         self.owner.into_iter().collect()
+    }
+
+    fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
+        match kind {
+            OpKind::MutexLock | OpKind::MutexRelock => self.owner.is_none(),
+            _ => true,
+        }
     }
 }
 
@@ -75,7 +82,11 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point("mutex lock", Some(&self.handle), loc));
+        let obj = self.obj(runtime::switch_point(
+            OpKind::MutexLock,
+            Some(&self.handle),
+            loc,
+        ));
         self.acquire(obj, loc);
         self.result(self.guard(Some(obj), loc))
     }
@@ -110,7 +121,7 @@ impl<T: ?Sized> Mutex<T> {
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
         let obj = self.obj(runtime::switch_point(
-            "mutex try_lock",
+            OpKind::MutexTryLock,
             Some(&self.handle),
             loc,
         ));
@@ -211,7 +222,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
             return; // released for a condvar wait
         }
         if self.obj.is_some() {
-            runtime::switch_point("mutex unlock", Some(&self.lock.handle), self.loc);
+            runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
         }
         self.release();
     }

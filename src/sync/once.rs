@@ -5,7 +5,7 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// No thread has completed the initializer (and none panicked in it since the last reset).
 const INCOMPLETE: u8 = 0;
@@ -75,7 +75,7 @@ impl OnceCore {
     }
 
     /// The switch point before operation `kind`; returns the object's id.
-    pub(super) fn switch(&self, kind: &'static str, loc: Loc) -> ObjId {
+    pub(super) fn switch(&self, kind: OpKind, loc: Loc) -> ObjId {
         runtime::switch_point(kind, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id")
     }
@@ -208,7 +208,7 @@ impl Once {
     #[track_caller]
     pub fn call_once<F: FnOnce()>(&self, f: F) {
         let loc = Location::caller();
-        let obj = self.core.switch("once call_once", loc);
+        let obj = self.core.switch(OpKind::OnceCallOnce, loc);
         match self.core.begin(obj, "run", false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("Once instance has previously been poisoned"),
@@ -224,7 +224,7 @@ impl Once {
     #[track_caller]
     pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
         let loc = Location::caller();
-        let obj = self.core.switch("once call_once_force", loc);
+        let obj = self.core.switch(OpKind::OnceCallOnceForce, loc);
         match self.core.begin(obj, "run", true, true, loc) {
             Begin::Complete | Begin::Poisoned => {}
             Begin::Run(runner) => {
@@ -238,14 +238,15 @@ impl Once {
 
     /// The switch point after the closure returned, then completion.
     fn finish(&self, runner: Runner<'_>, loc: Loc) {
-        self.core.switch("once complete", loc);
+        self.core.switch(OpKind::OnceComplete, loc);
         runner.complete();
     }
 
     /// Whether a closure has completed.
     #[track_caller]
     pub fn is_completed(&self) -> bool {
-        self.core.switch("once is_completed", Location::caller());
+        self.core
+            .switch(OpKind::OnceIsCompleted, Location::caller());
         self.core.is_complete()
     }
 }

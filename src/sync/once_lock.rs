@@ -4,7 +4,7 @@ use std::fmt;
 use std::panic::Location;
 
 use super::once::{Begin, OnceCore};
-use crate::runtime::{self, Blocked, Loc, ObjId};
+use crate::runtime::{self, Blocked, Loc, ObjId, OpKind};
 
 const KIND: &str = "OnceLock";
 
@@ -37,7 +37,7 @@ impl<T> OnceLock<T> {
     /// The value, if the cell has been initialized. Never waits.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        self.core.switch("oncelock get", Location::caller());
+        self.core.switch(OpKind::OnceLockGet, Location::caller());
         self.value.get()
     }
 
@@ -50,7 +50,7 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn wait(&self) -> &T {
         let loc = Location::caller();
-        let obj = self.core.switch("oncelock wait", loc);
+        let obj = self.core.switch(OpKind::OnceLockWait, loc);
         loop {
             if let Some(value) = self.value.get() {
                 return value;
@@ -70,7 +70,7 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), T> {
         let loc = Location::caller();
-        let obj = self.core.switch("oncelock set", loc);
+        let obj = self.core.switch(OpKind::OnceLockSet, loc);
         let mut value = Some(value);
         self.init(obj, loc, || {
             value.take().expect("the initializer runs at most once")
@@ -87,7 +87,7 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
         let loc = Location::caller();
-        let obj = self.core.switch("oncelock get_or_init", loc);
+        let obj = self.core.switch(OpKind::OnceLockGetOrInit, loc);
         self.init(obj, loc, f)
     }
 
@@ -95,7 +95,7 @@ impl<T> OnceLock<T> {
     fn init<F: FnOnce() -> T>(&self, obj: ObjId, loc: Loc, f: F) -> &T {
         if let Begin::Run(runner) = self.core.begin(obj, "initialize", true, false, loc) {
             let value = f();
-            self.core.switch("oncelock complete", loc);
+            self.core.switch(OpKind::OnceLockComplete, loc);
             let fresh = self.value.set(value).is_ok();
             debug_assert!(
                 fresh,

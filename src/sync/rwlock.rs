@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// Who holds a reader-writer lock, in the execution's arena.
 #[derive(Debug, Default)]
@@ -19,6 +19,14 @@ struct RwLockState {
 impl ObjectState for RwLockState {
     fn holders(&self) -> Vec<(Tid, Loc)> {
         self.writer.iter().chain(&self.readers).copied().collect()
+    }
+
+    fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
+        match kind {
+            OpKind::RwLockRead => self.writer.is_none(),
+            OpKind::RwLockWrite => self.writer.is_none() && self.readers.is_empty(),
+            _ => true,
+        }
     }
 }
 
@@ -137,7 +145,7 @@ impl<T: ?Sized> RwLock<T> {
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
         let obj = self.obj(runtime::switch_point(
-            "rwlock read",
+            OpKind::RwLockRead,
             Some(&self.handle),
             loc,
         ));
@@ -150,7 +158,7 @@ impl<T: ?Sized> RwLock<T> {
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
         let obj = self.obj(runtime::switch_point(
-            "rwlock write",
+            OpKind::RwLockWrite,
             Some(&self.handle),
             loc,
         ));
@@ -163,7 +171,7 @@ impl<T: ?Sized> RwLock<T> {
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
         let obj = self.obj(runtime::switch_point(
-            "rwlock try_read",
+            OpKind::RwLockTryRead,
             Some(&self.handle),
             loc,
         ));
@@ -181,7 +189,7 @@ impl<T: ?Sized> RwLock<T> {
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
         let obj = self.obj(runtime::switch_point(
-            "rwlock try_write",
+            OpKind::RwLockTryWrite,
             Some(&self.handle),
             loc,
         ));
@@ -282,8 +290,8 @@ impl<T: ?Sized> RwLock<T> {
     /// The switch point of a guard's drop, then the release in the model.
     fn unlock(&self, side: Side, obj: ObjId, loc: Loc) {
         let kind = match side {
-            Side::Read => "rwlock read unlock",
-            Side::Write => "rwlock write unlock",
+            Side::Read => OpKind::RwLockReadUnlock,
+            Side::Write => OpKind::RwLockWriteUnlock,
         };
         runtime::switch_point(kind, Some(&self.handle), loc);
         runtime::with_state("interleave_test::sync::RwLock::unlock", |a| {

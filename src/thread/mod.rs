@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::runtime::{self, Blocked, Tid};
+use crate::runtime::{self, Blocked, OpKind, Tid};
 
 pub use local::{AccessError, LocalKey};
 pub use scope::{Scope, ScopedJoinHandle, scope};
@@ -73,7 +73,7 @@ impl Thread {
     #[track_caller]
     pub fn unpark(&self) {
         let loc = Location::caller();
-        runtime::switch_point("thread unpark", None, loc);
+        runtime::switch_point(OpKind::ThreadUnpark, None, loc);
         runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
             *a.park_token(self.tid) = true;
             if a.blocked_on(self.tid) == Some(PARK) {
@@ -123,7 +123,7 @@ impl Builder {
         T: Send + 'static,
     {
         let loc = Location::caller();
-        runtime::switch_point("thread spawn", None, loc);
+        runtime::switch_point(OpKind::ThreadSpawn, None, loc);
         let result: Arc<Mutex<Option<std::thread::Result<T>>>> = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&result);
         let body = Box::new(move || {
@@ -182,7 +182,7 @@ impl<T> JoinHandle<T> {
     /// Whether the thread has finished. Not a switch point of its own beyond the read.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point("thread is_finished", None, Location::caller());
+        runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
         runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
             a.is_finished(self.thread.tid)
         })
@@ -206,7 +206,7 @@ fn torn_down(thread: &Thread) -> Box<dyn std::any::Any + Send> {
 
 /// Blocks until thread `tid` has finished.
 fn join_thread(tid: Tid, loc: runtime::Loc) {
-    runtime::switch_point("thread join", None, loc);
+    runtime::switch_point(OpKind::ThreadJoin(tid), None, loc);
     while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| {
         a.is_finished(tid)
     }) {
@@ -244,7 +244,7 @@ pub fn current() -> Thread {
 #[track_caller]
 pub fn yield_now() {
     runtime::spinning("interleave_test::thread::yield_now");
-    runtime::switch_point("thread yield", None, Location::caller());
+    runtime::switch_point(OpKind::ThreadYield, None, Location::caller());
 }
 
 /// Whether the calling model thread is unwinding, as [`std::thread::panicking`]; outside a
@@ -271,7 +271,7 @@ pub fn park_timeout(dur: Duration) {
 }
 
 fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
-    runtime::switch_point("thread park", None, loc);
+    runtime::switch_point(OpKind::ThreadPark, None, loc);
     let api = "interleave_test::thread::park";
     let (has_token, deadline) = runtime::with_state(api, |a| {
         let me = a.me();
@@ -300,7 +300,7 @@ fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
 #[track_caller]
 pub fn sleep(dur: Duration) {
     let loc = Location::caller();
-    runtime::switch_point("thread sleep", None, loc);
+    runtime::switch_point(OpKind::ThreadSleep, None, loc);
     if dur.is_zero() {
         return;
     }

@@ -42,7 +42,10 @@ impl AtomicBool {
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
-        super::enter(Some(&self.handle), "atomic fetch_and");
+        super::enter(
+            Some(&self.handle),
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_and"),
+        );
         let old = self.inner.load(super::RUN);
         self.inner.store(old & val, super::RUN);
         old
@@ -53,7 +56,10 @@ impl AtomicBool {
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
-        super::enter(Some(&self.handle), "atomic fetch_nand");
+        super::enter(
+            Some(&self.handle),
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_nand"),
+        );
         let old = self.inner.load(super::RUN);
         self.inner.store(!(old & val), super::RUN);
         old
@@ -64,7 +70,10 @@ impl AtomicBool {
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
-        super::enter(Some(&self.handle), "atomic fetch_or");
+        super::enter(
+            Some(&self.handle),
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_or"),
+        );
         let old = self.inner.load(super::RUN);
         self.inner.store(old | val, super::RUN);
         old
@@ -75,7 +84,10 @@ impl AtomicBool {
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
         let _ = order;
-        super::enter(Some(&self.handle), "atomic fetch_xor");
+        super::enter(
+            Some(&self.handle),
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_xor"),
+        );
         let old = self.inner.load(super::RUN);
         self.inner.store(old ^ val, super::RUN);
         old
@@ -86,7 +98,10 @@ impl AtomicBool {
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
         let _ = order;
-        super::enter(Some(&self.handle), "atomic fetch_not");
+        super::enter(
+            Some(&self.handle),
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_not"),
+        );
         let old = self.inner.load(super::RUN);
         self.inner.store(!old, super::RUN);
         old

@@ -43,54 +43,87 @@ impl<T> AtomicPtr<T> {
     /// pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_ptr_add", order, |p| p.wrapping_add(val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_ptr_add"),
+            order,
+            |p| p.wrapping_add(val),
+        )
     }
 
     /// Moves the pointer back by `val` elements of `T` (wrapping); returns the previous
     /// pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_ptr_sub", order, |p| p.wrapping_sub(val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_ptr_sub"),
+            order,
+            |p| p.wrapping_sub(val),
+        )
     }
 
     /// Moves the pointer forward by `val` bytes (wrapping); returns the previous pointer. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_byte_add", order, |p| p.wrapping_byte_add(val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_byte_add"),
+            order,
+            |p| p.wrapping_byte_add(val),
+        )
     }
 
     /// Moves the pointer back by `val` bytes (wrapping); returns the previous pointer. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_byte_sub", order, |p| p.wrapping_byte_sub(val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_byte_sub"),
+            order,
+            |p| p.wrapping_byte_sub(val),
+        )
     }
 
     /// Sets the pointer's address to its bitwise OR with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_or", order, |p| p.map_addr(|a| a | val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_or"),
+            order,
+            |p| p.map_addr(|a| a | val),
+        )
     }
 
     /// Sets the pointer's address to its bitwise AND with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_and", order, |p| p.map_addr(|a| a & val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_and"),
+            order,
+            |p| p.map_addr(|a| a & val),
+        )
     }
 
     /// Sets the pointer's address to its bitwise XOR with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify("atomic fetch_xor", order, |p| p.map_addr(|a| a ^ val))
+        self.modify(
+            crate::runtime::OpKind::AtomicRmw("atomic fetch_xor"),
+            order,
+            |p| p.map_addr(|a| a ^ val),
+        )
     }
 
     /// One switch point, then replaces the pointer with `f(pointer)`.
     #[track_caller]
-    fn modify(&self, kind: &'static str, order: Ordering, f: impl Fn(*mut T) -> *mut T) -> *mut T {
+    fn modify(
+        &self,
+        kind: crate::runtime::OpKind,
+        order: Ordering,
+        f: impl Fn(*mut T) -> *mut T,
+    ) -> *mut T {
         let _ = order;
         super::enter(Some(&self.handle), kind);
         let old = self.inner.load(super::RUN);

@@ -14,7 +14,10 @@ macro_rules! fetch_methods {
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
             let _ = order;
-            super::enter(Some(&self.handle), concat!("atomic ", stringify!($op)));
+            super::enter(
+                Some(&self.handle),
+                crate::runtime::OpKind::AtomicRmw(concat!("atomic ", stringify!($op))),
+            );
             let old = self.inner.load(super::RUN);
             let ($a, $b) = (old, val);
             self.inner.store($new, super::RUN);

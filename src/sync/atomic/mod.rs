@@ -61,7 +61,7 @@ pub fn fence(order: Ordering) {
              (std panics here too); use Acquire, Release, AcqRel or SeqCst"
         );
     }
-    enter(None, "fence");
+    enter(None, crate::runtime::OpKind::Fence);
 }
 
 /// A compiler-only fence, as [`std::sync::atomic::compiler_fence`]. Not a switch point: it
@@ -83,7 +83,7 @@ pub fn compiler_fence(order: Ordering) {
 /// The switch point before operation `kind` on the atomic `handle` (or a fence when `None`).
 /// Outside a model it panics naming the API.
 #[track_caller]
-fn enter(handle: Option<&ObjectHandle>, kind: &'static str) {
+fn enter(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) {
     if runtime::switch_point_in_model(kind, handle, Location::caller()).is_none() {
         outside_model(handle, kind);
     }
@@ -93,7 +93,8 @@ fn enter(handle: Option<&ObjectHandle>, kind: &'static str) {
 /// is "atomic METHOD" or "atomic METHOD (step)".
 #[cold]
 #[track_caller]
-fn outside_model(handle: Option<&ObjectHandle>, kind: &'static str) {
+fn outside_model(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) {
+    let kind = kind.name();
     let method = kind.strip_prefix("atomic ").unwrap_or(kind);
     let method = method.split(' ').next().unwrap_or(method);
     let api = match handle {
@@ -183,24 +184,26 @@ fn cas_failure_order(order: Ordering) -> Ordering {
 #[derive(Clone, Copy)]
 struct UpdateKinds {
     method: &'static str,
-    load: &'static str,
-    exchange: &'static str,
+    load: crate::runtime::OpKind,
+    exchange: crate::runtime::OpKind,
 }
 
 const FETCH_UPDATE: UpdateKinds = UpdateKinds {
     method: "fetch_update",
-    load: "atomic fetch_update (load)",
-    exchange: "atomic fetch_update (compare_exchange)",
+    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic fetch_update (load)"),
+    exchange: crate::runtime::OpKind::AtomicUpdateExchange(
+        "atomic fetch_update (compare_exchange)",
+    ),
 };
 const TRY_UPDATE: UpdateKinds = UpdateKinds {
     method: "try_update",
-    load: "atomic try_update (load)",
-    exchange: "atomic try_update (compare_exchange)",
+    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic try_update (load)"),
+    exchange: crate::runtime::OpKind::AtomicUpdateExchange("atomic try_update (compare_exchange)"),
 };
 const UPDATE: UpdateKinds = UpdateKinds {
     method: "update",
-    load: "atomic update (load)",
-    exchange: "atomic update (compare_exchange)",
+    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic update (load)"),
+    exchange: crate::runtime::OpKind::AtomicUpdateExchange("atomic update (compare_exchange)"),
 };
 
 /// The loop behind `fetch_update`, `try_update` and `update`: load, then offer `f`'s new
@@ -239,7 +242,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             super::check_load(&self.handle, "load", order);
-            super::enter(Some(&self.handle), "atomic load");
+            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicLoad);
             self.inner.load(super::RUN)
         }
 
@@ -250,7 +253,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
-            super::enter(Some(&self.handle), "atomic store");
+            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicStore);
             self.inner.store(val, super::RUN);
         }
 
@@ -259,7 +262,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn swap(&self, val: $t, order: Ordering) -> $t {
             let _ = order;
-            super::enter(Some(&self.handle), "atomic swap");
+            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicSwap);
             let old = self.inner.load(super::RUN);
             self.inner.store(val, super::RUN);
             old
@@ -280,7 +283,10 @@ macro_rules! common_methods {
         ) -> Result<$t, $t> {
             let _ = success;
             super::check_failure(&self.handle, "compare_exchange", failure);
-            super::enter(Some(&self.handle), "atomic compare_exchange");
+            super::enter(
+                Some(&self.handle),
+                crate::runtime::OpKind::AtomicCompareExchange,
+            );
             self.exchange(current, new)
         }
 
@@ -299,7 +305,10 @@ macro_rules! common_methods {
         ) -> Result<$t, $t> {
             let _ = success;
             super::check_failure(&self.handle, "compare_exchange_weak", failure);
-            super::enter(Some(&self.handle), "atomic compare_exchange_weak");
+            super::enter(
+                Some(&self.handle),
+                crate::runtime::OpKind::AtomicCompareExchangeWeak,
+            );
             self.exchange(current, new)
         }
 

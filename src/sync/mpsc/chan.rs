@@ -9,12 +9,52 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use std::time::Duration;
 
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
 const SEND: &str = "send on";
 /// What the receiver does while it waits: "waits to receive on Channel #3".
 const RECV: &str = "receive on";
+
+/// What the scheduler knows of a channel, mirrored from [`State`] after every change that
+/// matters to it, to tell whether a blocking `recv` or `send` can take effect now. The
+/// default is a fresh channel. Cloning a sender is not mirrored: it never makes the count
+/// of senders zero or non-zero, which is all the scheduler reads of it.
+#[derive(Debug)]
+struct ChannelState {
+    len: usize,
+    bound: Option<usize>,
+    senders: usize,
+    receiver: bool,
+}
+
+impl Default for ChannelState {
+    fn default() -> Self {
+        ChannelState {
+            len: 0,
+            bound: None,
+            senders: 1,
+            receiver: true,
+        }
+    }
+}
+
+impl ObjectState for ChannelState {
+    fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
+        match kind {
+            OpKind::ChannelRecv => self.len > 0 || self.senders == 0,
+            OpKind::ChannelSend => {
+                !self.receiver
+                    || match self.bound {
+                        None => true,
+                        Some(0) => self.len == 0,
+                        Some(n) => self.len < n,
+                    }
+            }
+            _ => true,
+        }
+    }
+}
 
 /// One channel: its handle in the model and its queue.
 pub(super) struct Chan<T> {
@@ -82,7 +122,7 @@ impl<T> Chan<T> {
     /// take it). Fails with the value back once the receiver is gone.
     pub(super) fn send(&self, value: T, loc: Loc) -> Result<(), SendError<T>> {
         let obj = id(runtime::switch_point(
-            "channel send",
+            OpKind::ChannelSend,
             Some(&self.handle),
             loc,
         ));
@@ -93,6 +133,7 @@ impl<T> Chan<T> {
             }
             if st.has_room() {
                 let ticket = st.push(value);
+                mirror(obj, &st);
                 drop(st);
                 wake(obj, RECV);
                 break ticket;
@@ -120,6 +161,7 @@ impl<T> Chan<T> {
                     .queue
                     .pop_back()
                     .expect("an untaken rendezvous value is still queued");
+                mirror(obj, &st);
                 return Err(SendError(value));
             }
             drop(st);
@@ -131,7 +173,7 @@ impl<T> Chan<T> {
     /// rendezvous channel, the receiver is blocked in `recv` and the hand-over slot is free.
     pub(super) fn try_send(&self, value: T, loc: Loc) -> Result<(), TrySendError<T>> {
         let obj = id(runtime::switch_point(
-            "channel try_send",
+            OpKind::ChannelTrySend,
             Some(&self.handle),
             loc,
         ));
@@ -148,6 +190,7 @@ impl<T> Chan<T> {
             return Err(TrySendError::Full(value));
         }
         st.push(value);
+        mirror(obj, &st);
         drop(st);
         wake(obj, RECV);
         Ok(())
@@ -158,7 +201,7 @@ impl<T> Chan<T> {
     /// checked before the timeout, as std does.
     pub(super) fn recv(
         &self,
-        kind: &'static str,
+        kind: OpKind,
         timeout: Option<Duration>,
         loc: Loc,
     ) -> Result<T, RecvTimeoutError> {
@@ -183,7 +226,7 @@ impl<T> Chan<T> {
     /// Takes the oldest value if there is one, without waiting.
     pub(super) fn try_recv(&self, loc: Loc) -> Result<T, TryRecvError> {
         let obj = id(runtime::switch_point(
-            "channel try_recv",
+            OpKind::ChannelTryRecv,
             Some(&self.handle),
             loc,
         ));
@@ -196,6 +239,7 @@ impl<T> Chan<T> {
         match st.pop() {
             Some(value) => {
                 let bounded = st.bound.is_some();
+                mirror(obj, &st);
                 drop(st);
                 if bounded {
                     wake(obj, SEND);
@@ -214,10 +258,13 @@ impl<T> Chan<T> {
 
     /// A sender was dropped (created at `loc`); the last one wakes a waiting receiver.
     pub(super) fn drop_sender(&self, loc: Loc) {
-        let obj = self.drop_switch_point("channel sender drop", loc);
+        let obj = self.drop_switch_point(OpKind::ChannelSenderDrop, loc);
         let last = {
             let mut st = self.state.lock();
             st.senders -= 1;
+            if let Some(obj) = obj {
+                mirror(obj, &st);
+            }
             st.senders == 0
         };
         if let (true, Some(obj)) = (last, obj) {
@@ -228,15 +275,19 @@ impl<T> Chan<T> {
     /// The receiver (created at `loc`) was dropped: queued values are dropped, as std does,
     /// and every waiting sender fails. A rendezvous value stays for its sender to take back.
     pub(super) fn drop_receiver(&self, loc: Loc) {
-        let obj = self.drop_switch_point("channel receiver drop", loc);
+        let obj = self.drop_switch_point(OpKind::ChannelReceiverDrop, loc);
         let discarded = {
             let mut st = self.state.lock();
             st.receiver = false;
-            if st.bound == Some(0) {
+            let discarded = if st.bound == Some(0) {
                 VecDeque::new()
             } else {
                 std::mem::take(&mut st.queue)
+            };
+            if let Some(obj) = obj {
+                mirror(obj, &st);
             }
+            discarded
         };
         if let Some(obj) = obj {
             wake(obj, SEND);
@@ -247,12 +298,24 @@ impl<T> Chan<T> {
 
     /// The switch point of dropping an end, skipped outside the model (an end that outlived
     /// its execution).
-    fn drop_switch_point(&self, kind: &'static str, loc: Loc) -> Option<ObjId> {
+    fn drop_switch_point(&self, kind: OpKind, loc: Loc) -> Option<ObjId> {
         if !runtime::in_model() {
             return None;
         }
         runtime::switch_point(kind, Some(&self.handle), loc)
     }
+}
+
+/// Tells the scheduler the channel's counts after a change (see [`ChannelState`]).
+fn mirror<T>(obj: ObjId, st: &State<T>) {
+    runtime::with_state("interleave_test::sync::mpsc", |a| {
+        *a.obj::<ChannelState>(obj) = ChannelState {
+            len: st.queue.len(),
+            bound: st.bound,
+            senders: st.senders,
+            receiver: st.receiver,
+        };
+    });
 }
 
 fn id(obj: Option<ObjId>) -> ObjId {

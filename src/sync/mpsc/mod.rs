@@ -33,7 +33,7 @@ use std::time::Duration;
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use self::chan::Chan;
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpKind};
 
 /// A new unbounded channel, as [`std::sync::mpsc::channel`]: `send` never blocks.
 #[track_caller]
@@ -205,7 +205,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
         self.chan
-            .recv("channel recv", None, Location::caller())
+            .recv(OpKind::ChannelRecv, None, Location::caller())
             .map_err(|_| RecvError)
     }
 
@@ -213,8 +213,11 @@ impl<T> Receiver<T> {
     /// Disconnection is reported before a timeout, as in std.
     #[track_caller]
     pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
-        self.chan
-            .recv("channel recv_timeout", Some(timeout), Location::caller())
+        self.chan.recv(
+            OpKind::ChannelRecvTimeout,
+            Some(timeout),
+            Location::caller(),
+        )
     }
 
     /// An iterator that blocks for each value and ends on disconnection. Its receives are
@@ -238,7 +241,7 @@ impl<T> Receiver<T> {
     }
 
     fn recv_at(&self, loc: Loc) -> Option<T> {
-        self.chan.recv("channel recv", None, loc).ok()
+        self.chan.recv(OpKind::ChannelRecv, None, loc).ok()
     }
 }
 
