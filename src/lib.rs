@@ -40,6 +40,7 @@
 mod config;
 mod corpus;
 mod driver;
+mod hb;
 mod op;
 mod report;
 mod runtime;
@@ -53,11 +54,12 @@ pub mod thread;
 pub mod time;
 
 pub use config::{
-    Builder, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, StrategyKind, Substrate, check, env, explore,
-    model, replay,
+    Builder, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, check, env,
+    explore, model, replay,
 };
 pub use report::{
-    Failure, FailureKind, Holder, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
+    Failure, FailureKind, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo,
+    ThreadReport,
 };
 pub use schedule::{Decision, Schedule, ScheduleError};
 

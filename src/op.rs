@@ -1,6 +1,7 @@
 //! The vocabulary of visible operations, shared by the runtime and the strategies (so it sits
-//! below both): ids, locations and what each operation is. Code tells operations apart by
-//! their kind, never by their names, which are for people (reports and schedule files).
+//! below both): ids, locations, what each operation is and how it accesses its object
+//! ([`Role`]). Code tells operations apart by their kind, never by their names, which are for
+//! people (reports and schedule files).
 
 use std::panic::Location;
 
@@ -11,6 +12,70 @@ pub(crate) type Tid = usize;
 pub(crate) type ObjId = usize;
 /// A caller's location, from `#[track_caller]`.
 pub(crate) type Loc = &'static Location<'static>;
+
+/// How an operation accesses the object it acts on, for happens-before and for deciding which
+/// operations of different threads conflict.
+///
+/// Two accesses to one object conflict unless both are *read-like* ([`Role::Read`],
+/// [`Role::ReadAcquire`], [`Role::ReadRelease`]): conflicting operations do not commute, or
+/// one can enable or disable the other. `Acquire` and `Release` are writes that take and give
+/// back a lock; they tell the search which conflicts can never be reversed (a lock cannot be
+/// taken before its holder released it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Reads the object (an atomic load, a failed `try_read`).
+    Read,
+    /// Changes the object (a store, a send, a `try_lock`).
+    Write,
+    /// Takes the object exclusively, waiting while another thread holds it (`lock`, `write`,
+    /// a join of a thread).
+    Acquire,
+    /// Gives back what `Acquire` took (`unlock`, a thread's end).
+    Release,
+    /// Takes the object shared, waiting while a writer holds it (`read`).
+    ReadAcquire,
+    /// Gives back what `ReadAcquire` took.
+    ReadRelease,
+}
+
+impl Role {
+    /// Whether the access commutes with other read-like accesses.
+    pub(crate) fn read_like(self) -> bool {
+        matches!(self, Role::Read | Role::ReadAcquire | Role::ReadRelease)
+    }
+
+    /// Whether two accesses to one object, by different threads, conflict.
+    pub(crate) fn conflicts(self, other: Role) -> bool {
+        !(self.read_like() && other.read_like())
+    }
+
+    /// Whether an access `later` that came after the conflicting access `earlier` of another
+    /// thread could never have come first: between a release and a blocking acquire of the
+    /// same lock (the acquirer waited for that release), and between two operations that
+    /// need the lock held by different threads.
+    pub(crate) fn never_reversed(earlier: Role, later: Role) -> bool {
+        use Role::*;
+        let gives = matches!(earlier, Release | ReadRelease);
+        let takes = matches!(later, Acquire | ReadAcquire);
+        let gives_later = matches!(later, Release | ReadRelease);
+        (gives && (takes || gives_later))
+            || (matches!(earlier, Acquire | ReadAcquire) && gives_later)
+    }
+
+    /// The role of one event that accessed an object twice (`self`, then `other`): a read
+    /// adds nothing to another access, two different other accesses make a write.
+    pub(crate) fn merge(self, other: Role) -> Role {
+        if self == other || other == Role::Read {
+            self
+        } else if self == Role::Read {
+            other
+        } else if self.read_like() && other.read_like() {
+            Role::Read
+        } else {
+            Role::Write
+        }
+    }
+}
 
 /// A visible operation, as reached at a switch point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +193,71 @@ impl OpKind {
             AtomicRmw(name) | AtomicUpdateLoad(name) | AtomicUpdateExchange(name) => name,
             Fence => "fence",
         }
+    }
+}
+
+impl OpKind {
+    /// How the operation accesses the object it acts on (its `Op::obj`, or for thread
+    /// operations the thread, park token or spawn order; see `hb::primary`). `None`: it
+    /// accesses nothing another thread can see (a yield, a fence under sequential
+    /// consistency, a thread's start, a sleep, whose end is ordered by the clock).
+    pub(crate) fn role(self) -> Option<Role> {
+        use OpKind::*;
+        Some(match self {
+            ThreadStart | ThreadYield | ThreadSleep | ThreadScope | SpinLoop | Fence
+            | ThreadIsFinished | ThreadUnpark => return None,
+            ThreadJoin(_) | MutexLock | MutexRelock | RwLockWrite => Role::Acquire,
+            MutexUnlock | RwLockWriteUnlock => Role::Release,
+            RwLockRead => Role::ReadAcquire,
+            RwLockReadUnlock => Role::ReadRelease,
+            RwLockTryRead | AtomicLoad | AtomicUpdateLoad(_) | OnceIsCompleted | OnceLockGet
+            | OnceLockWait => Role::Read,
+            ThreadSpawn
+            | ThreadPark
+            | MutexTryLock
+            | RwLockTryWrite
+            | CondvarWait
+            | CondvarNotifyOne
+            | CondvarNotifyAll
+            | ChannelSend
+            | ChannelTrySend
+            | ChannelRecv
+            | ChannelRecvTimeout
+            | ChannelTryRecv
+            | ChannelSenderDrop
+            | ChannelReceiverDrop
+            | BarrierWait
+            | OnceCallOnce
+            | OnceCallOnceForce
+            | OnceComplete
+            | OnceLockSet
+            | OnceLockGetOrInit
+            | OnceLockComplete
+            | LazyLockForce
+            | LazyLockComplete
+            | AtomicStore
+            | AtomicSwap
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicRmw(_)
+            | AtomicUpdateExchange(_) => Role::Write,
+        })
+    }
+
+    /// Whether the operation can be unable to take effect until another thread acts (see
+    /// the `enabled` of the object states, and joins). Must list every such kind.
+    pub(crate) fn can_wait(self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            ThreadJoin(_)
+                | MutexLock
+                | MutexRelock
+                | RwLockRead
+                | RwLockWrite
+                | ChannelRecv
+                | ChannelSend
+        )
     }
 }
 

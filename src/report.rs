@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::panic::Location;
-use std::time::Duration;
 
 /// What went wrong in a failing execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -208,66 +207,8 @@ impl fmt::Display for ThreadReport {
     }
 }
 
-/// Summary of an exploration in which every execution passed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Report {
-    /// Executions run.
-    pub executions: u64,
-    /// Distinct schedules among them (different decision sequences).
-    pub distinct_schedules: u64,
-    /// Whether the strategy explored its whole space: every schedule (DFS without a bound) or
-    /// every schedule within the preemption bound. Always `false` for random and PCT.
-    pub exhausted: bool,
-    /// The preemption bound of a DFS search, if any.
-    pub bound: Option<u32>,
-    /// The strategy used.
-    pub strategy: String,
-    /// Its seed, if it uses one.
-    pub seed: Option<u64>,
-    /// The most switch points any execution passed.
-    pub max_steps: u64,
-    /// Switch points over all executions.
-    pub total_steps: u64,
-    /// Preemptions over all executions: switches away from a thread that could continue.
-    pub preemptions: u64,
-    /// Changes of the running thread over all executions.
-    pub context_switches: u64,
-    /// Wall-clock time of the exploration.
-    pub elapsed: Duration,
-    /// What ran the model threads.
-    pub substrate: crate::Substrate,
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.strategy)?;
-        if let Some(seed) = self.seed {
-            write!(f, " (seed {seed})")?;
-        }
-        write!(
-            f,
-            ": {} executions passed, {} distinct schedules",
-            self.executions, self.distinct_schedules
-        )?;
-        match (self.exhausted, self.bound) {
-            (true, Some(b)) => write!(
-                f,
-                "; exhausted: every schedule with at most {b} preemptions"
-            )?,
-            (true, None) => write!(f, "; exhausted: every schedule")?,
-            (false, Some(b)) => write!(f, "; not exhausted (bound {b} preemptions)")?,
-            (false, None) => {}
-        }
-        let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
-        write!(
-            f,
-            "; steps per execution max {}, mean {mean}; {} preemptions, {} context switches; {:.2?} on {}",
-            self.max_steps, self.preemptions, self.context_switches, self.elapsed, self.substrate
-        )
-    }
-}
-
 mod failure;
+mod summary;
 pub(crate) use failure::RECENT_DECISIONS;
 pub use failure::{Failure, RecentStep};
+pub use summary::{Limit, Report};

@@ -5,14 +5,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{Builder, FailureKind, StrategyKind, thread};
+use interleave_test::{Builder, FailureKind, Limit, Reduction, StrategyKind, thread};
 
+/// DFS without reduction: every schedule (within the bound) runs.
 fn dfs(bound: Option<u32>) -> Builder {
     Builder::new()
-        .iterations(1_000_000)
         .strategy(StrategyKind::Dfs {
             max_preemptions: bound,
         })
+        .reduction(Reduction::Off)
 }
 
 /// Main spawns one thread; each of the two threads stores to two atomics of its own; main
@@ -65,7 +66,9 @@ fn the_iteration_cap_stops_the_search_unexhausted() {
     let report = dfs(None).iterations(7).check(two_stores_each).unwrap();
     assert_eq!(report.executions, 7);
     assert!(!report.exhausted, "{report}");
+    assert_eq!(report.stopped_by, Some(Limit::Iterations(7)));
     let report = dfs(None).iterations(10).check(two_stores_each).unwrap();
+    assert_eq!(report.stopped_by, None);
     assert!(
         report.exhausted,
         "the 10th execution was the last schedule: {report}"
@@ -106,26 +109,33 @@ fn needs_two_preemptions() {
 
 #[test]
 fn a_bug_needing_two_preemptions_is_found_with_bound_2_and_not_with_bound_1() {
-    for bound in [0, 1] {
-        let report = dfs(Some(bound)).check(needs_two_preemptions).unwrap();
-        assert!(report.exhausted, "bound {bound}: {report}");
-        assert_eq!(report.bound, Some(bound));
+    for reduction in [Reduction::Off, Reduction::Dpor] {
+        let dfs = |bound| dfs(bound).reduction(reduction);
+        for bound in [0, 1] {
+            let report = dfs(Some(bound)).check(needs_two_preemptions).unwrap();
+            assert!(report.exhausted, "{reduction:?}, bound {bound}: {report}");
+            assert_eq!(report.bound, Some(bound));
+        }
+        let failure = dfs(Some(2)).check(needs_two_preemptions).unwrap_err();
+        assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+        assert_eq!(failure.thread().unwrap().id(), 0, "{failure}");
+        assert!(
+            failure
+                .message()
+                .contains("each thread saw the other half-way"),
+            "{}",
+            failure.message()
+        );
+        assert_eq!(failure.schedule().strategy(), "dfs");
+        assert_eq!(failure.seed(), None);
+        // Unbounded search finds it too.
+        let failure = dfs(None).check(needs_two_preemptions).unwrap_err();
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Panic,
+            "{reduction:?}: {failure}"
+        );
     }
-    let failure = dfs(Some(2)).check(needs_two_preemptions).unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
-    assert_eq!(failure.thread().unwrap().id(), 0, "{failure}");
-    assert!(
-        failure
-            .message()
-            .contains("each thread saw the other half-way"),
-        "{}",
-        failure.message()
-    );
-    assert_eq!(failure.schedule().strategy(), "dfs");
-    assert_eq!(failure.seed(), None);
-    // Unbounded search finds it too.
-    let failure = dfs(None).check(needs_two_preemptions).unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
 }
 
 /// Main and three spawned threads, each spawned thread taking the lock twice to increment.
@@ -171,33 +181,41 @@ fn bound_2_on_four_threads_is_exhausted_with_a_stable_count() {
 fn a_model_that_spawns_differently_on_odd_executions_is_nondeterminism() {
     // Kept outside the model, so it differs from one execution to the next.
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let failure = dfs(None)
-        .check(|| {
-            let odd = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2 == 1;
-            let x = Arc::new(AtomicUsize::new(0));
-            let x2 = Arc::clone(&x);
-            let first = thread::spawn(move || x2.store(1, SeqCst));
-            let second = odd.then(|| thread::spawn(|| {}));
-            x.store(2, SeqCst);
-            first.join().unwrap();
-            if let Some(second) = second {
-                second.join().unwrap();
-            }
-        })
-        .unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Nondeterminism, "{failure}");
-    // The second execution replays the first one's decisions; at decision 0 main is about
-    // to spawn instead of to store.
-    assert_eq!(failure.iteration(), 1, "{failure}");
-    let msg = failure.message();
-    assert!(msg.contains("at decision 0"), "{msg}");
-    let before = msg.lines().find(|l| l.trim_start().starts_with("before:"));
-    let now = msg.lines().find(|l| l.trim_start().starts_with("now:"));
-    let (before, now) = (before.expect(msg), now.expect(msg));
-    assert!(before.contains("#0 atomic store at tests/dfs.rs:"), "{msg}");
-    assert!(before.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
-    assert!(now.contains("#0 thread spawn at tests/dfs.rs:"), "{msg}");
-    assert!(now.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+    for reduction in [Reduction::Off, Reduction::Dpor] {
+        RUNS.store(0, std::sync::atomic::Ordering::Relaxed);
+        let failure = dfs(None)
+            .reduction(reduction)
+            .check(|| {
+                let odd = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2 == 1;
+                let x = Arc::new(AtomicUsize::new(0));
+                let x2 = Arc::clone(&x);
+                let first = thread::spawn(move || x2.store(1, SeqCst));
+                let second = odd.then(|| thread::spawn(|| {}));
+                x.store(2, SeqCst);
+                first.join().unwrap();
+                if let Some(second) = second {
+                    second.join().unwrap();
+                }
+            })
+            .unwrap_err();
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Nondeterminism,
+            "{reduction:?}: {failure}"
+        );
+        // The second execution replays the first one's decisions; at decision 0 main is about
+        // to spawn instead of to store.
+        assert_eq!(failure.iteration(), 1, "{failure}");
+        let msg = failure.message();
+        assert!(msg.contains("at decision 0"), "{msg}");
+        let before = msg.lines().find(|l| l.trim_start().starts_with("before:"));
+        let now = msg.lines().find(|l| l.trim_start().starts_with("now:"));
+        let (before, now) = (before.expect(msg), now.expect(msg));
+        assert!(before.contains("#0 atomic store at tests/dfs.rs:"), "{msg}");
+        assert!(before.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+        assert!(now.contains("#0 thread spawn at tests/dfs.rs:"), "{msg}");
+        assert!(now.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+    }
 }
 
 fn fetch_add_twice() {
@@ -240,27 +258,40 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
 }
 
 #[test]
-fn report_display_of_a_dfs_run_is_one_line_naming_exhaustion_and_bound() {
+fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     let text = dfs(Some(1)).check(two_stores_each).unwrap().to_string();
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(
-        text.starts_with("dfs: 3 executions passed, 3 distinct schedules; "),
+        text.starts_with(
+            "dfs: all 3 schedules explored (reduction: none; bound: at most 1 preemptions), \
+             no failure; 3 executions, 3 distinct schedules; "
+        ),
         "{text}"
     );
-    assert!(
-        text.contains("exhausted: every schedule with at most 1 preemptions"),
-        "{text}"
-    );
-    let text = dfs(None).check(two_stores_each).unwrap().to_string();
+    let text = dfs(None)
+        .reduction(Reduction::Dpor)
+        .check(two_stores_each)
+        .unwrap()
+        .to_string();
     assert_eq!(text.lines().count(), 1, "{text}");
-    assert!(text.contains("; exhausted: every schedule;"), "{text}");
+    assert!(
+        text.starts_with(
+            "dfs: all 1 classes of schedules explored (reduction: DPOR, source sets and sleep \
+             sets; bound: none), no failure; 1 executions, "
+        ),
+        "{text}"
+    );
     let text = dfs(Some(3))
         .iterations(2)
         .check(two_stores_each)
         .unwrap()
         .to_string();
     assert!(
-        text.contains("not exhausted (bound 3 preemptions)"),
+        text.starts_with(
+            "dfs: NOT EXHAUSTED: stopped by the iteration cap (2 executions) after 2 schedules \
+             (reduction: none; bound: at most 3 preemptions); they passed, but this is not a \
+             proof; "
+        ),
         "{text}"
     );
 }

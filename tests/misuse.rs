@@ -62,7 +62,7 @@ fn nonsense_builder_arguments_are_rejected_with_the_reason() {
     let msg = panic_message(|| drop(Builder::new().max_steps(0)));
     assert!(msg.contains("max_steps is 0"), "{msg}");
     let mut b = Builder::new();
-    b.iterations = 0;
+    b.iterations = Some(0);
     let msg = panic_message(|| drop(b.check(|| ())));
     assert!(msg.contains("iterations is 0"), "{msg}");
 }

@@ -1,6 +1,6 @@
 //! Outcome sets: the results collected over an exhaustive DFS run equal exactly the set that
 //! sequential consistency allows, no more (a forbidden outcome) and no less (a missed
-//! interleaving).
+//! interleaving), with partial-order reduction and without, bounded or not.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
@@ -8,20 +8,36 @@ use std::sync::Mutex as StdMutex;
 
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use interleave_test::{Builder, StrategyKind, thread};
+use interleave_test::{Builder, Reduction, StrategyKind, thread};
 
-/// Runs `model` over every schedule (DFS, no bound) and returns the set of values it reported.
+/// Runs `model` over every schedule (DFS, no bound) and returns the set of values it
+/// reported. The same set must come out with reduction and without, and, for preemption
+/// bounds 0 to 2, the bounded sets with and without reduction must be equal too.
 fn outcomes<T: Ord + Send + Debug>(model: impl Fn(&StdMutex<BTreeSet<T>>) + Sync) -> BTreeSet<T> {
-    let seen = StdMutex::new(BTreeSet::new());
-    let report = Builder::new()
-        .iterations(100_000)
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: None,
-        })
-        .check(|| model(&seen))
-        .unwrap();
-    assert!(report.exhausted, "{report}");
-    seen.into_inner().unwrap()
+    let run = |bound: Option<u32>, reduction: Reduction| {
+        let seen = StdMutex::new(BTreeSet::new());
+        let report = Builder::new()
+            .strategy(StrategyKind::Dfs {
+                max_preemptions: bound,
+            })
+            .reduction(reduction)
+            .check(|| model(&seen))
+            .unwrap();
+        assert!(report.exhausted, "{report}");
+        seen.into_inner().unwrap()
+    };
+    for bound in [Some(0), Some(1), Some(2), None] {
+        let reduced = run(bound, Reduction::Dpor);
+        let unreduced = run(bound, Reduction::Off);
+        assert_eq!(
+            reduced, unreduced,
+            "bound {bound:?}: reduction lost outcomes"
+        );
+        if bound.is_none() {
+            return reduced;
+        }
+    }
+    unreachable!("the last bound is none")
 }
 
 /// Store buffering: each thread stores to its own variable, then loads the other's. Under

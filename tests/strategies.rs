@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use interleave_test::sync::mpsc::channel;
 use interleave_test::sync::{Arc, Condvar, Mutex};
-use interleave_test::{Builder, Failure, FailureKind, Schedule, StrategyKind, thread};
+use interleave_test::{Builder, Failure, FailureKind, Reduction, Schedule, StrategyKind, thread};
 
 mod common;
 use common::{abba, lost_wakeup, racy_counter};
@@ -60,13 +60,14 @@ fn condvar_timeout_race() {
 }
 
 /// One known-buggy model: its name, the model, the kind of failure it must give, and the
-/// execution in which each strategy finds it (random and PCT with seed [`SEED`], then DFS).
+/// execution in which each strategy finds it (random and PCT with seed [`SEED`], then DFS
+/// with and without reduction).
 /// The executions are pinned, not derived: observed when the test was written.
 struct Case {
     name: &'static str,
     model: fn(),
     kind: FailureKind,
-    found_at: [u64; 3],
+    found_at: [u64; 4],
 }
 
 const CASES: [Case; 6] = [
@@ -74,64 +75,66 @@ const CASES: [Case; 6] = [
         name: "racy counter",
         model: racy_counter,
         kind: FailureKind::Panic,
-        found_at: [13, 2, 4],
+        found_at: [13, 2, 1, 4],
     },
     Case {
         name: "abba",
         model: abba,
         kind: FailureKind::Deadlock,
-        found_at: [3, 2, 5],
+        found_at: [3, 2, 1, 5],
     },
     Case {
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [6, 1, 8],
+        found_at: [6, 1, 2, 8],
     },
     Case {
         name: "self deadlock",
         model: self_deadlock,
         kind: FailureKind::Deadlock,
-        found_at: [0, 0, 0],
+        found_at: [0, 0, 0, 0],
     },
     Case {
         name: "mpsc disconnect race",
         model: mpsc_disconnect_race,
         kind: FailureKind::Panic,
-        found_at: [5, 1, 18],
+        found_at: [5, 1, 2, 4],
     },
     Case {
         name: "condvar timeout race",
         model: condvar_timeout_race,
         kind: FailureKind::Panic,
-        found_at: [0, 0, 7],
+        found_at: [0, 0, 2, 7],
     },
 ];
 
 const SEED: u64 = 1;
 
-/// The strategies, in the order of [`Case::found_at`], with the name reports give them.
-const STRATEGIES: [(StrategyKind, &str); 3] = [
-    (StrategyKind::Random, "random"),
-    (StrategyKind::Pct { depth: 3 }, "pct"),
-    (
-        StrategyKind::Dfs {
-            max_preemptions: None,
-        },
-        "dfs",
-    ),
+const DFS: StrategyKind = StrategyKind::Dfs {
+    max_preemptions: None,
+};
+
+/// The strategies, in the order of [`Case::found_at`], with the name reports give them: DFS
+/// with its default partial-order reduction, then without.
+const STRATEGIES: [(StrategyKind, Reduction, &str); 4] = [
+    (StrategyKind::Random, Reduction::Dpor, "random"),
+    (StrategyKind::Pct { depth: 3 }, Reduction::Dpor, "pct"),
+    (DFS, Reduction::Dpor, "dfs"),
+    (DFS, Reduction::Off, "dfs"),
 ];
 
-fn builder(strategy: StrategyKind) -> Builder {
+fn builder(strategy: StrategyKind, reduction: Reduction) -> Builder {
     Builder::new()
         .seed(SEED)
         .iterations(1000)
         .max_steps(1000)
         .strategy(strategy)
+        .reduction(reduction)
 }
 
-fn find(case: &Case, strategy: StrategyKind, name: &str) -> Failure {
-    let failure = match builder(strategy).check(case.model) {
+fn find(case: &Case, (strategy, reduction, name): (StrategyKind, Reduction, &str)) -> Failure {
+    let failure = match builder(strategy, reduction).check(case.model) {
         Ok(report) => panic!("{} under {name} passed: {report}", case.name),
         Err(failure) => failure,
     };
@@ -147,9 +150,10 @@ fn find(case: &Case, strategy: StrategyKind, name: &str) -> Failure {
 #[test]
 fn every_buggy_model_fails_with_its_kind_under_every_strategy() {
     for case in &CASES {
-        for ((strategy, name), found_at) in STRATEGIES.into_iter().zip(case.found_at) {
-            let failure = find(case, strategy, name);
-            let what = format!("{} under {name}", case.name);
+        for (how, found_at) in STRATEGIES.into_iter().zip(case.found_at) {
+            let failure = find(case, how);
+            let name = how.2;
+            let what = format!("{} under {name} ({:?})", case.name, how.1);
             assert_eq!(failure.iteration(), found_at, "{what}: {failure}");
             assert_eq!(failure.schedule().strategy(), name, "{what}");
             let seed = (name != "dfs").then_some(SEED);
@@ -161,17 +165,54 @@ fn every_buggy_model_fails_with_its_kind_under_every_strategy() {
 #[test]
 fn failures_replay_through_json_to_an_equal_failure() {
     for case in &CASES {
-        for (strategy, name) in STRATEGIES {
-            let failure = find(case, strategy, name);
-            let what = format!("{} under {name}", case.name);
+        for how @ (strategy, reduction, name) in STRATEGIES {
+            let failure = find(case, how);
+            let what = format!("{} under {name} ({reduction:?})", case.name);
             let text = failure.schedule().to_json();
             let schedule = Schedule::from_json(&text).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(&schedule, failure.schedule(), "{what}");
-            let replayed = builder(strategy)
+            let replayed = builder(strategy, reduction)
                 .replay(case.model, &schedule)
                 .expect_err(&what);
             assert_eq!(replayed, failure, "{what}");
             assert_eq!(replayed.to_string(), failure.to_string(), "{what}");
+        }
+    }
+}
+
+/// Partial-order reduction finds the same failures as plain DFS, bounded or not: whether a
+/// buggy model fails, and with which kind, does not depend on the reduction.
+#[test]
+fn reduction_finds_the_same_failures_under_every_bound() {
+    for case in &CASES {
+        for bound in [Some(0), Some(1), Some(2), None] {
+            let dfs = StrategyKind::Dfs {
+                max_preemptions: bound,
+            };
+            let kind = |reduction| {
+                Builder::new()
+                    .max_steps(1000)
+                    .strategy(dfs)
+                    .reduction(reduction)
+                    .check(case.model)
+                    .map(|report| assert!(report.exhausted, "{report}"))
+                    .map_err(|failure| failure.kind())
+            };
+            let reduced = kind(Reduction::Dpor);
+            assert_eq!(
+                reduced,
+                kind(Reduction::Off),
+                "{} with bound {bound:?}",
+                case.name
+            );
+            if bound.is_none_or(|b| b >= 2) {
+                assert_eq!(
+                    reduced,
+                    Err(case.kind),
+                    "{} with bound {bound:?}",
+                    case.name
+                );
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use super::host::{HostShared, Hosting};
 use super::object::ObjectSlot;
 use super::trace::Trace;
 use super::{Loc, ObjId, Op, Tid};
+use crate::hb::{Hb, Key};
 use crate::report::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
 use crate::strategy::Strategy;
 
@@ -32,6 +33,10 @@ pub(crate) struct ExecConfig {
     /// Whether every unblocked thread is a choice, even one whose next operation cannot take
     /// effect (how schedules of format 1 were recorded; set to replay them).
     pub(crate) legacy_choices: bool,
+    /// Whether a thread that spun is held back until another thread has run (see
+    /// `events.rs`), so that DFS does not run a spin loop for ever; set for DFS and to
+    /// replay its schedules.
+    pub(crate) fair_yields: bool,
 }
 
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.
@@ -109,6 +114,14 @@ pub(crate) struct ThreadState {
     /// The thread said it is spinning since its last decision (for strategies that
     /// deprioritize spinners).
     pub(crate) spinning: bool,
+    /// It spun (yield, spin loop, failed `try_lock`) and no other thread has run since:
+    /// under fair yields it is not a choice while another thread can run.
+    pub(crate) yielded: bool,
+    /// Its next event resumes it after it waited: for happens-before, the event could not
+    /// have run earlier.
+    pub(crate) woken: bool,
+    /// The key whose change woke it, which its next event reads.
+    pub(crate) woken_on: Option<Key>,
     /// Whether the thread's body has started.
     pub(crate) started: bool,
     /// How the thread is unwinding.
@@ -188,10 +201,14 @@ pub(crate) struct ExecState {
     pub(crate) scratch: Vec<Tid>,
     /// Reused buffer for the runnable threads' next operations.
     pub(crate) scratch_ops: Vec<Op>,
+    /// The threads held back at the last scheduling point (fair yields).
+    pub(crate) held_back: Vec<Tid>,
     /// Times a thread was switched away from while it could have continued.
     pub(crate) preemptions: u64,
     /// Times the running thread changed.
     pub(crate) switches: u64,
+    /// Happens-before tracking, when the strategy reads events (see `events.rs`).
+    pub(crate) hb: Option<Box<Hb>>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -217,16 +234,23 @@ pub(crate) struct Execution {
 
 impl Execution {
     /// A new execution whose thread 0 (`main`) starts at `start`; its decisions go to
-    /// `decisions` (an empty buffer).
+    /// `decisions` (an empty buffer). `hb` (reset here) tracks happens-before if the
+    /// strategy reads events.
     pub(crate) fn new(
         strategy: Box<dyn Strategy>,
         config: ExecConfig,
         start: Loc,
         decisions: Vec<DecisionRecord>,
+        mut hb: Option<Box<Hb>>,
     ) -> Arc<Self> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
-        let main = ThreadState::new(Some("main".to_owned()), Op::start(start), hosting, 0);
+        let first = Op::start(start);
+        if let Some(hb) = hb.as_deref_mut() {
+            hb.reset();
+            hb.begin(0, &first, None, &[0], false);
+        }
+        let main = ThreadState::new(Some("main".to_owned()), first, hosting, 0);
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             state: Mutex::new(ExecState {
@@ -251,8 +275,10 @@ impl Execution {
                 config,
                 scratch: Vec::new(),
                 scratch_ops: Vec::new(),
+                held_back: Vec::new(),
                 preemptions: 0,
                 switches: 0,
+                hb,
             }),
             host: HostShared::default(),
         })
@@ -273,6 +299,9 @@ impl ThreadState {
             blocked_seq: 0,
             park_token: false,
             spinning: false,
+            yielded: false,
+            woken: false,
+            woken_on: None,
             started: false,
             unwinding: Unwinding::No,
             abort: false,

@@ -7,6 +7,7 @@
 //! through the scoped thread-local [`CURRENT`], which the host sets for the running model
 //! thread.
 
+mod events;
 mod execution;
 mod failure;
 mod host;
@@ -34,6 +35,9 @@ pub(crate) use thread::{
 use execution::{ExecState, Unwinding};
 
 pub(crate) use crate::op::{Loc, ObjId, Op, OpKind, Tid};
+
+use crate::hb::Key;
+use crate::op::Role;
 
 /// A model thread: its execution and its id there.
 #[derive(Clone, Debug)]
@@ -87,9 +91,17 @@ impl Access<'_> {
         self.me
     }
 
-    /// The scheduling state of object `obj`, created on first access.
+    /// The scheduling state of object `obj`, created on first access. The running event
+    /// counts as changing the object, unless it declared another access to it.
     pub(crate) fn obj<S: ObjectState + Default>(&mut self, obj: ObjId) -> &mut S {
+        events::imply(self.st, Key::Obj(obj));
         self.st.objects[obj].state::<S>()
+    }
+
+    /// Says that the running event gives back lock `obj` (a condvar wait releasing its
+    /// mutex), for happens-before.
+    pub(crate) fn releases(&mut self, obj: ObjId) {
+        events::declare(self.st, Key::Obj(obj), Role::Release);
     }
 
     /// Makes `tid` runnable if it is blocked; it learns `Wake::Notified`.
@@ -119,6 +131,23 @@ impl Access<'_> {
         (0..self.st.threads.len()).any(|t| self.waits_on(t, obj, Some(what)))
     }
 
+    /// Whether some thread other than the caller is stopped at a switch point before an
+    /// operation of `kind` on `obj` that it has not begun (it cannot take effect yet, so the
+    /// scheduler does not choose it: for the model it is already waiting). The caller's
+    /// result then depends on how far other threads got, not on the object, so its event
+    /// races with every event of another thread (see `events::polled`).
+    pub(crate) fn any_stopped_before(&mut self, obj: ObjId, kind: OpKind) -> bool {
+        let me = self.me;
+        let found = self.st.threads.iter().enumerate().any(|(t, th)| {
+            t != me
+                && matches!(th.status, execution::Status::Runnable)
+                && th.pending.kind == kind
+                && th.pending.obj == Some(obj)
+        });
+        events::polled(self.st);
+        found
+    }
+
     /// The thread that has waited longest on `obj`, if any.
     pub(crate) fn oldest_waiter(&self, obj: ObjId) -> Option<Tid> {
         (0..self.st.threads.len())
@@ -132,25 +161,27 @@ impl Access<'_> {
     }
 
     /// Current virtual time since the execution started.
-    pub(crate) fn now(&self) -> Duration {
+    pub(crate) fn now(&mut self) -> Duration {
+        events::declare(self.st, Key::Time, Role::Read);
         self.st.clock
     }
 
     /// Whether thread `tid` has finished.
-    pub(crate) fn is_finished(&self, tid: Tid) -> bool {
+    pub(crate) fn is_finished(&mut self, tid: Tid) -> bool {
+        events::declare(self.st, Key::Thread(tid), Role::Read);
         matches!(self.st.threads[tid].status, execution::Status::Finished)
     }
 
     /// The `unpark` token of thread `tid`.
     pub(crate) fn park_token(&mut self, tid: Tid) -> &mut bool {
+        events::imply(self.st, Key::Park(tid));
         &mut self.st.threads[tid].park_token
     }
 
     /// Says that the calling thread is spinning (waiting for another thread without
     /// blocking), so that strategies may run other threads first.
     pub(crate) fn spinning(&mut self) {
-        let me = self.me;
-        self.st.threads[me].spinning = true;
+        events::spun(self.st, self.me);
     }
 
     /// The name given to thread `tid`, if any.

@@ -40,6 +40,9 @@ pub(crate) struct ObjectHandle {
     exec: AtomicU64,
     id: AtomicUsize,
     kind: &'static str,
+    /// The object's state when it registers, for kinds whose fresh state is not "every
+    /// operation can take effect" (an empty channel).
+    init: Option<fn() -> Box<dyn ObjectState>>,
 }
 
 /// A primitive was used in an execution other than the one it was first used in.
@@ -55,6 +58,15 @@ impl ObjectHandle {
             exec: AtomicU64::new(0),
             id: AtomicUsize::new(0),
             kind,
+            init: None,
+        }
+    }
+
+    /// A handle whose object starts with the state `init` returns when it registers.
+    pub(crate) const fn with_state(kind: &'static str, init: fn() -> Box<dyn ObjectState>) -> Self {
+        ObjectHandle {
+            init: Some(init),
+            ..ObjectHandle::new(kind)
         }
     }
 
@@ -87,7 +99,7 @@ impl ObjectHandle {
                 objects.push(ObjectSlot {
                     kind: self.kind,
                     first_use: loc,
-                    state: None,
+                    state: self.init.map(|init| init()),
                 });
                 self.id.store(id, Ordering::Release);
                 Ok(id)

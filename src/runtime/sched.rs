@@ -9,7 +9,10 @@ use parking_lot::MutexGuard;
 use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwinding, Wake};
 use super::host::{self, Target};
 use super::trace::{Event, TRACE_LEN};
-use super::{Context, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, failure, panic, teardown};
+use super::{
+    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, teardown,
+};
+use crate::op::Role;
 use crate::strategy::{Choice, Refusal};
 
 /// What runs after a scheduling point while the execution runs.
@@ -51,6 +54,9 @@ pub(super) fn switch_point(
     thread.pending = op;
     thread.steps += 1;
     if acts_at_once(&mut st, me) {
+        if let Some(hb) = st.hb.as_deref_mut() {
+            hb.also(&op);
+        }
         return obj;
     }
     if st.phase == Phase::TearingDown {
@@ -60,6 +66,7 @@ pub(super) fn switch_point(
         st.fail(|st| failure::livelock(st, me));
         return raise_abort(ctx, st);
     }
+    events::end(&mut st);
     let next = pick_next(&mut st, me);
     dispatch(ctx, st, next);
     obj
@@ -93,7 +100,10 @@ pub(super) fn block(ctx: &Context, why: Blocked) -> Wake {
     st.threads[me].blocked_seq = st.next_block_seq;
     st.next_block_seq += 1;
     let next = match st.phase {
-        Phase::Running => pick_next(&mut st, me),
+        Phase::Running => {
+            events::end(&mut st);
+            pick_next(&mut st, me)
+        }
         Phase::TearingDown => Ok(Next::Run(me)), // decided in `dispatch`
     };
     dispatch(ctx, st, next);
@@ -132,6 +142,10 @@ pub(super) fn finish(ctx: &Context) {
         if matches!(st.threads[t].status, Status::Blocked(b) if b.thread == Some(me)) {
             wake(&mut st, t, Wake::Notified);
         }
+    }
+    if st.phase == Phase::Running {
+        events::declare(&mut st, Key::Thread(me), Role::Release);
+        events::end(&mut st);
     }
     let target = match st.phase {
         Phase::TearingDown => teardown::next(&mut st),
@@ -214,24 +228,31 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
+    let held_back = events::hold_back_yielded(st, &mut runnable);
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),
         1 => Ok(Next::Run(runnable[0])),
-        _ => ask_strategy(st, &runnable, me).map(Next::Run),
+        _ => ask_strategy(st, &runnable, me, held_back).map(Next::Run),
     };
     if let Ok(Next::Run(t)) = next {
         if t != me {
             st.switches += 1;
             st.preemptions += u64::from(runnable.contains(&me));
         }
+        events::begin(st, t, runnable.len() > 1, &runnable);
     }
     st.scratch = runnable;
     next
 }
 
 /// Asks the strategy to pick one of `runnable` (two or more) and records the decision.
-fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Refusal> {
+fn ask_strategy(
+    st: &mut ExecState,
+    runnable: &[Tid],
+    me: Tid,
+    held_back: bool,
+) -> Result<Tid, Refusal> {
     let mut ops = std::mem::take(&mut st.scratch_ops);
     ops.clear();
     if st.strategy_reads_ops {
@@ -244,6 +265,7 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
         current,
         current_spins: current.is_some() && std::mem::take(&mut st.threads[me].spinning),
         step: st.step,
+        held_back,
     };
     let strategy = st
         .strategy
@@ -310,9 +332,14 @@ pub(super) fn fire_timeouts(st: &mut ExecState) -> bool {
 
 /// Makes a blocked thread runnable.
 pub(super) fn wake(st: &mut ExecState, tid: Tid, how: Wake) {
-    let thread = &mut st.threads[tid];
-    if let Status::Blocked(_) = thread.status {
-        thread.status = Status::Runnable;
-        thread.wake = how;
+    if !matches!(st.threads[tid].status, Status::Blocked(_)) {
+        return;
     }
+    match how {
+        Wake::TimedOut => events::timed_out(st, tid),
+        Wake::Notified => events::waking(st, tid),
+    }
+    let thread = &mut st.threads[tid];
+    thread.status = Status::Runnable;
+    thread.wake = how;
 }

@@ -9,6 +9,7 @@ use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadSta
 use super::host::{self, Hosting};
 use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
+use crate::hb::Hb;
 use crate::report::FailureKind;
 use crate::strategy::Strategy;
 
@@ -21,6 +22,7 @@ pub(crate) struct Reuse<'m> {
     stacks: Stacks<'m>,
     decisions: Vec<DecisionRecord>,
     beat: Option<Arc<super::watchdog::Beat>>,
+    hb: Option<Box<Hb>>,
 }
 
 impl Reuse<'_> {
@@ -61,7 +63,8 @@ pub(crate) fn run_execution<'m>(
     reuse: &mut Reuse<'m>,
 ) -> ExecOutcome {
     let decisions = std::mem::take(&mut reuse.decisions);
-    let exec = Execution::new(strategy, config, loc, decisions);
+    let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
+    let exec = Execution::new(strategy, config, loc, decisions, hb);
     if let Some(limit) = config.watchdog {
         if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
             reuse.beat = Some(super::watchdog::Beat::new(limit));
@@ -71,6 +74,9 @@ pub(crate) fn run_execution<'m>(
     host::drive(&exec, model, &mut reuse.stacks);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
+    if let Some(hb) = st.hb.take() {
+        reuse.hb = Some(hb);
+    }
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
@@ -121,7 +127,11 @@ pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hostin
         let mut thread = ThreadState::new(spec.name.clone(), Op::start(spec.loc), hosting, stack);
         thread.scoped = spec.scoped;
         st.threads.push(thread);
-        (Arc::clone(&ctx.exec), st.threads.len() - 1, hosting)
+        let tid = st.threads.len() - 1;
+        if let Some(hb) = st.hb.as_deref_mut() {
+            hb.spawned(tid);
+        }
+        (Arc::clone(&ctx.exec), tid, hosting)
     })
 }
 

@@ -11,7 +11,7 @@
 //! alternative that costs nothing. So every schedule with at most `bound` preemptions is run,
 //! exactly once (paths are the leaves of one tree, visited in order).
 
-use super::{Choice, Nondeterminism, Refusal, Strategy, describe};
+use super::{Choice, Refusal, Seen, Strategy};
 use crate::op::{Op, Tid};
 
 /// One decision on the current path.
@@ -32,6 +32,15 @@ struct Point {
 }
 
 impl Point {
+    /// What the search saw here.
+    fn seen(&self) -> Seen<'_> {
+        Seen {
+            runnable: &self.runnable,
+            ops: &self.ops,
+            current: self.current,
+        }
+    }
+
     /// Preemptions of the path up to and including alternative `i` of this point.
     fn cost(&self, i: usize) -> u32 {
         let preempts = self.current.is_some_and(|c| self.order[i] != c);
@@ -53,6 +62,9 @@ pub(crate) struct DfsStrategy {
     preemptions: u32,
     started: bool,
     exhausted: bool,
+    /// Running mean of Knuth's estimate of the number of executions.
+    estimate: f64,
+    estimates: u64,
 }
 
 impl DfsStrategy {
@@ -66,7 +78,26 @@ impl DfsStrategy {
             preemptions: 0,
             started: false,
             exhausted: false,
+            estimate: 0.0,
+            estimates: 0,
         }
+    }
+
+    /// Knuth's estimate from the current path: the product of the alternatives within the
+    /// bound at each of its points.
+    fn record_estimate(&mut self) {
+        let leaves: f64 = self
+            .path
+            .iter()
+            .map(|p| {
+                let n = (0..p.order.len())
+                    .filter(|&i| self.within_bound(p.cost(i)))
+                    .count();
+                n.max(1) as f64
+            })
+            .product();
+        self.estimates += 1;
+        self.estimate += (leaves - self.estimate) / self.estimates as f64;
     }
 
     fn within_bound(&self, cost: u32) -> bool {
@@ -108,19 +139,7 @@ impl DfsStrategy {
     }
 
     fn check_replayed(&self, point: &Point, choice: &Choice<'_>) -> Result<(), Refusal> {
-        let same_ops = point
-            .ops
-            .iter()
-            .zip(choice.ops)
-            .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
-        if point.runnable == choice.runnable && point.current == choice.current && same_ops {
-            return Ok(());
-        }
-        Err(Refusal::Nondeterminism(Nondeterminism {
-            decision: self.depth,
-            before: describe(&point.runnable, &point.ops),
-            now: describe(choice.runnable, choice.ops),
-        }))
+        super::check_replayed(self.depth, point.seen(), choice)
     }
 }
 
@@ -158,18 +177,25 @@ impl Strategy for DfsStrategy {
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
+        self.record_estimate();
         if self.depth >= self.replay {
             return Ok(());
         }
-        let point = &self.path[self.depth];
-        Err(Refusal::Nondeterminism(Nondeterminism {
-            decision: self.depth,
-            before: describe(&point.runnable, &point.ops),
-            now: "the execution ended".to_owned(),
-        }))
+        Err(super::ended_before(
+            self.depth,
+            self.path[self.depth].seen(),
+        ))
     }
 
     fn exhausted(&self) -> bool {
         self.exhausted
+    }
+
+    fn estimate(&self) -> Option<f64> {
+        (self.estimates > 0).then_some(self.estimate)
+    }
+
+    fn depth(&self) -> usize {
+        self.path.len()
     }
 }

@@ -5,15 +5,18 @@
 //! Each algorithm lives in its own file behind the [`Strategy`] trait.
 
 mod dfs;
+mod dpor;
 mod pct;
 mod random;
 mod replay;
 
 pub(crate) use dfs::DfsStrategy;
+pub(crate) use dpor::DporStrategy;
 pub(crate) use pct::PctStrategy;
 pub(crate) use random::{RandomStrategy, execution_seed};
 pub(crate) use replay::{Expected, ReplayStrategy};
 
+use crate::hb::Hb;
 use crate::op::{Op, Tid};
 
 /// What a strategy sees at a decision.
@@ -32,6 +35,9 @@ pub(crate) struct Choice<'a> {
     pub(crate) current_spins: bool,
     /// Switch points passed so far in the execution.
     pub(crate) step: u64,
+    /// Whether a thread that spun is held back (fair yields): whichever of `runnable` runs
+    /// lets it go on.
+    pub(crate) held_back: bool,
 }
 
 /// Why a strategy cannot go on with this execution.
@@ -96,6 +102,73 @@ pub(crate) trait Strategy: Send {
     fn exhausted(&self) -> bool {
         false
     }
+
+    /// Whether the strategy reads the execution's events ([`event`](Self::event)); the
+    /// runtime tracks happens-before only then.
+    fn wants_events(&self) -> bool {
+        false
+    }
+
+    /// Event `index` of the running execution has finished (see [`Hb`]).
+    fn event(&mut self, hb: &Hb, index: usize) {
+        let _ = (hb, index);
+    }
+
+    /// Executions so far that repeated a class of schedules already explored.
+    fn redundant(&self) -> u64 {
+        0
+    }
+
+    /// An estimate of how many executions the whole search takes, if the strategy knows.
+    fn estimate(&self) -> Option<f64> {
+        None
+    }
+
+    /// How deep the search is (decisions on the current path).
+    fn depth(&self) -> usize {
+        0
+    }
+}
+
+/// What a depth-first search saw at a decision, to check that a later execution that makes
+/// the same decisions sees the same there.
+pub(crate) struct Seen<'a> {
+    pub(crate) runnable: &'a [Tid],
+    pub(crate) ops: &'a [Op],
+    pub(crate) current: Option<Tid>,
+}
+
+/// Whether decision `decision`, replayed, offers what it offered when it was `seen` (the same
+/// runnable threads, next operations and current thread); if not, the model is not
+/// deterministic.
+pub(crate) fn check_replayed(
+    decision: usize,
+    seen: Seen<'_>,
+    choice: &Choice<'_>,
+) -> Result<(), Refusal> {
+    let same_ops = seen
+        .ops
+        .iter()
+        .zip(choice.ops)
+        .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
+    if seen.runnable == choice.runnable && seen.current == choice.current && same_ops {
+        return Ok(());
+    }
+    Err(Refusal::Nondeterminism(Nondeterminism {
+        decision,
+        before: describe(seen.runnable, seen.ops),
+        now: describe(choice.runnable, choice.ops),
+    }))
+}
+
+/// The execution ended before decision `decision`, which an earlier execution with the same
+/// decisions made after it `seen` this: the model is not deterministic.
+pub(crate) fn ended_before(decision: usize, seen: Seen<'_>) -> Refusal {
+    Refusal::Nondeterminism(Nondeterminism {
+        decision,
+        before: describe(seen.runnable, seen.ops),
+        now: "the execution ended".to_owned(),
+    })
 }
 
 /// A short description of what could run at a decision, for nondeterminism reports:

@@ -198,6 +198,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         drop(self.inner.take());
         if let Some(obj) = self.obj {
             runtime::with_state("interleave_test::sync::MutexGuard::drop", |a| {
+                a.releases(obj);
                 a.obj::<MutexState>(obj).owner = None;
                 a.wake_all(obj);
             });

@@ -171,7 +171,7 @@ impl<T> JoinHandle<T> {
     /// Waits for the thread to finish and returns its result, or the payload it panicked
     /// with (only when `Builder::thread_panics_fail` is off; by default that panic fails
     /// the execution). While a failed execution tears down, a thread that was stopped
-    /// returns [`torn_down`]'s payload.
+    /// returns a `String` payload naming it.
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
         join_thread(self.thread.tid, Location::caller());

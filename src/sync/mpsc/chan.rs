@@ -106,7 +106,7 @@ impl<T> Chan<T> {
     /// A channel with one sender and a receiver; `bound` as in [`State::bound`].
     pub(super) fn new(bound: Option<usize>) -> Self {
         Chan {
-            handle: ObjectHandle::new("Channel"),
+            handle: ObjectHandle::with_state("Channel", || Box::<ChannelState>::default()),
             state: parking_lot::Mutex::new(State {
                 queue: VecDeque::new(),
                 bound,
@@ -177,7 +177,8 @@ impl<T> Chan<T> {
             Some(&self.handle),
             loc,
         ));
-        let receiver_waiting = receiver_waiting(obj);
+        let rendezvous = self.state.lock().bound == Some(0);
+        let receiver_waiting = rendezvous && receiver_waiting(obj);
         let mut st = self.state.lock();
         if !st.receiver {
             return Err(TrySendError::Disconnected(value));
@@ -340,9 +341,10 @@ fn wake(obj: ObjId, what: &'static str) {
     });
 }
 
-/// Whether the receiver of channel `obj` is blocked in `recv` (or `recv_timeout`).
+/// Whether the receiver of channel `obj` is blocked in `recv` (or `recv_timeout`), or
+/// stopped before a `recv` that cannot take effect yet.
 fn receiver_waiting(obj: ObjId) -> bool {
     runtime::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
-        a.any_waiting(obj, RECV)
+        a.any_waiting(obj, RECV) || a.any_stopped_before(obj, OpKind::ChannelRecv)
     })
 }

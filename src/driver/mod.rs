@@ -6,8 +6,10 @@
 //! when several executions fail the one with the lowest index is reported; every execution
 //! below it has run by then, because indices are handed out in order.
 
+mod progress;
+
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -23,8 +25,34 @@ pub(crate) struct Plan {
     pub(crate) test: Option<String>,
     pub(crate) seed: u64,
     pub(crate) iterations: u64,
+    /// The wall-clock budget.
+    pub(crate) max_time: Option<Duration>,
     /// Executions run at once (at least 1).
     pub(crate) parallelism: usize,
+    /// Whether a long DFS search prints its progress to stderr.
+    pub(crate) progress: bool,
+    /// The reduction a DFS search uses (`None` for other strategies).
+    pub(crate) reduction: Option<crate::Reduction>,
+}
+
+impl Plan {
+    /// When the budget of a run started at `start` runs out.
+    fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.max_time.and_then(|d| start.checked_add(d))
+    }
+}
+
+/// How a run ended, for its report.
+struct Ending<'a> {
+    strategy: &'a str,
+    seed: Option<u64>,
+    bound: Option<u32>,
+    exhausted: bool,
+    stopped_by: Option<crate::Limit>,
+    reduction: Option<crate::Reduction>,
+    redundant: u64,
+    start: Instant,
+    substrate: crate::Substrate,
 }
 
 /// Where a failure's schedule says it came from.
@@ -74,32 +102,27 @@ impl Tally {
         self.schedules.extend(other.schedules);
     }
 
-    fn report(
-        mut self,
-        strategy: &str,
-        seed: Option<u64>,
-        bound: Option<u32>,
-        exhausted: bool,
-        start: Instant,
-        substrate: crate::Substrate,
-    ) -> Report {
+    fn report(mut self, end: Ending<'_>) -> Report {
         Report {
-            substrate,
+            substrate: end.substrate,
             executions: self.executions,
             distinct_schedules: {
                 self.schedules.sort_unstable();
                 self.schedules.dedup();
                 self.schedules.len() as u64
             },
-            exhausted,
-            bound,
-            strategy: strategy.to_owned(),
-            seed,
+            exhausted: end.exhausted,
+            stopped_by: end.stopped_by,
+            bound: end.bound,
+            reduction: end.reduction,
+            redundant: end.redundant,
+            strategy: end.strategy.to_owned(),
+            seed: end.seed,
             max_steps: self.max_steps,
             total_steps: self.total_steps,
             preemptions: self.preemptions,
             context_switches: self.switches,
-            elapsed: start.elapsed(),
+            elapsed: end.start.elapsed(),
         }
     }
 }
@@ -133,9 +156,11 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     loc: Loc,
 ) -> Result<Report, Failure> {
     let start = Instant::now();
+    let deadline = plan.deadline(start);
     let tally = Mutex::new(Tally::default());
     let mut first = 0;
-    while first < plan.iterations && tally.lock().failure.is_none() {
+    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
+    while first < plan.iterations && tally.lock().failure.is_none() && !out_of_time() {
         let end = match how.epochs {
             true => first
                 .saturating_mul(2)
@@ -149,6 +174,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
             end,
             learned,
             lowest_failure: AtomicU64::new(u64::MAX),
+            deadline,
         };
         let drivers = usize::try_from(end - first)
             .unwrap_or(usize::MAX)
@@ -160,16 +186,22 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
         first = end;
     }
     let mut tally = tally.into_inner();
+    let stopped_by = (tally.executions < plan.iterations)
+        .then(|| plan.max_time.map(crate::Limit::MaxTime))
+        .flatten();
     match tally.failure.take() {
         Some(failure) => Err(failure),
-        None => Ok(tally.report(
-            how.name,
-            Some(plan.seed),
-            None,
-            false,
+        None => Ok(tally.report(Ending {
+            strategy: how.name,
+            seed: Some(plan.seed),
+            bound: None,
+            exhausted: false,
+            stopped_by,
+            reduction: None,
+            redundant: 0,
             start,
-            plan.exec.substrate,
-        )),
+            substrate: plan.exec.substrate,
+        })),
     }
 }
 
@@ -180,6 +212,8 @@ struct Batch {
     end: u64,
     learned: Option<u64>,
     lowest_failure: AtomicU64,
+    /// When the run's time budget runs out.
+    deadline: Option<Instant>,
 }
 
 /// Runs executions one after another under one strategy that learns from each (DFS; it has
@@ -211,10 +245,17 @@ fn sequential<F: Fn() + Sync>(
     loc: Loc,
 ) -> Result<Report, Failure> {
     let start = Instant::now();
+    let deadline = plan.deadline(start);
     let mut tally = Tally::default();
     let name = strategy.name();
     let mut reuse = Reuse::default();
+    let mut progress = progress::Progress::new(plan.progress);
+    let mut out_of_time = false;
     for i in 0..plan.iterations {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            out_of_time = true;
+            break;
+        }
         if !strategy.begin_execution() {
             break;
         }
@@ -233,10 +274,27 @@ fn sequential<F: Fn() + Sync>(
         }
         reuse.recycle(out.decisions);
         strategy = out.strategy;
+        progress.tick(tally.executions, strategy.depth(), strategy.estimate());
     }
+    progress.finish();
     // At the cap, the space may have been explored by the very last execution.
     let exhausted = strategy.exhausted() || !strategy.begin_execution();
-    Ok(tally.report(name, None, bound, exhausted, start, exec.substrate))
+    let stopped_by = match (exhausted, out_of_time) {
+        (true, _) => None,
+        (false, true) => plan.max_time.map(crate::Limit::MaxTime),
+        (false, false) => Some(crate::Limit::Iterations(plan.iterations)),
+    };
+    Ok(tally.report(Ending {
+        strategy: name,
+        seed: None,
+        bound,
+        exhausted,
+        stopped_by,
+        reduction: plan.reduction,
+        redundant: strategy.redundant(),
+        start,
+        substrate: exec.substrate,
+    }))
 }
 
 /// Runs `work` on `n` driver threads and waits for them. On the OS-thread substrate each is
@@ -310,7 +368,9 @@ fn independent_worker<F: Fn() + Sync>(
     'chunks: loop {
         let first = batch.next.fetch_add(CHUNK, Ordering::Relaxed);
         for i in first..first.saturating_add(CHUNK).min(batch.end) {
-            if i > batch.lowest_failure.load(Ordering::Relaxed) {
+            if i > batch.lowest_failure.load(Ordering::Relaxed)
+                || batch.deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 break 'chunks;
             }
             let mut strategy = (how.make)(i, batch.learned);

@@ -10,156 +10,24 @@ use crate::driver::{self, Independent, Meta, Plan};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
-use crate::strategy::{DfsStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed};
+use crate::strategy::{
+    DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
+};
 
-/// Environment variables read by [`Builder::new`]. A set variable overrides the default; a
-/// value set on the builder in code overrides the variable.
-///
-/// | variable | meaning | default |
-/// |---|---|---|
-/// | `INTERLEAVE_SEED` | seed of the random and pct strategies (an unsigned integer) | a fresh random seed |
-/// | `INTERLEAVE_ITERATIONS` | executions to run | 1000 |
-/// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
-/// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
-/// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
-/// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
-/// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
-/// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`]) | `coroutines` |
-/// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
-/// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
-/// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
-/// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
-///
-/// For an `#[interleave(...)]` test, a set variable also overrides the attribute's value.
-pub mod env {
-    /// Seed of the random strategy.
-    pub const SEED: &str = "INTERLEAVE_SEED";
-    /// Number of executions.
-    pub const ITERATIONS: &str = "INTERLEAVE_ITERATIONS";
-    /// Switch points per execution before it is reported as a livelock.
-    pub const MAX_STEPS: &str = "INTERLEAVE_MAX_STEPS";
-    /// Strategy name.
-    pub const STRATEGY: &str = "INTERLEAVE_STRATEGY";
-    /// Executions run at once.
-    pub const PARALLELISM: &str = "INTERLEAVE_PARALLELISM";
-    /// Bug depth of the PCT strategy.
-    pub const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
-    /// Preemption bound of the DFS strategy.
-    pub const MAX_PREEMPTIONS: &str = "INTERLEAVE_MAX_PREEMPTIONS";
-    /// A schedule file: `#[interleave]` tests replay only that file.
-    pub const REPLAY: &str = "INTERLEAVE_REPLAY";
-    /// The directory of the regression corpus of `#[interleave]` tests.
-    pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
-    /// What runs model threads: `coroutines` or `threads`.
-    pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
-    /// Stack size in bytes of a model thread that does not set its own.
-    pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
-    /// Seconds a model thread may run without reaching a switch point (0: no limit).
-    pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
-}
+mod env_vars;
+mod kinds;
+
+pub use env_vars::env;
+use env_vars::{env_bound, env_flag, env_is_set, env_secs, env_u64};
+pub(crate) use env_vars::{regressions_root, replay_file};
+pub(crate) use kinds::MIN_STACK_SIZE;
+pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
 
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
 
-/// The stack size of a model thread that does not set one: 2 MiB, std's default for spawned
-/// threads. Only the pages a thread touches take memory; the rest is reserved address space.
-pub const DEFAULT_STACK_SIZE: usize = 2 << 20;
-
-/// The smallest stack size a model thread may have: `Builder::stack_size` refuses less, and a
-/// thread that asks for less with `thread::Builder::stack_size` gets this.
-pub(crate) const MIN_STACK_SIZE: usize = 16 << 10;
-
 /// How long a model thread may run without reaching a switch point by default.
 const DEFAULT_WATCHDOG: Duration = Duration::from_secs(10);
-
-/// What runs the model threads of an execution. Results, schedules and failures are the
-/// same on both; only speed and std's own thread-locals differ.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Substrate {
-    /// Every model thread is a stackful coroutine, and all of an execution's threads run on
-    /// one OS thread (its driver): a hand-off is a user-space stack switch of tens of
-    /// nanoseconds that machine load cannot slow down. std's own `thread_local!` values are
-    /// then shared by the model threads of an execution (and kept across executions); use
-    /// [`crate::thread_local!`] for values per model thread. Scoped threads
-    /// ([`crate::thread::scope`]) still run on OS threads of their own.
-    #[default]
-    Coroutines,
-    /// Every model thread runs on an OS thread of its own, all pinned to one core and
-    /// serialized by a baton: each hand-off is a kernel context switch (several times slower).
-    /// For models that need real std thread-locals or OS thread identity.
-    Threads,
-}
-
-impl Substrate {
-    fn from_env() -> Option<Self> {
-        let value = std::env::var(env::SUBSTRATE).ok()?;
-        Some(match value.trim() {
-            "coroutines" => Substrate::Coroutines,
-            "threads" => Substrate::Threads,
-            _ => panic!(
-                "{}={value:?} is not a substrate; the substrates are: coroutines, threads",
-                env::SUBSTRATE
-            ),
-        })
-    }
-}
-
-impl std::fmt::Display for Substrate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Substrate::Coroutines => "coroutines",
-            Substrate::Threads => "OS threads",
-        })
-    }
-}
-
-/// The default bug depth of [`StrategyKind::Pct`].
-pub const DEFAULT_PCT_DEPTH: u32 = 3;
-
-/// The search algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StrategyKind {
-    /// Every decision picks a runnable thread uniformly at random, from a seed per execution.
-    /// Executions run in parallel.
-    Random,
-    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random thread
-    /// priorities with `depth - 1` priority change points per execution; finds a bug of depth
-    /// `d` with a probability bounded below. Executions run in parallel, in epochs of doubling
-    /// size that learn the length of an execution from the epochs before.
-    Pct {
-        /// The bug depth `d` (at least 1; 3 by default).
-        depth: u32,
-    },
-    /// Depth-first enumeration of every schedule, each exactly once, optionally only those
-    /// with at most `max_preemptions` preemptions (CHESS-style bounding, sound under its
-    /// bound). [`Report::exhausted`] says whether the search finished.
-    Dfs {
-        /// The preemption bound (`None`: every schedule).
-        max_preemptions: Option<u32>,
-    },
-}
-
-impl StrategyKind {
-    /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
-    fn from_env() -> Option<Self> {
-        let value = std::env::var(env::STRATEGY).ok()?;
-        Some(match value.trim() {
-            "random" => StrategyKind::Random,
-            "pct" => StrategyKind::Pct {
-                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
-            },
-            "dfs" => StrategyKind::Dfs {
-                max_preemptions: env_bound(),
-            },
-            _ => panic!(
-                "{}={value:?} is not a strategy; the strategies are: random, pct, dfs",
-                env::STRATEGY
-            ),
-        })
-    }
-}
 
 /// Configuration of an exploration, and the entry points that run one.
 ///
@@ -181,14 +49,25 @@ impl StrategyKind {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Builder {
-    /// Executions to run (at least 1).
-    pub iterations: u64,
+    /// Executions to run (at least 1). `None` (unless the environment sets it): 1000 for
+    /// random and PCT, no cap for DFS, whose search ends when it has explored everything; a
+    /// cap set for DFS leaves a search unfinished, and its report says so.
+    pub iterations: Option<u64>,
+    /// A wall-clock budget for the whole exploration (`None`: none). When it runs out, no
+    /// new execution starts; the report says how far the run got, and a DFS search that
+    /// did not finish is not exhausted.
+    pub max_time: Option<Duration>,
+    /// Whether a DFS search that runs longer than about two seconds prints a progress line
+    /// to stderr, at most once a second (on unless the environment turns it off).
+    pub progress: bool,
     /// Seed of the strategy: the same seed gives the same executions.
     pub seed: u64,
     /// Switch points an execution may pass before it is reported as a livelock (at least 1).
     pub max_steps: u64,
     /// The search algorithm.
     pub strategy: StrategyKind,
+    /// How DFS avoids equivalent schedules (DPOR unless set); other strategies ignore it.
+    pub reduction: Reduction,
     /// Name of the test, recorded in schedules and checked on replay.
     pub name: Option<String>,
     /// Whether a panic escaping a spawned thread fails the execution (the default). When
@@ -225,10 +104,13 @@ impl Builder {
     /// variable is set to a value that cannot be used.
     pub fn new() -> Self {
         Builder {
-            iterations: env_u64(env::ITERATIONS).unwrap_or(DEFAULT_ITERATIONS),
+            iterations: env_u64(env::ITERATIONS),
+            max_time: env_secs(env::MAX_TIME),
+            progress: env_flag(env::PROGRESS).unwrap_or(true),
             seed: env_u64(env::SEED).unwrap_or_else(fresh_seed),
             max_steps: env_u64(env::MAX_STEPS).unwrap_or(DEFAULT_MAX_STEPS),
             strategy: StrategyKind::from_env().unwrap_or(StrategyKind::Random),
+            reduction: Reduction::from_env().unwrap_or_default(),
             name: None,
             thread_panics_fail: true,
             parallelism: env_u64(env::PARALLELISM)
@@ -274,10 +156,29 @@ impl Builder {
         self
     }
 
-    /// Sets the number of executions; panics if `n` is 0.
+    /// Sets the number of executions (for DFS, a cap); panics if `n` is 0.
     pub fn iterations(mut self, n: u64) -> Self {
-        self.iterations = n;
+        self.iterations = Some(n);
         self.validate();
+        self
+    }
+
+    /// Sets a wall-clock budget for the exploration; panics on a zero duration.
+    pub fn max_time(mut self, budget: Duration) -> Self {
+        self.max_time = Some(budget);
+        self.validate();
+        self
+    }
+
+    /// Sets whether a long DFS search prints its progress to stderr (on by default). After
+    /// about two seconds, at most once a second: executions so far and per second, the depth
+    /// of the current path, and an estimate of the size of the whole search and the time
+    /// left. The estimate (Knuth's, from the branching seen on the paths run so far) is
+    /// rough: early on it can be off by orders of magnitude either way, since the branching
+    /// deeper in the tree and the pruning by reduction are not known yet; it settles as the
+    /// search goes on.
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
         self
     }
 
@@ -301,6 +202,12 @@ impl Builder {
         self
     }
 
+    /// Sets how DFS avoids equivalent schedules ([`Reduction::Off`] runs every schedule).
+    pub fn reduction(mut self, reduction: Reduction) -> Self {
+        self.reduction = reduction;
+        self
+    }
+
     /// Names the test, so its schedules say which test they belong to.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
@@ -316,8 +223,13 @@ impl Builder {
     #[track_caller]
     fn validate(&self) {
         assert!(
-            self.iterations >= 1,
+            self.iterations != Some(0),
             "interleave_test::Builder: iterations is 0, which would run no execution; use at least 1"
+        );
+        assert!(
+            self.max_time != Some(Duration::ZERO),
+            "interleave_test::Builder: max_time is 0, which would run no execution; use None for \
+             no budget, or a duration such as 60 s"
         );
         if let StrategyKind::Pct { depth: 0 } = self.strategy {
             panic!(
@@ -357,6 +269,7 @@ impl Builder {
             core: None,
             watchdog: self.watchdog,
             legacy_choices: false,
+            fair_yields: matches!(self.strategy, StrategyKind::Dfs { .. }),
         }
     }
 
@@ -396,19 +309,27 @@ impl Builder {
                 driver::run_independent(&plan, &how, &model, loc)
             }
             StrategyKind::Dfs { max_preemptions } => {
-                let dfs = Box::new(DfsStrategy::new(max_preemptions));
+                let dfs: Box<dyn Strategy> = match self.reduction {
+                    Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
+                    Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
+                };
                 driver::run_sequential(&plan, dfs, max_preemptions, &model, loc)
             }
         }
     }
 
-    fn plan(&self) -> Plan {
+    pub(crate) fn plan(&self) -> Plan {
+        let dfs = matches!(self.strategy, StrategyKind::Dfs { .. });
+        let default = if dfs { u64::MAX } else { DEFAULT_ITERATIONS };
         Plan {
             exec: self.exec_config(),
             test: self.name.clone(),
             seed: self.seed,
-            iterations: self.iterations,
+            iterations: self.iterations.unwrap_or(default),
+            max_time: self.max_time,
             parallelism: self.parallelism,
+            progress: self.progress,
+            reduction: dfs.then_some(self.reduction),
         }
     }
 
@@ -448,6 +369,7 @@ impl Builder {
         }
         let exec = ExecConfig {
             legacy_choices: schedule.format_version() < 2,
+            fair_yields: schedule.format_version() >= 2 && schedule.strategy() == "dfs",
             ..self.exec_config()
         };
         driver::replay(exec, &model, schedule, meta, Location::caller())
@@ -496,50 +418,6 @@ fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
     std::env::temp_dir()
         .join("interleave-test")
         .join(format!("{name}-{seed}-{}.json", failure.iteration()))
-}
-
-fn env_u64(var: &str) -> Option<u64> {
-    let value = std::env::var(var).ok()?;
-    match value.trim().parse() {
-        Ok(n) => Some(n),
-        Err(_) => panic!(
-            "{var}={value:?} is not an unsigned integer; set it to a number such as 42, or unset it"
-        ),
-    }
-}
-
-fn env_u32(var: &str) -> Option<u32> {
-    env_u64(var).map(|n| {
-        u32::try_from(n)
-            .unwrap_or_else(|_| panic!("{var}={n} is too large; use a number below 2^32"))
-    })
-}
-
-/// The DFS bound from the environment: a number, or `none`/unset for no bound.
-fn env_bound() -> Option<u32> {
-    match std::env::var(env::MAX_PREEMPTIONS).ok()?.trim() {
-        "none" | "" => None,
-        _ => env_u32(env::MAX_PREEMPTIONS),
-    }
-}
-
-/// The schedule file named by `INTERLEAVE_REPLAY`, if set.
-pub(crate) fn replay_file() -> Option<PathBuf> {
-    std::env::var_os(env::REPLAY)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-/// Where `#[interleave]` tests of the crate at `manifest_dir` store failing schedules.
-pub(crate) fn regressions_root(manifest_dir: &str) -> PathBuf {
-    match std::env::var_os(env::REGRESSIONS).filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(manifest_dir).join("interleave-regressions"),
-    }
-}
-
-fn env_is_set(var: &str) -> bool {
-    std::env::var_os(var).is_some()
 }
 
 impl Builder {
@@ -593,10 +471,12 @@ pub fn explore<F: Fn() + Sync>(model: F) -> Report {
     Builder::new().explore(model)
 }
 
-/// Checks every schedule of `model`, as loom's `model` does: a DFS search, bounded by
-/// `INTERLEAVE_MAX_PREEMPTIONS` if set, until it is exhausted (or `INTERLEAVE_ITERATIONS`
-/// executions, if set). Panics with the formatted failure if an execution fails; returns the
-/// report, whose `Display` is one paragraph for a CI log.
+/// Checks every schedule of `model`, as loom's `model` does: a DFS search with partial-order
+/// reduction, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set, until it has explored every
+/// class of schedules. Panics with the formatted failure if an execution fails, and panics
+/// too if the search could not finish (`INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME` set
+/// too low): a proof that stopped half-way is not one. Returns the report, whose `Display`
+/// is the proof statement for a CI log.
 ///
 /// ```
 /// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
@@ -619,8 +499,17 @@ pub fn model<F: Fn() + Sync>(f: F) -> Report {
     b.strategy = StrategyKind::Dfs {
         max_preemptions: env_bound(),
     };
-    b.iterations = env_u64(env::ITERATIONS).unwrap_or(u64::MAX);
-    b.explore(f)
+    let report = b.explore(f);
+    if !report.exhausted {
+        panic!(
+            "interleave_test::model could not finish the search, so nothing is proved:\n{report}\n\
+             Unset or raise {} and {}, or bound the search with {}.",
+            env::ITERATIONS,
+            env::MAX_TIME,
+            env::MAX_PREEMPTIONS
+        );
+    }
+    report
 }
 
 /// Replays `schedule` on `model`; see [`Builder::replay`].

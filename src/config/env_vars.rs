@@ -1,0 +1,125 @@
+//! The environment variables the crate reads, and how it reads them: the only code that
+//! looks at the environment.
+
+use std::path::PathBuf;
+
+/// Environment variables read by [`Builder::new`](crate::Builder::new). A set variable
+/// overrides the default; a value set on the builder in code overrides the variable.
+///
+/// | variable | meaning | default |
+/// |---|---|---|
+/// | `INTERLEAVE_SEED` | seed of the random and pct strategies (an unsigned integer) | a fresh random seed |
+/// | `INTERLEAVE_ITERATIONS` | executions to run (for `dfs`, a cap) | 1000 for `random` and `pct`, no cap for `dfs` |
+/// | `INTERLEAVE_MAX_TIME` | wall-clock budget of an exploration, in seconds (decimals allowed) | none |
+/// | `INTERLEAVE_PROGRESS` | `0` turns off the progress line of long `dfs` searches on stderr | `1` |
+/// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
+/// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
+/// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
+/// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |
+/// | `INTERLEAVE_REDUCTION` | how `dfs` skips equivalent schedules: `dpor`, or `off` to run every schedule (see [`Reduction`](crate::Reduction)) | `dpor` |
+/// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
+/// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`](crate::Substrate)) | `coroutines` |
+/// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
+/// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
+/// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
+/// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
+///
+/// For an `#[interleave(...)]` test, a set variable also overrides the attribute's value.
+pub mod env {
+    /// Seed of the random strategy.
+    pub const SEED: &str = "INTERLEAVE_SEED";
+    /// Number of executions.
+    pub const ITERATIONS: &str = "INTERLEAVE_ITERATIONS";
+    /// Wall-clock budget in seconds.
+    pub const MAX_TIME: &str = "INTERLEAVE_MAX_TIME";
+    /// `0` turns the progress line of long DFS searches off.
+    pub const PROGRESS: &str = "INTERLEAVE_PROGRESS";
+    /// Switch points per execution before it is reported as a livelock.
+    pub const MAX_STEPS: &str = "INTERLEAVE_MAX_STEPS";
+    /// Strategy name.
+    pub const STRATEGY: &str = "INTERLEAVE_STRATEGY";
+    /// Executions run at once.
+    pub const PARALLELISM: &str = "INTERLEAVE_PARALLELISM";
+    /// Bug depth of the PCT strategy.
+    pub const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
+    /// Preemption bound of the DFS strategy.
+    pub const MAX_PREEMPTIONS: &str = "INTERLEAVE_MAX_PREEMPTIONS";
+    /// Partial-order reduction of the DFS strategy: `dpor` or `off`.
+    pub const REDUCTION: &str = "INTERLEAVE_REDUCTION";
+    /// A schedule file: `#[interleave]` tests replay only that file.
+    pub const REPLAY: &str = "INTERLEAVE_REPLAY";
+    /// The directory of the regression corpus of `#[interleave]` tests.
+    pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
+    /// What runs model threads: `coroutines` or `threads`.
+    pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
+    /// Stack size in bytes of a model thread that does not set its own.
+    pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
+    /// Seconds a model thread may run without reaching a switch point (0: no limit).
+    pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
+}
+
+pub(super) fn env_u64(var: &str) -> Option<u64> {
+    let value = std::env::var(var).ok()?;
+    match value.trim().parse() {
+        Ok(n) => Some(n),
+        Err(_) => panic!(
+            "{var}={value:?} is not an unsigned integer; set it to a number such as 42, or unset it"
+        ),
+    }
+}
+
+pub(super) fn env_u32(var: &str) -> Option<u32> {
+    env_u64(var).map(|n| {
+        u32::try_from(n)
+            .unwrap_or_else(|_| panic!("{var}={n} is too large; use a number below 2^32"))
+    })
+}
+
+/// The DFS bound from the environment: a number, or `none`/unset for no bound.
+pub(super) fn env_bound() -> Option<u32> {
+    match std::env::var(env::MAX_PREEMPTIONS).ok()?.trim() {
+        "none" | "" => None,
+        _ => env_u32(env::MAX_PREEMPTIONS),
+    }
+}
+
+/// The schedule file named by `INTERLEAVE_REPLAY`, if set.
+pub(crate) fn replay_file() -> Option<PathBuf> {
+    std::env::var_os(env::REPLAY)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Where `#[interleave]` tests of the crate at `manifest_dir` store failing schedules.
+pub(crate) fn regressions_root(manifest_dir: &str) -> PathBuf {
+    match std::env::var_os(env::REGRESSIONS).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(manifest_dir).join("interleave-regressions"),
+    }
+}
+
+pub(super) fn env_is_set(var: &str) -> bool {
+    std::env::var_os(var).is_some()
+}
+
+/// A duration in seconds (decimals allowed) from the environment.
+pub(super) fn env_secs(var: &str) -> Option<std::time::Duration> {
+    let value = std::env::var(var).ok()?;
+    match value.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() => Some(std::time::Duration::from_secs_f64(s)),
+        _ => panic!(
+            "{var}={value:?} is not a positive number of seconds; set it to a number such as \
+             60 or 0.5, or unset it"
+        ),
+    }
+}
+
+/// A switch from the environment: `1`/`true`/`on` or `0`/`false`/`off`.
+pub(super) fn env_flag(var: &str) -> Option<bool> {
+    let value = std::env::var(var).ok()?;
+    match value.trim() {
+        "1" | "true" | "on" | "yes" => Some(true),
+        "0" | "false" | "off" | "no" => Some(false),
+        _ => panic!("{var}={value:?} is not a switch; set it to 1 or 0, or unset it"),
+    }
+}

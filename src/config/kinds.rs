@@ -1,0 +1,140 @@
+//! What runs an exploration: the strategy, the reduction and the substrate, with the defaults
+//! and how each is read from the environment.
+
+use super::env_vars::{env, env_bound, env_u32};
+
+/// The stack size of a model thread that does not set one: 2 MiB, std's default for spawned
+/// threads. Only the pages a thread touches take memory; the rest is reserved address space.
+pub const DEFAULT_STACK_SIZE: usize = 2 << 20;
+
+/// The smallest stack size a model thread may have: `Builder::stack_size` refuses less, and a
+/// thread that asks for less with `thread::Builder::stack_size` gets this.
+pub(crate) const MIN_STACK_SIZE: usize = 16 << 10;
+
+/// What runs the model threads of an execution. Results, schedules and failures are the
+/// same on both; only speed and std's own thread-locals differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Substrate {
+    /// Every model thread is a stackful coroutine, and all of an execution's threads run on
+    /// one OS thread (its driver): a hand-off is a user-space stack switch of tens of
+    /// nanoseconds that machine load cannot slow down. std's own `thread_local!` values are
+    /// then shared by the model threads of an execution (and kept across executions); use
+    /// [`crate::thread_local!`] for values per model thread. Scoped threads
+    /// ([`crate::thread::scope`]) still run on OS threads of their own.
+    #[default]
+    Coroutines,
+    /// Every model thread runs on an OS thread of its own, all pinned to one core and
+    /// serialized by a baton: each hand-off is a kernel context switch (several times slower).
+    /// For models that need real std thread-locals or OS thread identity.
+    Threads,
+}
+
+impl Substrate {
+    pub(super) fn from_env() -> Option<Self> {
+        let value = std::env::var(env::SUBSTRATE).ok()?;
+        Some(match value.trim() {
+            "coroutines" => Substrate::Coroutines,
+            "threads" => Substrate::Threads,
+            _ => panic!(
+                "{}={value:?} is not a substrate; the substrates are: coroutines, threads",
+                env::SUBSTRATE
+            ),
+        })
+    }
+}
+
+impl std::fmt::Display for Substrate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Substrate::Coroutines => "coroutines",
+            Substrate::Threads => "OS threads",
+        })
+    }
+}
+
+/// The default bug depth of [`StrategyKind::Pct`].
+pub const DEFAULT_PCT_DEPTH: u32 = 3;
+
+/// How a DFS search avoids running schedules that are equivalent to one it ran.
+///
+/// Two schedules are equivalent when one becomes the other by swapping neighbouring
+/// operations of different threads that do not conflict (they act on different objects, or
+/// both only read): they reach the same state, so one of them stands for both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reduction {
+    /// Dynamic partial-order reduction, the default: one execution per class of equivalent
+    /// schedules (source sets and sleep sets, Abdulla et al., POPL 2014), or, under a
+    /// preemption bound, bounded partial-order reduction (Coons et al., OOPSLA 2013), which
+    /// keeps every state reachable within the bound.
+    #[default]
+    Dpor,
+    /// No reduction: every schedule runs. For comparison, and as an escape hatch.
+    Off,
+}
+
+impl Reduction {
+    /// The reduction named by the environment (see [`env`](mod@env)).
+    pub(super) fn from_env() -> Option<Self> {
+        let value = std::env::var(env::REDUCTION).ok()?;
+        Some(match value.trim() {
+            "dpor" => Reduction::Dpor,
+            "off" | "none" => Reduction::Off,
+            _ => panic!(
+                "{}={value:?} is not a reduction; use dpor (the default) or off",
+                env::REDUCTION
+            ),
+        })
+    }
+}
+
+/// The search algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StrategyKind {
+    /// Every decision picks a runnable thread uniformly at random, from a seed per execution.
+    /// Executions run in parallel.
+    Random,
+    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random thread
+    /// priorities with `depth - 1` priority change points per execution; finds a bug of depth
+    /// `d` with a probability bounded below. Executions run in parallel, in epochs of doubling
+    /// size that learn the length of an execution from the epochs before.
+    Pct {
+        /// The bug depth `d` (at least 1; 3 by default).
+        depth: u32,
+    },
+    /// Depth-first search of every schedule, optionally only those with at most
+    /// `max_preemptions` preemptions (CHESS-style bounding: every bug reachable within the
+    /// bound is found). With the default [`Reduction::Dpor`] it runs one schedule per class
+    /// of equivalent schedules instead of each one; with [`Reduction::Off`], every schedule
+    /// exactly once. A thread that spins (`yield_now`, `hint::spin_loop`, a failed
+    /// `try_lock`) is not chosen again until another thread has run, so a correct spin-wait
+    /// ends. There is no cap on executions unless [`Builder::iterations`](crate::Builder::iterations)
+    /// or [`Builder::max_time`](crate::Builder::max_time) sets one;
+    /// [`Report::exhausted`](crate::Report::exhausted) says whether the search finished.
+    Dfs {
+        /// The preemption bound (`None`: every schedule).
+        max_preemptions: Option<u32>,
+    },
+}
+
+impl StrategyKind {
+    /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
+    pub(super) fn from_env() -> Option<Self> {
+        let value = std::env::var(env::STRATEGY).ok()?;
+        Some(match value.trim() {
+            "random" => StrategyKind::Random,
+            "pct" => StrategyKind::Pct {
+                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
+            },
+            "dfs" => StrategyKind::Dfs {
+                max_preemptions: env_bound(),
+            },
+            _ => panic!(
+                "{}={value:?} is not a strategy; the strategies are: random, pct, dfs",
+                env::STRATEGY
+            ),
+        })
+    }
+}

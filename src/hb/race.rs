@@ -1,0 +1,113 @@
+//! Which earlier events an event races with: the pairs whose order a partial-order
+//! reduction must try the other way round.
+//!
+//! Event `e` (earlier) and `e2` (the event that just ended, of thread `p`) race when they
+//! conflict on some key, `e` does not happen before `p`'s clock *before* `e2` (so nothing but
+//! this conflict orders them), and `e2` could have come first. That last part is where
+//! blocking operations need care: a lock taken after another thread released it could not
+//! have been taken before that release, so such a pair is passed over and the walk goes on
+//! to the release's own acquire, with which `e2` does race (`Role::never_reversed`). When
+//! `e2` is an operation that can wait (or the thread was woken to run it) and `p` had no
+//! event between `e` and `e2`, `e2` was `p`'s next operation just before `e`: it could have
+//! come first iff `p` could run there. When `p` did run in between, that cannot be told from
+//! here: the pair is kept and the walk goes on, which explores more, never less.
+//!
+//! Along one key, the walk stops at the first access that happens before `p` and changes
+//! the key (everything older happens before it too), and at the first write-like access that
+//! races with `e2` for sure (older ones are ordered before it, so they are not immediate
+//! races; reversing this one exposes them in a later execution). Reads of different threads
+//! are not ordered among themselves, so a write races with each of them.
+
+use super::{Access, Current, Hb};
+use crate::op::Role;
+
+impl Hb {
+    /// Fills `self.races` with the events `current` races with, oldest last, no repeats.
+    pub(super) fn find_races(&mut self, current: &Current) {
+        let mut races = std::mem::take(&mut self.races);
+        races.clear();
+        for touch in &current.declared {
+            let history = self.history(touch.key);
+            for access in self.walk(history, current, touch.role) {
+                if !races.contains(&access.event) {
+                    races.push(access.event);
+                }
+            }
+        }
+        self.spin_races(current, &mut races);
+        self.races = races;
+    }
+
+    /// Races that come from spinning (`Key::Spin`): an event in which a thread spun races
+    /// with every event of another thread that does not happen before it, and any event
+    /// with every such spinning event of another thread.
+    fn spin_races(&self, current: &Current, races: &mut Vec<u32>) {
+        let p = current.tid;
+        let before = &self.clocks[p];
+        let unordered = |i: &u32| {
+            let ev = &self.events[*i as usize];
+            ev.tid != p && !before.knows(ev.tid, ev.clock.get(ev.tid))
+        };
+        let add = |i: u32, races: &mut Vec<u32>| {
+            if !races.contains(&i) {
+                races.push(i);
+            }
+        };
+        if current.declared.iter().any(|t| t.key == super::Key::Spin) {
+            for i in (0..self.events.len() as u32).rev().filter(unordered) {
+                add(i, races);
+            }
+        } else {
+            for &i in self.spins.iter().rev().filter(|i| unordered(i)) {
+                add(i, races);
+            }
+        }
+    }
+
+    /// The accesses of `history` that race with an access `role` of `current`.
+    fn walk<'a>(
+        &'a self,
+        history: &'a [Access],
+        current: &'a Current,
+        role: Role,
+    ) -> impl Iterator<Item = &'a Access> + 'a {
+        let p = current.tid;
+        let before = &self.clocks[p];
+        let prev = self.last_event[p];
+        let mut read_race = false;
+        let mut done = false;
+        history.iter().rev().filter(move |a| {
+            if done {
+                return false;
+            }
+            let changes = !a.role.read_like();
+            if a.tid == p || before.knows(a.tid, a.epoch) {
+                done = changes;
+                return false;
+            }
+            if !a.role.conflicts(role) || Role::never_reversed(a.role, role) {
+                return false;
+            }
+            if changes && read_race {
+                done = true;
+                return false;
+            }
+            let sure = match current.may_wait {
+                false => Some(true),
+                true if prev.is_none_or(|x| x < a.event) => {
+                    Some(self.enabled_before(a.event as usize).contains(&p))
+                }
+                true => None,
+            };
+            match sure {
+                Some(false) => false,
+                Some(true) => {
+                    done = changes;
+                    read_race |= !changes;
+                    true
+                }
+                None => true,
+            }
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! [`Report`]: what an exploration in which every execution passed says about itself.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::Reduction;
+
+/// A limit that ended an exploration before its strategy was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The cap on executions ([`Builder::iterations`](crate::Builder::iterations)) set for a
+    /// DFS search.
+    Iterations(u64),
+    /// The wall-clock budget ([`Builder::max_time`](crate::Builder::max_time)).
+    MaxTime(Duration),
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Iterations(n) => write!(f, "the iteration cap ({n} executions)"),
+            Limit::MaxTime(d) => write!(f, "max_time ({d:.2?})"),
+        }
+    }
+}
+
+/// Summary of an exploration in which every execution passed.
+///
+/// Its `Display` is one line for a CI log. For an exhausted DFS search it reads as the
+/// proof it is ("all N classes of schedules explored (...), no failure"); a search that a
+/// limit stopped says so first, in capitals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Executions run.
+    pub executions: u64,
+    /// Distinct schedules among them (different decision sequences).
+    pub distinct_schedules: u64,
+    /// Whether the strategy explored its whole space: every class of schedules (DFS without
+    /// a bound) or every one reachable within the preemption bound. Always `false` for
+    /// random and PCT.
+    pub exhausted: bool,
+    /// The limit that stopped the exploration before its strategy was done, if any (random
+    /// and PCT runs end at their iteration count; that is not a limit).
+    pub stopped_by: Option<Limit>,
+    /// The preemption bound of a DFS search, if any.
+    pub bound: Option<u32>,
+    /// The partial-order reduction of a DFS search (`None` for random and PCT).
+    pub reduction: Option<Reduction>,
+    /// Executions of a reduced DFS search that repeated a class of schedules already
+    /// explored (the reduction could not tell in advance); `executions - redundant` classes
+    /// were explored.
+    pub redundant: u64,
+    /// The strategy used.
+    pub strategy: String,
+    /// Its seed, if it uses one.
+    pub seed: Option<u64>,
+    /// The most switch points any execution passed.
+    pub max_steps: u64,
+    /// Switch points over all executions.
+    pub total_steps: u64,
+    /// Preemptions over all executions: switches away from a thread that could continue.
+    pub preemptions: u64,
+    /// Changes of the running thread over all executions.
+    pub context_switches: u64,
+    /// Wall-clock time of the exploration.
+    pub elapsed: Duration,
+    /// What ran the model threads.
+    pub substrate: crate::Substrate,
+}
+
+impl Report {
+    /// What the search covered, for DFS: "reduction: ..., bound: ...".
+    fn scope(&self) -> String {
+        let bound = match self.bound {
+            Some(b) => format!("at most {b} preemptions"),
+            None => "none".to_owned(),
+        };
+        let reduction = match (self.reduction, self.bound) {
+            (Some(Reduction::Off) | None, _) => "none",
+            (Some(_), None) => "DPOR, source sets and sleep sets",
+            (Some(_), Some(_)) => "bounded POR",
+        };
+        format!("reduction: {reduction}; bound: {bound}")
+    }
+
+    fn headline(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dfs = self.reduction.is_some();
+        let classes = self.executions - self.redundant;
+        let what = match self.reduction {
+            Some(Reduction::Off) => "schedules",
+            _ => "classes of schedules",
+        };
+        match (dfs, self.exhausted, self.stopped_by) {
+            (true, true, _) => write!(
+                f,
+                "all {classes} {what} explored ({}), no failure",
+                self.scope()
+            ),
+            (true, false, limit) => {
+                let by = limit.map_or("a limit".to_owned(), |l| l.to_string());
+                write!(
+                    f,
+                    "NOT EXHAUSTED: stopped by {by} after {classes} {what} ({}); they \
+                     passed, but this is not a proof",
+                    self.scope()
+                )
+            }
+            (false, _, limit) => {
+                write!(f, "{} executions passed", self.executions)?;
+                match limit {
+                    Some(l) => write!(f, " (stopped by {l})"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.strategy)?;
+        if let Some(seed) = self.seed {
+            write!(f, " (seed {seed})")?;
+        }
+        f.write_str(": ")?;
+        self.headline(f)?;
+        write!(f, "; {} executions", self.executions)?;
+        if self.redundant > 0 {
+            write!(f, " ({} redundant)", self.redundant)?;
+        }
+        let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
+        write!(
+            f,
+            ", {} distinct schedules; steps per execution max {}, mean {mean}; {} preemptions, \
+             {} context switches; {:.2?} on {}",
+            self.distinct_schedules,
+            self.max_steps,
+            self.preemptions,
+            self.context_switches,
+            self.elapsed,
+            self.substrate
+        )
+    }
+}

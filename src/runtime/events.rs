@@ -1,0 +1,136 @@
+//! Feeding happens-before (`crate::hb`) with the execution's events, and spin waits.
+//!
+//! An event of thread `t` begins when the scheduler gives `t` control and ends when `t`
+//! reaches its next switch point, blocks or finishes. What it touches besides its
+//! operation's own object is declared by the `Access` methods the facade calls.
+//!
+//! **Fair yields** (DFS only, `ExecConfig::fair_yields`): a thread that spins (`yield_now`,
+//! `hint::spin_loop`, a failed `try_lock`) is not a choice again until another thread has
+//! run (loom's rule), so an exhaustive search of a correct spin-wait ends, and a real
+//! livelock still runs into `max_steps`. For happens-before, the event that lets such a
+//! thread run again *releases* it (`Key::Yield`), and the event in which a thread spins
+//! races with every event of another thread: whichever runs next after it decides when
+//! the spinner goes on.
+
+use super::execution::{ExecState, Status};
+use super::{Key, Tid};
+use crate::op::Role;
+
+/// Ends the running thread's event and hands it to the strategy.
+pub(super) fn end(st: &mut ExecState) {
+    let Some(hb) = st.hb.as_deref_mut() else {
+        return;
+    };
+    if let Some(index) = hb.end() {
+        if let Some(strategy) = st.strategy.as_mut() {
+            strategy.event(hb, index);
+        }
+    }
+}
+
+/// Removes from `runnable` the threads that spun while another one can run, noting them in
+/// `st.held_back`; returns whether any was removed. Only under fair yields.
+pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
+    st.held_back.clear();
+    if !st.config.fair_yields || runnable.len() < 2 {
+        return false;
+    }
+    let threads = &st.threads;
+    let yielded = |t: &Tid| threads[*t].yielded;
+    if !runnable.iter().any(yielded) || runnable.iter().all(yielded) {
+        return false;
+    }
+    st.held_back
+        .extend(runnable.iter().copied().filter(yielded));
+    runnable.retain(|t| !yielded(t));
+    true
+}
+
+/// Thread `t` was given control (by a decision among `enabled`, if `decided`). Every other
+/// thread that spun may run again: another thread has run. Those it was held back for
+/// (`st.held_back`) go on because of this event.
+pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
+    let decision = decided.then(|| st.decisions.len() as u32 - 1);
+    let thread = &mut st.threads[t];
+    let woken = std::mem::take(&mut thread.woken);
+    let woken_on = thread.woken_on.take();
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.begin(t, &st.threads[t].pending, decision, enabled, woken);
+        if let Some(key) = woken_on {
+            hb.declare(key, Role::Read);
+        }
+    }
+    for u in 0..st.threads.len() {
+        if u != t {
+            st.threads[u].yielded = false;
+        }
+    }
+    for i in 0..st.held_back.len() {
+        let u = st.held_back[i];
+        st.threads[u].woken = true;
+        st.threads[u].woken_on = Some(Key::Yield(u));
+        declare(st, Key::Yield(u), Role::Write);
+    }
+}
+
+/// The running thread `me` spins: it is held back until another thread has run, and its
+/// event races with every event of another thread.
+pub(super) fn spun(st: &mut ExecState, me: Tid) {
+    st.threads[me].spinning = true;
+    if !st.config.fair_yields {
+        return;
+    }
+    st.threads[me].yielded = true;
+    declare(st, Key::Yield(me), Role::Write);
+    declare(st, Key::Spin, Role::Write);
+}
+
+/// The running event read how far other threads got (e.g. whether one is stopped before a
+/// `recv`): like a spin for happens-before, so it races with every event of another thread,
+/// but the thread is not held back.
+pub(super) fn polled(st: &mut ExecState) {
+    if st.config.fair_yields {
+        declare(st, Key::Spin, Role::Write);
+    }
+}
+
+/// The running event accesses `key` as `role`.
+pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.declare(key, role);
+    }
+}
+
+/// The running event changed `key` through the runtime (a write unless declared otherwise).
+pub(super) fn imply(st: &mut ExecState, key: Key) {
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.imply(key);
+    }
+}
+
+/// The running event wakes thread `t`: it changed what `t` waits on.
+pub(super) fn waking(st: &mut ExecState, t: Tid) {
+    if st.hb.is_none() {
+        return;
+    }
+    let key = match st.threads[t].status {
+        Status::Blocked(b) => match (b.obj, b.thread) {
+            (Some(obj), _) => Key::Obj(obj),
+            (None, Some(target)) => Key::Thread(target),
+            (None, None) => Key::Park(t),
+        },
+        _ => return,
+    };
+    imply(st, key);
+    st.threads[t].woken = true;
+    st.threads[t].woken_on = Some(key);
+}
+
+/// Thread `t` timed out: that happens only once no thread could run, so after every event
+/// so far.
+pub(super) fn timed_out(st: &mut ExecState, t: Tid) {
+    st.threads[t].woken = true;
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.timed_out(t);
+    }
+}

@@ -1,0 +1,392 @@
+//! Depth-first search with dynamic partial-order reduction: one execution per class of
+//! equivalent schedules, instead of every schedule.
+//!
+//! Two schedules are equivalent (the same Mazurkiewicz trace) when one becomes the other by
+//! swapping adjacent events of different threads that do not conflict (`hb` module): they
+//! reach the same state. The search runs one execution, finds the pairs of events that race
+//! (conflict, and nothing else orders them), and for each race arranges that a later
+//! execution tries the other order, by scheduling at the point just before the first event
+//! some thread that starts that other order.
+//!
+//! - **Unbounded** (Abdulla, Aronis, Jonsson and Sagonas, "Optimal Dynamic Partial Order
+//!   Reduction", POPL 2014, their source-DPOR with sleep sets): for a race between `e` and a
+//!   later `e2`, let `v` be the events after `e` that do not happen after it, then `e2`; the
+//!   *initials* of `v` are the threads whose first event in `v` nothing in `v` precedes.
+//!   Invariant: after every execution, each point where `e` was chosen has, among the
+//!   threads it explored, will explore or has asleep, one of those initials that could run
+//!   there. *Sleep sets* (Godefroid): once a thread's branch at a point is explored, the
+//!   thread sleeps in the later branches of that point until an event conflicting with its
+//!   next one runs; a sleeping thread is never chosen. Invariant: a sleeping thread's next
+//!   event, run now, would lead only to schedules already explored. An execution that
+//!   reaches a point where every thread that can run sleeps is *redundant*: it finishes
+//!   (its failures are real) but adds no branches. Without wakeup trees (the paper's
+//!   optimal algorithm) a few executions can be redundant; the report counts them.
+//! - **With a preemption bound** (Coons, Musuvathi and McKinley, "Bounded Partial-Order
+//!   Reduction", OOPSLA 2013): the bound makes otherwise independent events dependent, so
+//!   sleep sets are off, a race adds its thread (or, if it cannot run there, every thread
+//!   that can) both at the point before `e` and at the point where `e`'s thread last
+//!   started running, where switching to another thread costs no more than the switch
+//!   made there; only branches within the bound run. Invariant: every state reachable with
+//!   at most `bound` preemptions is reached.
+//!
+//! Fair yields (the runtime holds a thread that spun back until another thread has run)
+//! make *which* thread runs next a dependency: the event in which a thread spins conflicts
+//! with every event of the other threads, and a point where a spinner is held back tries
+//! every thread.
+
+use super::{Choice, Refusal, Seen, Strategy};
+use crate::hb::{Hb, Touch, conflict};
+use crate::op::{Op, Tid};
+
+/// A thread and the accesses of its next event (learned when it ran from the point).
+type Sleeper = (Tid, Vec<Touch>);
+
+/// One decision on the current path.
+#[derive(Clone, Debug)]
+struct Point {
+    runnable: Vec<Tid>,
+    ops: Vec<Op>,
+    current: Option<Tid>,
+    /// The thread chosen on the current path.
+    taken: Tid,
+    /// Threads to explore from here, explored ones included.
+    backtrack: Vec<Tid>,
+    /// Threads explored (or being explored) from here, in order, with their event's
+    /// accesses.
+    done: Vec<Sleeper>,
+    /// Threads asleep on arrival.
+    sleep: Vec<Sleeper>,
+    preemptions_before: u32,
+}
+
+impl Point {
+    /// What the search saw here.
+    fn seen(&self) -> Seen<'_> {
+        Seen {
+            runnable: &self.runnable,
+            ops: &self.ops,
+            current: self.current,
+        }
+    }
+
+    fn cost(&self, t: Tid) -> u32 {
+        self.preemptions_before + u32::from(self.current.is_some_and(|c| c != t))
+    }
+
+    fn asleep(&self, t: Tid) -> bool {
+        self.sleep.iter().any(|(s, _)| *s == t)
+    }
+
+    fn explored(&self, t: Tid) -> bool {
+        self.done.iter().any(|(d, _)| *d == t)
+    }
+
+    /// Asks for thread `t` to be explored here.
+    fn want(&mut self, t: Tid) {
+        if !self.backtrack.contains(&t) {
+            self.backtrack.push(t);
+        }
+    }
+}
+
+/// DFS with source-set DPOR and sleep sets, or bounded POR under a preemption bound.
+#[derive(Debug)]
+pub(crate) struct DporStrategy {
+    bound: Option<u32>,
+    path: Vec<Point>,
+    /// How many points of `path` the current execution replays.
+    replay: usize,
+    /// Index of the next decision in the current execution.
+    depth: usize,
+    preemptions: u32,
+    /// Threads asleep now, in the current execution.
+    sleep: Vec<Sleeper>,
+    /// The current execution reached a point where every thread that could run slept.
+    blocked: bool,
+    started: bool,
+    exhausted: bool,
+    /// Executions that were redundant (sleep-set blocked).
+    redundant: u64,
+    /// Running mean of the estimated number of executions (Knuth's estimator).
+    estimate: f64,
+    estimates: u64,
+    scratch: Vec<Tid>,
+}
+
+impl DporStrategy {
+    /// A reduced search of every schedule with at most `bound` preemptions (`None`: all).
+    pub(crate) fn new(bound: Option<u32>) -> Self {
+        DporStrategy {
+            bound,
+            path: Vec::new(),
+            replay: 0,
+            depth: 0,
+            preemptions: 0,
+            sleep: Vec::new(),
+            blocked: false,
+            started: false,
+            exhausted: false,
+            redundant: 0,
+            estimate: 0.0,
+            estimates: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn within_bound(&self, cost: u32) -> bool {
+        self.bound.is_none_or(|b| cost <= b)
+    }
+
+    /// Moves the deepest point with a thread left to explore to it, dropping the points
+    /// after it. `false`: nothing is left.
+    fn backtrack(&mut self) -> bool {
+        while let Some(point) = self.path.last() {
+            let next = point.backtrack.iter().copied().find(|&t| {
+                !point.explored(t) && !point.asleep(t) && self.within_bound(point.cost(t))
+            });
+            if let Some(t) = next {
+                let point = self.path.last_mut().expect("checked above");
+                point.taken = t;
+                point.done.push((t, Vec::new()));
+                return true;
+            }
+            self.path.pop();
+        }
+        false
+    }
+
+    fn fresh_point(&mut self, choice: &Choice<'_>) -> Option<Point> {
+        let awake = |t: &Tid| !self.sleep.iter().any(|(s, _)| s == t);
+        let first = match choice.current {
+            Some(c) if awake(&c) => c,
+            _ => *choice.runnable.iter().find(|t| awake(t))?,
+        };
+        let mut backtrack = vec![first];
+        if choice.held_back {
+            // Whoever runs lets the spinning thread go on: each is a different release.
+            backtrack.extend(choice.runnable.iter().filter(|&&t| t != first && awake(&t)));
+        }
+        Some(Point {
+            runnable: choice.runnable.to_vec(),
+            ops: choice.ops.to_vec(),
+            current: choice.current,
+            taken: first,
+            backtrack,
+            done: vec![(first, Vec::new())],
+            sleep: self.sleep.clone(),
+            preemptions_before: self.preemptions,
+        })
+    }
+
+    fn check_replayed(&self, point: &Point, choice: &Choice<'_>) -> Result<(), Refusal> {
+        super::check_replayed(self.depth, point.seen(), choice)
+    }
+
+    /// Arranges for the race between events `i` and `k` (`i < k`) to be tried the other way.
+    fn race(&mut self, hb: &Hb, i: usize, k: usize) {
+        if self.bound.is_some() {
+            return self.bounded_race(hb, i, k);
+        }
+        let Some(d) = hb.event(i).decision.map(|d| d as usize) else {
+            return;
+        };
+        if d >= self.path.len() {
+            return;
+        }
+        let mut initials = std::mem::take(&mut self.scratch);
+        initials_of(hb, i, k, &mut initials);
+        let point = &mut self.path[d];
+        initials.retain(|t| point.runnable.contains(t));
+        let covered = initials
+            .iter()
+            .any(|&t| point.backtrack.contains(&t) || point.asleep(t));
+        if !covered {
+            let p = hb.event(k).tid;
+            let pick = if initials.contains(&p) {
+                Some(p)
+            } else {
+                initials.iter().copied().min()
+            };
+            if let Some(t) = pick {
+                point.want(t);
+            }
+        }
+        self.scratch = initials;
+    }
+
+    /// Under a bound: tries `k`'s thread at every point of the run of `i`'s thread up to
+    /// `i`, from the point where that run started (where switching costs no more than the
+    /// switch made there). Where the thread could run a few steps and then block, a switch
+    /// in the middle of the run can be the cheapest way to reach the other order.
+    fn bounded_race(&mut self, hb: &Hb, i: usize, k: usize) {
+        let tid = hb.event(i).tid;
+        let mut j = i;
+        while j > 0 && hb.event(j - 1).tid == tid {
+            j -= 1;
+        }
+        let q = hb.event(k).tid;
+        for x in j..=i {
+            if let Some(d) = hb.event(x).decision.map(|d| d as usize) {
+                if d < self.path.len() {
+                    self.add_or_all(d, q);
+                }
+            }
+        }
+    }
+
+    /// Asks for `t` at point `d`, or for every thread that can run there if `t` cannot.
+    fn add_or_all(&mut self, d: usize, t: Tid) {
+        let point = &mut self.path[d];
+        if point.runnable.contains(&t) {
+            point.want(t);
+        } else {
+            for r in point.runnable.clone() {
+                point.want(r);
+            }
+        }
+    }
+
+    /// Knuth's estimate of the number of leaves from the current path: the product of the
+    /// branching seen at each of its points.
+    fn record_estimate(&mut self) {
+        let leaves = self
+            .path
+            .iter()
+            .map(|p| p.backtrack.len().max(1) as f64)
+            .product::<f64>();
+        self.estimates += 1;
+        self.estimate += (leaves - self.estimate) / self.estimates as f64;
+    }
+}
+
+/// The initials of `v`: the events after `i` that do not happen after it, then `k`; a
+/// thread is an initial if nothing in `v` happens before its first event in `v`.
+fn initials_of(hb: &Hb, i: usize, k: usize, out: &mut Vec<Tid>) {
+    out.clear();
+    let mut firsts: Vec<(Tid, usize)> = Vec::new();
+    for j in (i + 1..k).chain([k]) {
+        if j != k && hb.happens_before(i, j) {
+            continue;
+        }
+        let tid = hb.event(j).tid;
+        if firsts.iter().any(|&(t, _)| t == tid) {
+            continue;
+        }
+        if !firsts.iter().any(|&(_, f)| hb.happens_before(f, j)) {
+            out.push(tid);
+        }
+        firsts.push((tid, j));
+    }
+}
+
+impl Strategy for DporStrategy {
+    fn name(&self) -> &'static str {
+        "dfs"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        if self.exhausted {
+            return false;
+        }
+        if std::mem::replace(&mut self.started, true) && !self.backtrack() {
+            self.exhausted = true;
+            return false;
+        }
+        self.replay = self.path.len();
+        self.depth = 0;
+        self.preemptions = 0;
+        self.sleep.clear();
+        self.blocked = false;
+        true
+    }
+
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        if self.blocked {
+            return Ok(choice.current.unwrap_or(choice.runnable[0]));
+        }
+        if self.depth < self.replay {
+            self.check_replayed(&self.path[self.depth], choice)?;
+        } else {
+            match self.fresh_point(choice) {
+                Some(point) => self.path.push(point),
+                None => {
+                    self.blocked = true;
+                    self.redundant += 1;
+                    return Ok(choice.current.unwrap_or(choice.runnable[0]));
+                }
+            }
+        }
+        let point = &self.path[self.depth];
+        let chosen = point.taken;
+        if self.bound.is_none() {
+            self.sleep.clone_from(&point.sleep);
+            let before = point.done.iter().filter(|(t, _)| *t != chosen);
+            self.sleep.extend(before.cloned());
+        }
+        self.preemptions = point.cost(chosen);
+        self.depth += 1;
+        Ok(chosen)
+    }
+
+    fn wants_events(&self) -> bool {
+        true
+    }
+
+    fn event(&mut self, hb: &Hb, index: usize) {
+        if self.blocked {
+            return;
+        }
+        let ev = hb.event(index);
+        let touches = hb.touches(index);
+        if self.sleep.iter().any(|(t, _)| *t == ev.tid) {
+            // A sleeping thread runs because it is the only one that can: every schedule
+            // from here was explored already.
+            self.blocked = true;
+            self.redundant += 1;
+            return;
+        }
+
+        if let Some(point) = ev.decision.and_then(|d| self.path.get_mut(d as usize)) {
+            if let Some(done) = point.done.last_mut().filter(|(t, _)| *t == ev.tid) {
+                done.1.clear();
+                done.1.extend_from_slice(touches);
+            }
+        }
+        self.sleep
+            .retain(|(t, next)| *t != ev.tid && !conflict(next, touches));
+        for r in 0..hb.races().len() {
+            let i = hb.races()[r] as usize;
+            self.race(hb, i, index);
+        }
+    }
+
+    fn end_execution(&mut self) -> Result<(), Refusal> {
+        self.record_estimate();
+        if self.depth >= self.replay {
+            return Ok(());
+        }
+        Err(super::ended_before(
+            self.depth,
+            self.path[self.depth].seen(),
+        ))
+    }
+
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    fn redundant(&self) -> u64 {
+        self.redundant
+    }
+
+    fn estimate(&self) -> Option<f64> {
+        (self.estimates > 0).then_some(self.estimate)
+    }
+
+    fn depth(&self) -> usize {
+        self.path.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;

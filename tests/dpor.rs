@@ -1,0 +1,324 @@
+//! DFS with partial-order reduction (the default): hand-counted classes of schedules,
+//! independent threads, spin-waits under fair yields, limits and what a run says about
+//! itself. Exact counts against traces counted independently are in the crate's unit tests
+//! (`strategy::dpor::tests`); soundness on generated programs in `dpor_soundness.rs`.
+
+use std::process::Command;
+use std::time::Duration;
+
+use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use interleave_test::sync::{Arc, Mutex, RwLock};
+use interleave_test::{Builder, FailureKind, Limit, Reduction, StrategyKind, thread};
+
+fn dpor(bound: Option<u32>) -> Builder {
+    Builder::new().strategy(StrategyKind::Dfs {
+        max_preemptions: bound,
+    })
+}
+
+fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
+    let body = Arc::new(body);
+    let handles: Vec<_> = (0..n)
+        .map(|i| {
+            let body = Arc::clone(&body);
+            thread::spawn(move || body(i))
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn reduction_is_on_by_default_and_the_report_names_it() {
+    let report = dpor(None).check(|| spawn_all(1, |_| {})).unwrap();
+    assert_eq!(report.reduction, Some(Reduction::Dpor));
+    let report = Builder::new().seed(1).check(|| {}).unwrap();
+    assert_eq!(report.reduction, None, "random runs do not reduce");
+}
+
+#[test]
+fn independent_threads_take_one_execution_whatever_their_number() {
+    for n in 1..=8 {
+        let report = dpor(None)
+            .check(move || {
+                spawn_all(n, |_| {
+                    let own = AtomicUsize::new(0);
+                    own.store(1, SeqCst);
+                    own.fetch_add(own.load(SeqCst), SeqCst);
+                    let m = Mutex::new(0);
+                    *m.lock().unwrap() += 1;
+                })
+            })
+            .unwrap();
+        assert_eq!(report.executions, 1, "{n} threads: {report}");
+        assert!(report.exhausted, "{report}");
+    }
+}
+
+/// Two threads each load a counter and store it plus one. The loads commute, so a class is
+/// fixed by the order of the conflicting pairs (L1, S2), (S1, L2), (S1, S2). Of the C(4, 2) =
+/// 6 interleavings, L1 L2 S1 S2 and L2 L1 S1 S2 are one class, as are L1 L2 S2 S1 and
+/// L2 L1 S2 S1: 4 classes.
+#[test]
+fn racy_counter_has_four_classes() {
+    let report = dpor(None)
+        .check(|| {
+            let n = Arc::new(AtomicUsize::new(0));
+            spawn_all(2, move |_| {
+                let v = n.load(SeqCst);
+                n.store(v + 1, SeqCst);
+            });
+        })
+        .unwrap();
+    assert_eq!((report.executions, report.redundant), (4, 0), "{report}");
+}
+
+/// Two readers and a writer: read sections commute with each other, so a class is where the
+/// write goes: before both reads, after both, or between them in either order, 4 classes.
+#[test]
+fn rwlock_two_readers_and_a_writer_have_four_classes() {
+    let report = dpor(None)
+        .check(|| {
+            let l = Arc::new(RwLock::new(0));
+            spawn_all(3, move |i| match i {
+                0 => *l.write().unwrap() += 1,
+                _ => drop(*l.read().unwrap()),
+            });
+        })
+        .unwrap();
+    assert_eq!((report.executions, report.redundant), (4, 0), "{report}");
+}
+
+/// Three threads each take one mutex twice: 6! / (2! 2! 2!) = 90 orders of the critical
+/// sections (unreduced, the same model has 188,604 schedules).
+#[test]
+fn three_threads_taking_a_mutex_twice_take_90_executions() {
+    let report = dpor(None)
+        .check(|| {
+            let m = Arc::new(Mutex::new(0));
+            spawn_all(3, move |_| {
+                for _ in 0..2 {
+                    *m.lock().unwrap() += 1;
+                }
+            });
+        })
+        .unwrap();
+    assert_eq!((report.executions, report.redundant), (90, 0), "{report}");
+    assert!(report.to_string().starts_with(
+        "dfs: all 90 classes of schedules explored (reduction: DPOR, source sets and sleep \
+         sets; bound: none), no failure; 90 executions, 90 distinct schedules;"
+    ));
+}
+
+/// A thread spins on a flag with `yield_now` (or `spin_loop`) until another sets it.
+fn spin_wait(use_hint: bool) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f2 = Arc::clone(&flag);
+    let waiter = thread::spawn(move || {
+        while !f2.load(SeqCst) {
+            match use_hint {
+                true => interleave_test::hint::spin_loop(),
+                false => thread::yield_now(),
+            }
+        }
+    });
+    flag.store(true, SeqCst);
+    waiter.join().unwrap();
+}
+
+#[test]
+fn a_correct_spin_wait_passes_exhaustively_with_and_without_reduction_or_bound() {
+    for reduction in [Reduction::Dpor, Reduction::Off] {
+        for bound in [None, Some(2)] {
+            for hint in [false, true] {
+                let report = dpor(bound)
+                    .reduction(reduction)
+                    .check(move || spin_wait(hint))
+                    .unwrap();
+                assert!(report.exhausted, "{reduction:?} {bound:?}: {report}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_real_livelock_is_still_reported() {
+    // Each thread waits for the other to go first, for ever.
+    let failure = dpor(None)
+        .max_steps(2_000)
+        .check(|| {
+            let turn = Arc::new(AtomicUsize::new(0));
+            let t2 = Arc::clone(&turn);
+            let other = thread::spawn(move || {
+                while t2.load(SeqCst) != 1 {
+                    thread::yield_now();
+                }
+            });
+            while turn.load(SeqCst) != 2 {
+                thread::yield_now();
+            }
+            other.join().unwrap();
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Livelock, "{failure}");
+}
+
+#[test]
+fn max_time_stops_a_search_unexhausted_and_says_so() {
+    let report = dpor(None)
+        .reduction(Reduction::Off)
+        .max_time(Duration::from_millis(200))
+        .check(|| {
+            let n = Arc::new(AtomicUsize::new(0));
+            spawn_all(4, move |_| {
+                for _ in 0..4 {
+                    n.fetch_add(1, SeqCst);
+                }
+            });
+        })
+        .unwrap();
+    assert!(!report.exhausted, "{report}");
+    assert_eq!(
+        report.stopped_by,
+        Some(Limit::MaxTime(Duration::from_millis(200)))
+    );
+    let text = report.to_string();
+    assert!(
+        text.starts_with("dfs: NOT EXHAUSTED: stopped by max_time (200.00ms) after "),
+        "{text}"
+    );
+    // Random runs stop too, and say why.
+    let report = Builder::new()
+        .seed(3)
+        .iterations(u64::MAX)
+        .max_time(Duration::from_millis(100))
+        .check(|| spawn_all(2, |_| {}))
+        .unwrap();
+    assert_eq!(
+        report.stopped_by,
+        Some(Limit::MaxTime(Duration::from_millis(100)))
+    );
+    assert!(
+        report
+            .to_string()
+            .contains("(stopped by max_time (100.00ms))")
+    );
+}
+
+/// Set to a case name to run it in a child process (see [`child`]).
+const CHILD: &str = "INTERLEAVE_TEST_DPOR_CHILD";
+
+/// A model whose unreduced search takes minutes.
+fn big_model() {
+    let n = Arc::new(AtomicUsize::new(0));
+    spawn_all(4, move |_| {
+        for _ in 0..5 {
+            n.fetch_add(1, SeqCst);
+        }
+    });
+}
+
+/// Not a test on its own: the child process of the tests below, which need the environment
+/// or a long run.
+#[test]
+fn child() {
+    match std::env::var(CHILD).as_deref() {
+        Ok("model") => {
+            interleave_test::model(big_model);
+        }
+        Ok("progress") => {
+            let report = dpor(None)
+                .reduction(Reduction::Off)
+                .max_time(Duration::from_millis(3_300))
+                .check(big_model)
+                .unwrap();
+            eprintln!("REPORT {report}");
+        }
+        _ => {}
+    }
+}
+
+fn run_child(case: &str, env: &[(&str, &str)]) -> (bool, String) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, case)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn model_fails_when_it_could_not_finish() {
+    let (ok, stderr) = run_child("model", &[("INTERLEAVE_ITERATIONS", "3")]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("interleave_test::model could not finish the search, so nothing is proved"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("NOT EXHAUSTED: stopped by the iteration cap (3 executions)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_long_search_prints_its_progress_unless_turned_off() {
+    let (ok, stderr) = run_child("progress", &[]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("interleave-test dfs: "))
+        .collect();
+    assert!(!lines.is_empty(), "{stderr}");
+    let line = lines[0];
+    assert!(
+        line.contains(" executions, ") && line.contains("/s, depth "),
+        "{line}"
+    );
+    assert!(
+        line.contains("estimated total ") && line.contains(" left"),
+        "{line}"
+    );
+    // At most one line a second: the run lasts 3.3 s and the first comes after 2 s.
+    assert!(lines.len() <= 2, "{stderr}");
+    let (ok, stderr) = run_child("progress", &[("INTERLEAVE_PROGRESS", "0")]);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("interleave-test dfs: "), "{stderr}");
+    assert!(stderr.contains("REPORT dfs: NOT EXHAUSTED"), "{stderr}");
+}
+
+/// A `try_send` on a rendezvous channel succeeds only if the receiver already waits in
+/// `recv`: its result depends on how far the receiver got, not on the channel, and both
+/// results must be explored with reduction, with and without a bound.
+#[test]
+fn try_send_sees_whether_the_receiver_already_waits() {
+    use interleave_test::sync::mpsc::sync_channel;
+    use std::collections::BTreeSet;
+    let outcomes = |b: Builder| {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(BTreeSet::new()));
+        let record = std::sync::Arc::clone(&seen);
+        b.check(move || {
+            let (tx, rx) = sync_channel::<i32>(0);
+            let receiver = thread::spawn(move || rx.recv().ok());
+            let sent = tx.try_send(1).is_ok();
+            drop(tx);
+            let got = receiver.join().unwrap();
+            record.lock().unwrap().insert((sent, got));
+        })
+        .unwrap();
+        seen.lock().unwrap().clone()
+    };
+    // Without a preemption, main goes on after the spawn and finds no receiver yet.
+    let all = BTreeSet::from([(false, None), (true, Some(1))]);
+    let first = BTreeSet::from([(false, None)]);
+    for (bound, expected) in [(None, &all), (Some(0), &first), (Some(1), &all)] {
+        assert_eq!(&outcomes(dpor(bound)), expected, "bound {bound:?}");
+        let off = dpor(bound).reduction(Reduction::Off);
+        assert_eq!(&outcomes(off), expected, "unreduced, bound {bound:?}");
+    }
+}
