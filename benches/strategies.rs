@@ -1,10 +1,12 @@
 //! The search strategies of interleave-test against loom's and shuttle's, on identical
 //! models, in one process. Four measurements, each printed as a markdown table:
 //!
-//! 1. **Executions to exhaust** the passing models `mutex_3x2` and `mpsc_2x3`: our DFS
-//!    without a bound and with preemption bounds 2 and 3 (`Report::executions`, and
-//!    `Report::exhausted`), loom's `model` (its default, no bound) and loom's `Builder` with
-//!    `preemption_bound` 2 and 3, and shuttle's `check_dfs`; with the wall time of each.
+//! 1. **Executions to exhaust** four passing models (`mutex_3x2`, `mpsc_2x3`, `rwlock_2r1w`,
+//!    `condvar_2p1c`) without a preemption bound and with bounds 2 and 3: loom's `model` (no
+//!    bound) or its `Builder` with `preemption_bound`, then our DFS with partial-order
+//!    reduction (the default) and without it (`Reduction::Off`, for reference), with the
+//!    wall time of each and our executions and time as a ratio of loom's; shuttle's
+//!    `check_dfs` (no bound, no reduction) on the first two.
 //! 2. **Executions to the first failure**, median over seeds 1..=20, of PCT with depth 3
 //!    (ours: `failure.iteration() + 1`; shuttle: a `PctScheduler` seeded with the same seed)
 //!    on three buggy models: a racy counter, an ABBA deadlock and a lost wakeup.
@@ -14,15 +16,16 @@
 //!    bounded to 2 preemptions find it? loom's bounded search against our DFS, with bounds 1
 //!    (which must miss it) and 3 and no bound for reference.
 //!
-//! The passing models are those of `benches/models/mod.rs`, shared with the `throughput`
-//! bench; the failing ones are in `benches/models/buggy.rs`. loom and shuttle do not report
-//! how many executions they ran, so their model closure is wrapped in one that first
-//! increments a `std` atomic counter.
+//! The passing models are those of `benches/models/mod.rs` (shared with the `throughput`
+//! bench) and `benches/models/search.rs`; the failing ones are in `benches/models/buggy.rs`.
+//! loom and shuttle do not report how many executions they ran, so their model closure is
+//! wrapped in one that first increments a `std` atomic counter.
 //!
-//! Run it with `cargo bench --bench strategies` (several minutes, most of them in our
-//! unbounded DFS, which stops at 500,000 executions, and shuttle's, which stops at 10
-//! million). `INTERLEAVE_BENCH_QUICK=1` runs small counts and 3 seeds instead of 20
-//! (seconds). shuttle writes a line or two to stderr for every failing execution it finds in
+//! Run it with `cargo bench --bench strategies` (several minutes, most of them in loom's
+//! unbounded searches, in our unreduced ones, which stop at 500,000 executions, and in
+//! shuttle's, which stops at 10 million). `INTERLEAVE_BENCH_QUICK=1` runs small counts and
+//! 3 seeds instead of 20 and leaves out the unbounded searches of loom and shuttle (seconds).
+//! shuttle writes a line or two to stderr for every failing execution it finds in
 //! measurement 2 (`test panicked in task ...`); that is its own output, not an error of the
 //! bench. Panic messages of model threads are not printed: the panic hook is a no-op while
 //! loom and shuttle run. The core count and the load average are printed at the end.
@@ -32,56 +35,91 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use interleave_test::{Builder, FailureKind, StrategyKind};
+use interleave_test::{Builder, FailureKind, Reduction, StrategyKind};
 use shuttle::scheduler::PctScheduler;
 
 #[path = "models/buggy.rs"]
 mod buggy;
 #[macro_use]
 mod models;
+#[macro_use]
+#[path = "models/search.rs"]
+mod search;
 
 use buggy::{buggy_ours, buggy_shuttle, two_loom, two_ours};
 
-models!(in_loom, loom);
+models!(
+    /// Only the models measurement 1 exhausts are run under loom.
+    #[allow(dead_code)]
+    in_loom,
+    loom
+);
+search_models!(search_ours, interleave_test);
+search_models!(search_loom, loom);
 
 /// A passing model of `benches/models/mod.rs`, as written for each tool.
 struct Passing {
     name: &'static str,
     ours: fn(),
-    loom: fn(),
     shuttle: fn(),
-    /// Whether measurement 1 exhausts it.
-    exhaust: bool,
 }
 
 const PASSING: [Passing; 4] = [
     Passing {
         name: "fetch_add_2x200",
         ours: models::ours::fetch_add_2x200,
-        loom: in_loom::fetch_add_2x200,
         shuttle: models::theirs::fetch_add_2x200,
-        exhaust: false,
     },
     Passing {
         name: "racy_counter",
         ours: models::ours::racy_counter,
-        loom: in_loom::racy_counter,
         shuttle: models::theirs::racy_counter,
-        exhaust: false,
     },
     Passing {
         name: "mutex_3x2",
         ours: models::ours::mutex_3x2,
-        loom: in_loom::mutex_3x2,
         shuttle: models::theirs::mutex_3x2,
-        exhaust: true,
     },
     Passing {
         name: "mpsc_2x3",
         ours: models::ours::mpsc_2x3,
-        loom: in_loom::mpsc_2x3,
         shuttle: models::theirs::mpsc_2x3,
-        exhaust: true,
+    },
+];
+
+/// A passing model that measurement 1 exhausts, as written for each tool (shuttle's only
+/// where its unreduced search finishes).
+struct Exhaust {
+    name: &'static str,
+    ours: fn(),
+    loom: fn(),
+    shuttle: Option<fn()>,
+}
+
+const EXHAUST: [Exhaust; 4] = [
+    Exhaust {
+        name: "mutex_3x2",
+        ours: models::ours::mutex_3x2,
+        loom: in_loom::mutex_3x2,
+        shuttle: Some(models::theirs::mutex_3x2),
+    },
+    Exhaust {
+        name: "mpsc_2x3",
+        ours: models::ours::mpsc_2x3,
+        loom: in_loom::mpsc_2x3,
+        shuttle: Some(models::theirs::mpsc_2x3),
+    },
+    Exhaust {
+        name: "rwlock_2r1w",
+        ours: search_ours::rwlock_2r1w,
+        loom: search_loom::rwlock_2r1w,
+        shuttle: None,
+    },
+    Exhaust {
+        name: "condvar_2p1c",
+        ours: search_ours::condvar_2p1c,
+        loom: search_loom::condvar_2p1c,
+        shuttle: None,
     },
 ];
 
@@ -176,13 +214,15 @@ fn print_table(title: &str, header: &[&str], right_from: usize, rows: &[String])
 // 1. Executions to exhaust.
 
 /// Our DFS: (executions, exhausted).
-fn ours_dfs(model: fn(), bound: Option<u32>, cap: u64) -> (u64, bool) {
+fn ours_dfs(model: fn(), bound: Option<u32>, reduction: Reduction, cap: u64) -> (u64, bool) {
     let strategy = StrategyKind::Dfs {
         max_preemptions: bound,
     };
     match Builder::new()
         .iterations(cap)
         .strategy(strategy)
+        .reduction(reduction)
+        .progress(false)
         .check(model)
     {
         Ok(report) => (report.executions, report.exhausted),
@@ -224,44 +264,83 @@ fn shuttle_dfs(model: fn(), cap: u64) -> (u64, bool) {
 /// `exhausted` is `None` for loom, which has no cap.
 type Searched = ((u64, Option<bool>), Duration);
 
-fn exhaust_row(model: &str, tool: &str, bound: String, ((n, exhausted), t): Searched) -> String {
+/// One row of measurement 1; `loom` is loom's search of the same model and bound, to which
+/// the row compares itself.
+fn exhaust_row(
+    model: &str,
+    tool: &str,
+    bound: String,
+    ((n, exhausted), t): Searched,
+    loom: Option<Searched>,
+) -> String {
     let exhausted = match exhausted {
         Some(true) => "yes",
         Some(false) => "**no** (stopped at the cap)",
         None => "yes (no cap)",
     };
-    format!("| {model} | {tool} | {bound} | {n} | {exhausted} | {t:.2?} |")
+    let ratios = match loom {
+        Some(((l, _), lt)) => format!(
+            "{:.3} | {:.3}",
+            n as f64 / l.max(1) as f64,
+            t.as_secs_f64() / lt.as_secs_f64().max(1e-9)
+        ),
+        None => "| ".into(),
+    };
+    format!("| {model} | {tool} | {bound} | {n} | {exhausted} | {t:.2?} | {ratios} |")
 }
 
 fn measure_exhaustion(plan: Plan) -> Vec<String> {
     let mut rows = Vec::new();
-    for m in PASSING.iter().filter(|m| m.exhaust) {
-        let mut row = |tool: &str, bound: String, searched: Searched| {
-            rows.push(exhaust_row(m.name, tool, bound, searched));
-        };
+    for m in &EXHAUST {
         for bound in [None, Some(2), Some(3)] {
+            if plan.quick && bound.is_none() {
+                continue;
+            }
+            let cell = bound_cell(bound);
+            let loom = timed(|| (loom_dfs(m.loom, bound.map(as_usize_u32)), None));
+            let tool = if bound.is_none() {
+                "loom::model"
+            } else {
+                "loom Builder"
+            };
+            rows.push(exhaust_row(m.name, tool, cell.clone(), loom, None));
+            for (reduction, tool) in [
+                (Reduction::Dpor, "interleave-test DFS (DPOR)"),
+                (Reduction::Off, "interleave-test DFS (no reduction)"),
+            ] {
+                let searched = timed(|| {
+                    let (n, done) = ours_dfs(m.ours, bound, reduction, plan.ours_dfs_cap);
+                    (n, Some(done))
+                });
+                rows.push(exhaust_row(
+                    m.name,
+                    tool,
+                    cell.clone(),
+                    searched,
+                    Some(loom),
+                ));
+            }
+        }
+        if let (Some(shuttle), false) = (m.shuttle, plan.quick) {
             let searched = timed(|| {
-                let (n, done) = ours_dfs(m.ours, bound, plan.ours_dfs_cap);
+                let (n, done) = shuttle_dfs(shuttle, plan.shuttle_dfs_cap);
                 (n, Some(done))
             });
-            row("interleave-test DFS", bound_cell(bound), searched);
+            rows.push(exhaust_row(
+                m.name,
+                "shuttle check_dfs",
+                "none".into(),
+                searched,
+                None,
+            ));
         }
-        for bound in [None, Some(2), Some(3)] {
-            let searched = timed(|| (loom_dfs(m.loom, bound), None));
-            let tool = match bound {
-                None => "loom::model",
-                Some(_) => "loom Builder",
-            };
-            row(tool, bound_cell(bound), searched);
-        }
-        let searched = timed(|| {
-            let (n, done) = shuttle_dfs(m.shuttle, plan.shuttle_dfs_cap);
-            (n, Some(done))
-        });
-        row("shuttle check_dfs", "none".into(), searched);
         eprintln!("  exhausted {}", m.name);
     }
     rows
+}
+
+fn as_usize_u32(b: u32) -> usize {
+    as_usize(u64::from(b))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -541,6 +620,8 @@ fn main() {
             "executions",
             "exhausted",
             "wall time",
+            "executions / loom's",
+            "time / loom's",
         ],
         3,
         &rows,

@@ -244,6 +244,21 @@ impl OpKind {
         })
     }
 
+    /// Whether it is an operation on a channel (its code declares the parts it touches).
+    pub(crate) fn is_channel(self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            ChannelSend
+                | ChannelTrySend
+                | ChannelRecv
+                | ChannelRecvTimeout
+                | ChannelTryRecv
+                | ChannelSenderDrop
+                | ChannelReceiverDrop
+        )
+    }
+
     /// Whether the operation can be unable to take effect until another thread acts (see
     /// the `enabled` of the object states, and joins). Must list every such kind.
     pub(crate) fn can_wait(self) -> bool {

@@ -322,3 +322,155 @@ fn try_send_sees_whether_the_receiver_already_waits() {
         assert_eq!(&outcomes(off), expected, "unreduced, bound {bound:?}");
     }
 }
+
+/// What a model of the outcome tests writes its observations to.
+type Log = std::sync::Mutex<Vec<String>>;
+
+/// A model that logs what it observes, with its name.
+type Logging = (&'static str, fn(&Log));
+
+/// The outcomes `model` records, under DFS with `reduction` and `bound`.
+fn outcome_set(
+    model: fn(&Log),
+    reduction: Reduction,
+    bound: Option<u32>,
+) -> std::collections::BTreeSet<String> {
+    let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let report = dpor(bound)
+        .reduction(reduction)
+        .check(|| {
+            let log = std::sync::Mutex::new(Vec::new());
+            model(&log);
+            seen.lock()
+                .unwrap()
+                .insert(log.into_inner().unwrap().join(" "));
+        })
+        .unwrap();
+    assert!(report.exhausted, "{report}");
+    seen.into_inner().unwrap()
+}
+
+/// Channel operations touch parts of the channel (the order of sends, one slot per value,
+/// the senders, the receiver), so reduction lets operations on different parts commute:
+/// these models check that no outcome is lost by that, with and without a bound.
+#[test]
+fn channel_parts_lose_no_outcome() {
+    use interleave_test::sync::mpsc::{Receiver, channel, sync_channel};
+    fn drain(rx: &Receiver<u32>, log: &Log, n: usize) {
+        for _ in 0..n {
+            log.lock().unwrap().push(format!("{:?}", rx.try_recv()));
+            log.lock().unwrap().push(format!("{:?}", rx.recv()));
+        }
+    }
+    let models: [Logging; 4] = [
+        ("two producers", |log| {
+            let (tx, rx) = channel();
+            let tx2 = tx.clone();
+            let a = thread::spawn(move || (1..=2).for_each(|v| tx.send(v).unwrap()));
+            let b = thread::spawn(move || tx2.send(9).unwrap());
+            drain(&rx, log, 2);
+            log.lock().unwrap().push(format!("{:?}", rx.recv()));
+            a.join().unwrap();
+            b.join().unwrap();
+        }),
+        ("capacity one", |log| {
+            let (tx, rx) = sync_channel(1);
+            let tx2 = tx.clone();
+            let a = thread::spawn(move || (1..=2).for_each(|v| tx.send(v).unwrap()));
+            let b = thread::spawn(move || tx2.try_send(9).is_ok());
+            drain(&rx, log, 1);
+            let sent = b.join().unwrap();
+            log.lock().unwrap().push(format!("{sent}"));
+            while let Ok(v) = rx.recv() {
+                log.lock().unwrap().push(format!("{v}"));
+            }
+            a.join().unwrap();
+        }),
+        ("last sender leaves", |log| {
+            let (tx, rx) = channel();
+            let a = thread::spawn(move || tx.send(1).unwrap());
+            for _ in 0..3 {
+                log.lock().unwrap().push(format!("{:?}", rx.try_recv()));
+            }
+            log.lock().unwrap().push(format!("{:?}", rx.recv()));
+            a.join().unwrap();
+        }),
+        ("receiver leaves", |log| {
+            let (tx, rx) = channel();
+            let tx2 = tx.clone();
+            let a = thread::spawn(move || [tx.send(1).is_ok(), tx.send(2).is_ok()]);
+            let b = thread::spawn(move || tx2.send(3).is_ok());
+            log.lock().unwrap().push(format!("{:?}", rx.try_recv()));
+            drop(rx);
+            let sent = (a.join().unwrap(), b.join().unwrap());
+            log.lock().unwrap().push(format!("{sent:?}"));
+        }),
+    ];
+    for (name, model) in models {
+        for bound in [None, Some(1), Some(2)] {
+            let reduced = outcome_set(model, Reduction::Dpor, bound);
+            let all = outcome_set(model, Reduction::Off, bound);
+            assert_eq!(reduced, all, "{name}, bound {bound:?}");
+        }
+    }
+}
+
+/// A notification that finds no waiter commutes with another such one; one that wakes a
+/// waiter does not. Lost wake-ups (notify before wait, with a timeout to end the wait) and
+/// which waiter `notify_one` wakes must all be explored, with and without a bound.
+#[test]
+fn condvar_notifications_lose_no_outcome() {
+    use interleave_test::sync::Condvar;
+    let models: [Logging; 2] = [
+        ("notify before or after the wait", |log| {
+            let pair = Arc::new((Mutex::new(0), Condvar::new()));
+            // The second notifier takes no lock: only the condvar orders it with the wait.
+            let notifiers: Vec<_> = (1..=2)
+                .map(|i| {
+                    let pair = Arc::clone(&pair);
+                    thread::spawn(move || {
+                        if i == 1 {
+                            *pair.0.lock().unwrap() += 1;
+                        }
+                        pair.1.notify_one();
+                    })
+                })
+                .collect();
+            let guard = pair.0.lock().unwrap();
+            let (guard, timeout) = pair.1.wait_timeout(guard, Duration::from_secs(1)).unwrap();
+            log.lock()
+                .unwrap()
+                .push(format!("{} {}", *guard, timeout.timed_out()));
+            drop(guard);
+            notifiers.into_iter().for_each(|n| n.join().unwrap());
+        }),
+        ("which waiter wakes", |log| {
+            let pair = Arc::new((Mutex::new(false), Condvar::new()));
+            let waiters: Vec<_> = (0..2)
+                .map(|i| {
+                    let pair = Arc::clone(&pair);
+                    thread::spawn(move || {
+                        let guard = pair.0.lock().unwrap();
+                        let (guard, t) =
+                            pair.1.wait_timeout(guard, Duration::from_secs(1)).unwrap();
+                        (i, *guard, t.timed_out())
+                    })
+                })
+                .collect();
+            *pair.0.lock().unwrap() = true;
+            pair.1.notify_one();
+            pair.1.notify_one();
+            for w in waiters {
+                log.lock().unwrap().push(format!("{:?}", w.join().unwrap()));
+            }
+        }),
+    ];
+    for (name, model) in models {
+        for bound in [None, Some(1), Some(2)] {
+            let reduced = outcome_set(model, Reduction::Dpor, bound);
+            let all = outcome_set(model, Reduction::Off, bound);
+            assert_eq!(reduced, all, "{name}, bound {bound:?}");
+            assert!(reduced.len() > 1, "{name}: {reduced:?}");
+        }
+    }
+}

@@ -99,7 +99,7 @@ const CASES: [Case; 6] = [
         name: "mpsc disconnect race",
         model: mpsc_disconnect_race,
         kind: FailureKind::Panic,
-        found_at: [5, 1, 2, 4],
+        found_at: [5, 1, 1, 4],
     },
     Case {
         name: "condvar timeout race",

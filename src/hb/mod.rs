@@ -20,6 +20,8 @@
 mod clock;
 mod race;
 
+use std::collections::HashMap;
+
 pub(crate) use clock::VClock;
 
 use crate::op::{ObjId, Op, OpKind, Role, Tid};
@@ -29,6 +31,11 @@ use crate::op::{ObjId, Op, OpKind, Role, Tid};
 pub(crate) enum Key {
     /// A primitive in the execution's arena.
     Obj(ObjId),
+    /// A part of an object that its operations touch separately, so that operations on
+    /// different parts commute: a channel's parts are its order of sends, its count of
+    /// senders, its receiver, and one part per value, the slot that the `n`th send fills
+    /// and the `n`th receive empties (see `sync::mpsc::chan`).
+    Part(ObjId, u32),
     /// A thread's life: its end (released), joins and `is_finished` (acquired, read).
     Thread(Tid),
     /// A thread's park token.
@@ -73,6 +80,8 @@ pub(crate) fn primary(op: &Op, me: Tid) -> Option<Touch> {
         OpKind::ThreadJoin(target) => Key::Thread(target),
         OpKind::ThreadSpawn => Key::Spawn,
         OpKind::ThreadPark => Key::Park(me),
+        // A channel's code declares which of its parts an operation touches.
+        kind if kind.is_channel() => return None,
         _ => Key::Obj(op.obj?),
     };
     Some(Touch { key, role })
@@ -138,6 +147,7 @@ pub(crate) struct Hb {
     clocks: Vec<VClock>,
     last_event: Vec<Option<u32>>,
     objects: Vec<KeyState>,
+    parts: HashMap<(ObjId, u32), KeyState>,
     threads: Vec<KeyState>,
     parks: Vec<KeyState>,
     yields: Vec<KeyState>,
@@ -167,6 +177,7 @@ impl Hb {
         ] {
             keys.clear();
         }
+        self.parts.clear();
         self.spawn = KeyState::default();
         self.time = KeyState::default();
         self.events.clear();
@@ -367,6 +378,7 @@ impl Hb {
             Key::Thread(i) => (&mut self.threads, i),
             Key::Park(i) => (&mut self.parks, i),
             Key::Yield(i) => (&mut self.yields, i),
+            Key::Part(o, p) => return self.parts.entry((o, p)).or_default(),
             Key::Spawn => return &mut self.spawn,
             Key::Time | Key::Spin => return &mut self.time,
         };
@@ -379,6 +391,7 @@ impl Hb {
     fn history(&self, key: Key) -> &[Access] {
         let state = match key {
             Key::Obj(i) => self.objects.get(i),
+            Key::Part(o, p) => self.parts.get(&(o, p)),
             Key::Thread(i) => self.threads.get(i),
             Key::Park(i) => self.parks.get(i),
             Key::Yield(i) => self.yields.get(i),

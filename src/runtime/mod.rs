@@ -98,6 +98,17 @@ impl Access<'_> {
         self.st.objects[obj].state::<S>()
     }
 
+    /// The scheduling state of `obj`, without counting it as an access for happens-before
+    /// (the caller declares its accesses itself, as a channel does with its parts).
+    pub(crate) fn obj_untracked<S: ObjectState + Default>(&mut self, obj: ObjId) -> &mut S {
+        self.st.objects[obj].state::<S>()
+    }
+
+    /// Says that the running event accesses `key` as `role`, for happens-before.
+    pub(crate) fn declare(&mut self, key: Key, role: Role) {
+        events::declare(self.st, key, role);
+    }
+
     /// Says that the running event gives back lock `obj` (a condvar wait releasing its
     /// mutex), for happens-before.
     pub(crate) fn releases(&mut self, obj: ObjId) {

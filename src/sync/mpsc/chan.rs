@@ -4,17 +4,43 @@
 //! as an object that threads block on. A thread blocks as "send on" while the buffer is full
 //! (or while its rendezvous value has not been taken) and as "receive on" while the queue is
 //! empty, so whoever changes the queue wakes exactly the threads of the other role.
+//!
+//! **Parts, for happens-before** (`Key::Part`): operations on different parts of a channel
+//! commute, so partial-order reduction need not try both orders. Sends are ordered among
+//! themselves ([`TAIL`]); the `n`th send fills slot `n` and the `n`th receive empties it, so
+//! a receive depends on the send whose value it takes (or, finding slot `n` empty, on the
+//! send that will fill it), and not on the sends queued behind it; on a channel of capacity
+//! `c` the `n`th send also waits for slot `n - c` to be emptied. The count of senders
+//! ([`SENDERS`]) matters only to a receive that finds the queue empty, and the receiver
+//! ([`RECEIVER`]) to sends. A rendezvous channel is one whole: its hand-over ties a send to
+//! the receive that takes it.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use std::time::Duration;
 
+use crate::hb::Key;
+use crate::op::Role;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
 const SEND: &str = "send on";
 /// What the receiver does while it waits: "waits to receive on Channel #3".
 const RECV: &str = "receive on";
+
+/// The order of sends.
+const TAIL: u32 = 0;
+/// The count of live senders.
+const SENDERS: u32 = 1;
+/// Whether the receiver is alive.
+const RECEIVER: u32 = 2;
+/// Slot `n`, filled by the `n`th send and emptied by the `n`th receive, is part
+/// `FIRST_SLOT + n` (modulo what a `u32` holds: parts that coincide only add conflicts).
+const FIRST_SLOT: u32 = 3;
+
+fn slot(n: u64) -> u32 {
+    FIRST_SLOT.wrapping_add(n as u32)
+}
 
 /// What the scheduler knows of a channel, mirrored from [`State`] after every change that
 /// matters to it, to tell whether a blocking `recv` or `send` can take effect now. The
@@ -89,6 +115,35 @@ impl<T> State<T> {
         }
     }
 
+    /// Declares the parts a send that queued value `ticket` touched.
+    fn pushed(&self, obj: ObjId, ticket: u64) {
+        let mut parts = vec![
+            (TAIL, Role::Write),
+            (slot(ticket), Role::Write),
+            (RECEIVER, Role::Read),
+        ];
+        if let Some(c) = self.bound.filter(|&c| c > 0 && ticket >= c as u64) {
+            parts.push((slot(ticket - c as u64), Role::Read));
+        }
+        touched(obj, self, &parts);
+    }
+
+    /// Declares the parts a send that found no room read: the order of sends, and the slot
+    /// whose receive would make room.
+    fn full(&self, obj: ObjId) {
+        let c = self.bound.unwrap_or(0) as u64;
+        let waits_for = slot(self.queued.saturating_sub(c));
+        touched(
+            obj,
+            self,
+            &[
+                (TAIL, Role::Read),
+                (waits_for, Role::Read),
+                (RECEIVER, Role::Read),
+            ],
+        );
+    }
+
     fn push(&mut self, value: T) -> u64 {
         self.queue.push_back(value);
         self.queued += 1;
@@ -129,15 +184,18 @@ impl<T> Chan<T> {
         let ticket = loop {
             let mut st = self.state.lock();
             if !st.receiver {
+                touched(obj, &st, &[(RECEIVER, Role::Read)]);
                 return Err(SendError(value));
             }
             if st.has_room() {
                 let ticket = st.push(value);
+                st.pushed(obj, ticket);
                 mirror(obj, &st);
                 drop(st);
                 wake(obj, RECV);
                 break ticket;
             }
+            st.full(obj);
             drop(st);
             wait(obj, SEND, None, loc);
         };
@@ -181,6 +239,7 @@ impl<T> Chan<T> {
         let receiver_waiting = rendezvous && receiver_waiting(obj);
         let mut st = self.state.lock();
         if !st.receiver {
+            touched(obj, &st, &[(RECEIVER, Role::Read)]);
             return Err(TrySendError::Disconnected(value));
         }
         let room = match st.bound {
@@ -188,9 +247,11 @@ impl<T> Chan<T> {
             _ => st.has_room(),
         };
         if !room {
+            st.full(obj);
             return Err(TrySendError::Full(value));
         }
-        st.push(value);
+        let ticket = st.push(value);
+        st.pushed(obj, ticket);
         mirror(obj, &st);
         drop(st);
         wake(obj, RECV);
@@ -237,8 +298,10 @@ impl<T> Chan<T> {
     /// Pops a value and wakes the senders waiting for room or for their hand-over.
     fn take(&self, obj: ObjId) -> Result<T, TryRecvError> {
         let mut st = self.state.lock();
+        let next = slot(st.taken);
         match st.pop() {
             Some(value) => {
+                touched(obj, &st, &[(next, Role::Write)]);
                 let bounded = st.bound.is_some();
                 mirror(obj, &st);
                 drop(st);
@@ -247,8 +310,14 @@ impl<T> Chan<T> {
                 }
                 Ok(value)
             }
-            None if st.senders == 0 => Err(TryRecvError::Disconnected),
-            None => Err(TryRecvError::Empty),
+            None => {
+                touched(obj, &st, &[(next, Role::Read), (SENDERS, Role::Read)]);
+                if st.senders == 0 {
+                    Err(TryRecvError::Disconnected)
+                } else {
+                    Err(TryRecvError::Empty)
+                }
+            }
         }
     }
 
@@ -264,6 +333,7 @@ impl<T> Chan<T> {
             let mut st = self.state.lock();
             st.senders -= 1;
             if let Some(obj) = obj {
+                touched(obj, &st, &[(SENDERS, Role::Write)]);
                 mirror(obj, &st);
             }
             st.senders == 0
@@ -286,6 +356,7 @@ impl<T> Chan<T> {
                 std::mem::take(&mut st.queue)
             };
             if let Some(obj) = obj {
+                touched(obj, &st, &[(RECEIVER, Role::Write)]);
                 mirror(obj, &st);
             }
             discarded
@@ -310,12 +381,26 @@ impl<T> Chan<T> {
 /// Tells the scheduler the channel's counts after a change (see [`ChannelState`]).
 fn mirror<T>(obj: ObjId, st: &State<T>) {
     runtime::with_state("interleave_test::sync::mpsc", |a| {
-        *a.obj::<ChannelState>(obj) = ChannelState {
+        *a.obj_untracked::<ChannelState>(obj) = ChannelState {
             len: st.queue.len(),
             bound: st.bound,
             senders: st.senders,
             receiver: st.receiver,
         };
+    });
+}
+
+/// Declares, for happens-before, the `parts` of channel `obj` the running operation touched;
+/// on a rendezvous channel, the whole channel.
+fn touched<T>(obj: ObjId, st: &State<T>, parts: &[(u32, Role)]) {
+    runtime::with_state("interleave_test::sync::mpsc", |a| {
+        if st.bound == Some(0) {
+            a.declare(Key::Obj(obj), Role::Write);
+        } else {
+            for &(part, role) in parts {
+                a.declare(Key::Part(obj, part), role);
+            }
+        }
     });
 }
 
