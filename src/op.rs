@@ -200,12 +200,15 @@ impl OpKind {
     /// How the operation accesses the object it acts on (its `Op::obj`, or for thread
     /// operations the thread, park token or spawn order; see `hb::primary`). `None`: it
     /// accesses nothing another thread can see (a yield, a fence under sequential
-    /// consistency, a thread's start, a sleep, whose end is ordered by the clock).
+    /// consistency, a thread's start, a sleep, whose end is ordered by the clock), or it is
+    /// a channel operation, whose code declares the parts of the channel it touches.
     pub(crate) fn role(self) -> Option<Role> {
         use OpKind::*;
         Some(match self {
             ThreadStart | ThreadYield | ThreadSleep | ThreadScope | SpinLoop | Fence
             | ThreadIsFinished | ThreadUnpark => return None,
+            ChannelSend | ChannelTrySend | ChannelRecv | ChannelRecvTimeout | ChannelTryRecv
+            | ChannelSenderDrop | ChannelReceiverDrop => return None,
             ThreadJoin(_) | MutexLock | MutexRelock | RwLockWrite => Role::Acquire,
             MutexUnlock | RwLockWriteUnlock => Role::Release,
             RwLockRead => Role::ReadAcquire,
@@ -219,13 +222,6 @@ impl OpKind {
             | CondvarWait
             | CondvarNotifyOne
             | CondvarNotifyAll
-            | ChannelSend
-            | ChannelTrySend
-            | ChannelRecv
-            | ChannelRecvTimeout
-            | ChannelTryRecv
-            | ChannelSenderDrop
-            | ChannelReceiverDrop
             | BarrierWait
             | OnceCallOnce
             | OnceCallOnceForce
@@ -242,21 +238,6 @@ impl OpKind {
             | AtomicRmw(_)
             | AtomicUpdateExchange(_) => Role::Write,
         })
-    }
-
-    /// Whether it is an operation on a channel (its code declares the parts it touches).
-    pub(crate) fn is_channel(self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            ChannelSend
-                | ChannelTrySend
-                | ChannelRecv
-                | ChannelRecvTimeout
-                | ChannelTryRecv
-                | ChannelSenderDrop
-                | ChannelReceiverDrop
-        )
     }
 
     /// Whether the operation can be unable to take effect until another thread acts (see

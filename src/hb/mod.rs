@@ -48,11 +48,9 @@ pub(crate) enum Key {
     /// Whether a thread that spun may run again (under fair yields): the event that spun
     /// and the event that lets it go on write it, the thread's next event reads it.
     Yield(Tid),
-    /// Marks the event in which a thread spun, or read how far other threads got (a
-    /// `try_send` on a rendezvous channel asks whether the receiver is already in `recv`):
-    /// it conflicts with every event of another thread (whichever runs next decides when
-    /// the spinner goes on, or what the poll sees), for races and sleep sets, though clocks
-    /// join only through its other accesses.
+    /// Marks the event in which a thread spun: it conflicts with every event of another
+    /// thread (whichever runs next decides when the spinner goes on), for races and sleep
+    /// sets, though clocks join only through its other accesses.
     Spin,
 }
 
@@ -80,8 +78,6 @@ pub(crate) fn primary(op: &Op, me: Tid) -> Option<Touch> {
         OpKind::ThreadJoin(target) => Key::Thread(target),
         OpKind::ThreadSpawn => Key::Spawn,
         OpKind::ThreadPark => Key::Park(me),
-        // A channel's code declares which of its parts an operation touches.
-        kind if kind.is_channel() => return None,
         _ => Key::Obj(op.obj?),
     };
     Some(Touch { key, role })

@@ -60,6 +60,9 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
             hb.declare(key, Role::Read);
         }
     }
+    if !st.config.fair_yields {
+        return;
+    }
     for u in 0..st.threads.len() {
         if u != t {
             st.threads[u].yielded = false;
@@ -83,15 +86,6 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
     st.threads[me].yielded = true;
     declare(st, Key::Yield(me), Role::Write);
     declare(st, Key::Spin, Role::Write);
-}
-
-/// The running event read how far other threads got (e.g. whether one is stopped before a
-/// `recv`): like a spin for happens-before, so it races with every event of another thread,
-/// but the thread is not held back.
-pub(super) fn polled(st: &mut ExecState) {
-    if st.config.fair_yields {
-        declare(st, Key::Spin, Role::Write);
-    }
 }
 
 /// The running event accesses `key` as `role`.

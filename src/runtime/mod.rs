@@ -144,19 +144,17 @@ impl Access<'_> {
 
     /// Whether some thread other than the caller is stopped at a switch point before an
     /// operation of `kind` on `obj` that it has not begun (it cannot take effect yet, so the
-    /// scheduler does not choose it: for the model it is already waiting). The caller's
-    /// result then depends on how far other threads got, not on the object, so its event
-    /// races with every event of another thread (see `events::polled`).
-    pub(crate) fn any_stopped_before(&mut self, obj: ObjId, kind: OpKind) -> bool {
-        let me = self.me;
-        let found = self.st.threads.iter().enumerate().any(|(t, th)| {
-            t != me
+    /// scheduler does not choose it: for the model it is already waiting). For
+    /// happens-before this needs no access of its own: the caller's result depends on that
+    /// thread's arrival, and that thread's operation, once it runs, conflicts with the
+    /// caller's on `obj`, so reduction also tries the arrival after the caller.
+    pub(crate) fn any_stopped_before(&self, obj: ObjId, kind: OpKind) -> bool {
+        self.st.threads.iter().enumerate().any(|(t, th)| {
+            t != self.me
                 && matches!(th.status, execution::Status::Runnable)
                 && th.pending.kind == kind
                 && th.pending.obj == Some(obj)
-        });
-        events::polled(self.st);
-        found
+        })
     }
 
     /// The thread that has waited longest on `obj`, if any.

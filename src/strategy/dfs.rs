@@ -11,7 +11,8 @@
 //! alternative that costs nothing. So every schedule with at most `bound` preemptions is run,
 //! exactly once (paths are the leaves of one tree, visited in order).
 
-use super::{Choice, Refusal, Seen, Strategy};
+use super::walk::{Seen, Walk, check_replayed};
+use super::{Choice, Refusal, Strategy};
 use crate::op::{Op, Tid};
 
 /// One decision on the current path.
@@ -52,19 +53,9 @@ impl Point {
 #[derive(Debug)]
 pub(crate) struct DfsStrategy {
     bound: Option<u32>,
-    /// The decisions of the current execution; `path[..replay]` are replayed.
+    /// The decisions of the current execution; `path[..walk.replay]` are replayed.
     path: Vec<Point>,
-    /// How many points of `path` the current execution replays before making fresh ones.
-    replay: usize,
-    /// Index of the next decision in the current execution.
-    depth: usize,
-    /// Preemptions so far in the current execution.
-    preemptions: u32,
-    started: bool,
-    exhausted: bool,
-    /// Running mean of Knuth's estimate of the number of executions.
-    estimate: f64,
-    estimates: u64,
+    walk: Walk,
 }
 
 impl DfsStrategy {
@@ -73,21 +64,14 @@ impl DfsStrategy {
         DfsStrategy {
             bound,
             path: Vec::new(),
-            replay: 0,
-            depth: 0,
-            preemptions: 0,
-            started: false,
-            exhausted: false,
-            estimate: 0.0,
-            estimates: 0,
+            walk: Walk::default(),
         }
     }
 
     /// Knuth's estimate from the current path: the product of the alternatives within the
     /// bound at each of its points.
-    fn record_estimate(&mut self) {
-        let leaves: f64 = self
-            .path
+    fn leaves(&self) -> f64 {
+        self.path
             .iter()
             .map(|p| {
                 let n = (0..p.order.len())
@@ -95,9 +79,7 @@ impl DfsStrategy {
                     .count();
                 n.max(1) as f64
             })
-            .product();
-        self.estimates += 1;
-        self.estimate += (leaves - self.estimate) / self.estimates as f64;
+            .product()
     }
 
     fn within_bound(&self, cost: u32) -> bool {
@@ -134,12 +116,8 @@ impl DfsStrategy {
             runnable: choice.runnable.to_vec(),
             current: choice.current,
             taken: 0,
-            preemptions_before: self.preemptions,
+            preemptions_before: self.walk.preemptions,
         }
-    }
-
-    fn check_replayed(&self, point: &Point, choice: &Choice<'_>) -> Result<(), Refusal> {
-        super::check_replayed(self.depth, point.seen(), choice)
     }
 }
 
@@ -149,50 +127,38 @@ impl Strategy for DfsStrategy {
     }
 
     fn begin_execution(&mut self) -> bool {
-        if self.exhausted {
+        let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
+        if !self.walk.begin(go_on, self.path.len()) {
             return false;
         }
-        if std::mem::replace(&mut self.started, true) && !self.backtrack() {
-            self.exhausted = true;
-            return false;
-        }
-        self.replay = self.path.len();
-        self.depth = 0;
-        self.preemptions = 0;
         true
     }
 
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
-        if self.depth < self.replay {
-            self.check_replayed(&self.path[self.depth], choice)?;
+        if self.walk.depth < self.walk.replay {
+            check_replayed(self.walk.depth, self.path[self.walk.depth].seen(), choice)?;
         } else {
             let point = self.fresh_point(choice);
             self.path.push(point);
         }
-        let point = &self.path[self.depth];
+        let point = &self.path[self.walk.depth];
         let chosen = point.order[point.taken];
-        self.preemptions = point.cost(point.taken);
-        self.depth += 1;
+        self.walk.preemptions = point.cost(point.taken);
+        self.walk.depth += 1;
         Ok(chosen)
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
-        self.record_estimate();
-        if self.depth >= self.replay {
-            return Ok(());
-        }
-        Err(super::ended_before(
-            self.depth,
-            self.path[self.depth].seen(),
-        ))
+        let leaves = self.leaves();
+        self.walk.end(leaves, |d| self.path[d].seen())
     }
 
     fn exhausted(&self) -> bool {
-        self.exhausted
+        self.walk.exhausted()
     }
 
     fn estimate(&self) -> Option<f64> {
-        (self.estimates > 0).then_some(self.estimate)
+        self.walk.estimate()
     }
 
     fn depth(&self) -> usize {

@@ -9,6 +9,7 @@ mod dpor;
 mod pct;
 mod random;
 mod replay;
+mod walk;
 
 pub(crate) use dfs::DfsStrategy;
 pub(crate) use dpor::DporStrategy;
@@ -128,47 +129,6 @@ pub(crate) trait Strategy: Send {
     fn depth(&self) -> usize {
         0
     }
-}
-
-/// What a depth-first search saw at a decision, to check that a later execution that makes
-/// the same decisions sees the same there.
-pub(crate) struct Seen<'a> {
-    pub(crate) runnable: &'a [Tid],
-    pub(crate) ops: &'a [Op],
-    pub(crate) current: Option<Tid>,
-}
-
-/// Whether decision `decision`, replayed, offers what it offered when it was `seen` (the same
-/// runnable threads, next operations and current thread); if not, the model is not
-/// deterministic.
-pub(crate) fn check_replayed(
-    decision: usize,
-    seen: Seen<'_>,
-    choice: &Choice<'_>,
-) -> Result<(), Refusal> {
-    let same_ops = seen
-        .ops
-        .iter()
-        .zip(choice.ops)
-        .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
-    if seen.runnable == choice.runnable && seen.current == choice.current && same_ops {
-        return Ok(());
-    }
-    Err(Refusal::Nondeterminism(Nondeterminism {
-        decision,
-        before: describe(seen.runnable, seen.ops),
-        now: describe(choice.runnable, choice.ops),
-    }))
-}
-
-/// The execution ended before decision `decision`, which an earlier execution with the same
-/// decisions made after it `seen` this: the model is not deterministic.
-pub(crate) fn ended_before(decision: usize, seen: Seen<'_>) -> Refusal {
-    Refusal::Nondeterminism(Nondeterminism {
-        decision,
-        before: describe(seen.runnable, seen.ops),
-        now: "the execution ended".to_owned(),
-    })
 }
 
 /// A short description of what could run at a decision, for nondeterminism reports:

@@ -34,7 +34,8 @@
 //! with every event of the other threads, and a point where a spinner is held back tries
 //! every thread.
 
-use super::{Choice, Refusal, Seen, Strategy};
+use super::walk::{Seen, Walk, check_replayed};
+use super::{Choice, Refusal, Strategy};
 use crate::hb::{Hb, Touch, conflict};
 use crate::op::{Op, Tid};
 
@@ -93,23 +94,15 @@ impl Point {
 #[derive(Debug)]
 pub(crate) struct DporStrategy {
     bound: Option<u32>,
+    /// The decisions of the current execution; `path[..walk.replay]` are replayed.
     path: Vec<Point>,
-    /// How many points of `path` the current execution replays.
-    replay: usize,
-    /// Index of the next decision in the current execution.
-    depth: usize,
-    preemptions: u32,
+    walk: Walk,
     /// Threads asleep now, in the current execution.
     sleep: Vec<Sleeper>,
     /// The current execution reached a point where every thread that could run slept.
     blocked: bool,
-    started: bool,
-    exhausted: bool,
     /// Executions that were redundant (sleep-set blocked).
     redundant: u64,
-    /// Running mean of the estimated number of executions (Knuth's estimator).
-    estimate: f64,
-    estimates: u64,
     scratch: Vec<Tid>,
 }
 
@@ -119,16 +112,10 @@ impl DporStrategy {
         DporStrategy {
             bound,
             path: Vec::new(),
-            replay: 0,
-            depth: 0,
-            preemptions: 0,
+            walk: Walk::default(),
             sleep: Vec::new(),
             blocked: false,
-            started: false,
-            exhausted: false,
             redundant: 0,
-            estimate: 0.0,
-            estimates: 0,
             scratch: Vec::new(),
         }
     }
@@ -174,12 +161,8 @@ impl DporStrategy {
             backtrack,
             done: vec![(first, Vec::new())],
             sleep: self.sleep.clone(),
-            preemptions_before: self.preemptions,
+            preemptions_before: self.walk.preemptions,
         })
-    }
-
-    fn check_replayed(&self, point: &Point, choice: &Choice<'_>) -> Result<(), Refusal> {
-        super::check_replayed(self.depth, point.seen(), choice)
     }
 
     /// Arranges for the race between events `i` and `k` (`i < k`) to be tried the other way.
@@ -248,14 +231,11 @@ impl DporStrategy {
 
     /// Knuth's estimate of the number of leaves from the current path: the product of the
     /// branching seen at each of its points.
-    fn record_estimate(&mut self) {
-        let leaves = self
-            .path
+    fn leaves(&self) -> f64 {
+        self.path
             .iter()
             .map(|p| p.backtrack.len().max(1) as f64)
-            .product::<f64>();
-        self.estimates += 1;
-        self.estimate += (leaves - self.estimate) / self.estimates as f64;
+            .product()
     }
 }
 
@@ -285,16 +265,10 @@ impl Strategy for DporStrategy {
     }
 
     fn begin_execution(&mut self) -> bool {
-        if self.exhausted {
+        let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
+        if !self.walk.begin(go_on, self.path.len()) {
             return false;
         }
-        if std::mem::replace(&mut self.started, true) && !self.backtrack() {
-            self.exhausted = true;
-            return false;
-        }
-        self.replay = self.path.len();
-        self.depth = 0;
-        self.preemptions = 0;
         self.sleep.clear();
         self.blocked = false;
         true
@@ -304,8 +278,8 @@ impl Strategy for DporStrategy {
         if self.blocked {
             return Ok(choice.current.unwrap_or(choice.runnable[0]));
         }
-        if self.depth < self.replay {
-            self.check_replayed(&self.path[self.depth], choice)?;
+        if self.walk.depth < self.walk.replay {
+            check_replayed(self.walk.depth, self.path[self.walk.depth].seen(), choice)?;
         } else {
             match self.fresh_point(choice) {
                 Some(point) => self.path.push(point),
@@ -316,15 +290,15 @@ impl Strategy for DporStrategy {
                 }
             }
         }
-        let point = &self.path[self.depth];
+        let point = &self.path[self.walk.depth];
         let chosen = point.taken;
         if self.bound.is_none() {
             self.sleep.clone_from(&point.sleep);
             let before = point.done.iter().filter(|(t, _)| *t != chosen);
             self.sleep.extend(before.cloned());
         }
-        self.preemptions = point.cost(chosen);
-        self.depth += 1;
+        self.walk.preemptions = point.cost(chosen);
+        self.walk.depth += 1;
         Ok(chosen)
     }
 
@@ -361,18 +335,12 @@ impl Strategy for DporStrategy {
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
-        self.record_estimate();
-        if self.depth >= self.replay {
-            return Ok(());
-        }
-        Err(super::ended_before(
-            self.depth,
-            self.path[self.depth].seen(),
-        ))
+        let leaves = self.leaves();
+        self.walk.end(leaves, |d| self.path[d].seen())
     }
 
     fn exhausted(&self) -> bool {
-        self.exhausted
+        self.walk.exhausted()
     }
 
     fn redundant(&self) -> u64 {
@@ -380,7 +348,7 @@ impl Strategy for DporStrategy {
     }
 
     fn estimate(&self) -> Option<f64> {
-        (self.estimates > 0).then_some(self.estimate)
+        self.walk.estimate()
     }
 
     fn depth(&self) -> usize {

@@ -117,15 +117,15 @@ impl<T> State<T> {
 
     /// Declares the parts a send that queued value `ticket` touched.
     fn pushed(&self, obj: ObjId, ticket: u64) {
-        let mut parts = vec![
-            (TAIL, Role::Write),
-            (slot(ticket), Role::Write),
-            (RECEIVER, Role::Read),
-        ];
-        if let Some(c) = self.bound.filter(|&c| c > 0 && ticket >= c as u64) {
-            parts.push((slot(ticket - c as u64), Role::Read));
-        }
-        touched(obj, self, &parts);
+        let receiver = (RECEIVER, Role::Read);
+        // On a bounded channel it needed the room that the receive of value `ticket - c`
+        // made; otherwise the receiver stands in again (a repeated access adds nothing).
+        let room = match self.bound.filter(|&c| c > 0 && ticket >= c as u64) {
+            Some(c) => (slot(ticket - c as u64), Role::Read),
+            None => receiver,
+        };
+        let filled = (slot(ticket), Role::Write);
+        touched(obj, self, &[(TAIL, Role::Write), filled, receiver, room]);
     }
 
     /// Declares the parts a send that found no room read: the order of sends, and the slot

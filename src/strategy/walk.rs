@@ -1,0 +1,112 @@
+//! What both depth-first searches (`dfs.rs`, and `dpor/` with reduction) keep besides their
+//! tree of decisions: where the current execution is on the path, whether the search is
+//! over, Knuth's estimate of its size, and the checks that a replayed prefix meets what it
+//! met before (nondeterminism).
+
+use super::{Choice, Nondeterminism, Refusal, describe};
+use crate::op::{Op, Tid};
+
+/// The progress of a depth-first search through its executions.
+#[derive(Debug, Default)]
+pub(super) struct Walk {
+    /// How many points of the path the current execution replays before making fresh ones.
+    pub(super) replay: usize,
+    /// Index of the next decision in the current execution.
+    pub(super) depth: usize,
+    /// Preemptions so far in the current execution.
+    pub(super) preemptions: u32,
+    started: bool,
+    exhausted: bool,
+    /// Running mean of Knuth's estimate of the number of executions.
+    estimate: f64,
+    estimates: u64,
+}
+
+impl Walk {
+    /// Whether the search is over.
+    pub(super) fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// Whether the execution about to begin is the first (later ones must first move the
+    /// path to its next branch); from now on, one has begun.
+    pub(super) fn first(&mut self) -> bool {
+        !std::mem::replace(&mut self.started, true)
+    }
+
+    /// Begins an execution on a path of `len` points if the search goes on (`go_on`);
+    /// otherwise the search is over. Returns `go_on`.
+    pub(super) fn begin(&mut self, go_on: bool, len: usize) -> bool {
+        if !go_on {
+            self.exhausted = true;
+            return false;
+        }
+        self.replay = len;
+        self.depth = 0;
+        self.preemptions = 0;
+        true
+    }
+
+    /// Ends an execution whose path had `leaves` leaves by Knuth's estimator (the product
+    /// of the branching at each of its points). An execution that ended before replaying
+    /// the whole prefix (decision `depth`, which saw what `seen_at(depth)` says) is not
+    /// deterministic.
+    pub(super) fn end<'a>(
+        &mut self,
+        leaves: f64,
+        seen_at: impl FnOnce(usize) -> Seen<'a>,
+    ) -> Result<(), Refusal> {
+        self.estimates += 1;
+        self.estimate += (leaves - self.estimate) / self.estimates as f64;
+        if self.depth >= self.replay {
+            return Ok(());
+        }
+        Err(ended_before(self.depth, seen_at(self.depth)))
+    }
+
+    /// Knuth's estimate of the number of executions, once one has ended.
+    pub(super) fn estimate(&self) -> Option<f64> {
+        (self.estimates > 0).then_some(self.estimate)
+    }
+}
+
+/// What a depth-first search saw at a decision, to check that a later execution that makes
+/// the same decisions sees the same there.
+pub(super) struct Seen<'a> {
+    pub(super) runnable: &'a [Tid],
+    pub(super) ops: &'a [Op],
+    pub(super) current: Option<Tid>,
+}
+
+/// Whether decision `decision`, replayed, offers what it offered when it was `seen` (the same
+/// runnable threads, next operations and current thread); if not, the model is not
+/// deterministic.
+pub(super) fn check_replayed(
+    decision: usize,
+    seen: Seen<'_>,
+    choice: &Choice<'_>,
+) -> Result<(), Refusal> {
+    let same_ops = seen
+        .ops
+        .iter()
+        .zip(choice.ops)
+        .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
+    if seen.runnable == choice.runnable && seen.current == choice.current && same_ops {
+        return Ok(());
+    }
+    Err(Refusal::Nondeterminism(Nondeterminism {
+        decision,
+        before: describe(seen.runnable, seen.ops),
+        now: describe(choice.runnable, choice.ops),
+    }))
+}
+
+/// The execution ended before decision `decision`, which an earlier execution with the same
+/// decisions made after it `seen` this: the model is not deterministic.
+fn ended_before(decision: usize, seen: Seen<'_>) -> Refusal {
+    Refusal::Nondeterminism(Nondeterminism {
+        decision,
+        before: describe(seen.runnable, seen.ops),
+        now: "the execution ended".to_owned(),
+    })
+}
