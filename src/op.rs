@@ -215,13 +215,14 @@ impl OpKind {
             RwLockReadUnlock => Role::ReadRelease,
             RwLockTryRead | AtomicLoad | AtomicUpdateLoad(_) | OnceIsCompleted | OnceLockGet
             | OnceLockWait => Role::Read,
+            // A notification that finds no waiter changes nothing, so two such commute; one
+            // that wakes a waiter writes the condvar through the wake-up (`events::waking`).
+            CondvarNotifyOne | CondvarNotifyAll => Role::Read,
             ThreadSpawn
             | ThreadPark
             | MutexTryLock
             | RwLockTryWrite
             | CondvarWait
-            | CondvarNotifyOne
-            | CondvarNotifyAll
             | BarrierWait
             | OnceCallOnce
             | OnceCallOnceForce

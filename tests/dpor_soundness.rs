@@ -1,17 +1,20 @@
-//! Soundness of partial-order reduction on generated programs: for 180 small random programs
-//! over atomics, mutexes, rwlocks, channels and yields, DFS with reduction reaches
+//! Soundness of partial-order reduction on generated programs: for 210 small random programs
+//! over atomics, mutexes, rwlocks, channels, condvars and yields, DFS with reduction reaches
 //! exactly the outcomes DFS without it reaches, with and without a preemption bound.
 //!
 //! An outcome is everything a program observes: each thread's loaded values and try-results
 //! in order, and the final values. Reduction may only skip schedules that are equivalent to
 //! one it runs, so the sets must be equal. Each program is printed with its seed on failure.
+//! Programs whose unreduced search exceeds 20,000 executions are skipped (at most 40% of
+//! them may be); `DPOR_SOUNDNESS_PROGRAMS=N` checks `N` programs per test, for a soak.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::mpsc::{Receiver, Sender, channel};
-use interleave_test::sync::{Arc, Mutex, RwLock};
+use interleave_test::sync::{Arc, Condvar, Mutex, RwLock};
 use interleave_test::{Builder, Reduction, StrategyKind, Substrate, thread};
 
 /// One instruction of a generated thread.
@@ -27,8 +30,12 @@ enum Instr {
     Read(Vec<Instr>),
     /// Runs the instructions holding the rwlock's write lock.
     Write(Vec<Instr>),
+    /// Sends on the thread's own sender (each thread drops its own at its end).
     Send(usize),
     TryRecv,
+    Notify,
+    /// Waits on the condvar holding mutex 0, until notified or a virtual second passes.
+    Wait,
     Yield,
 }
 
@@ -53,7 +60,7 @@ impl Gen {
     }
 
     fn instr(&mut self) -> Instr {
-        match self.below(12) {
+        match self.below(14) {
             0..=4 => self.simple(),
             5 | 6 => {
                 let n = 1 + self.below(2);
@@ -66,6 +73,8 @@ impl Gen {
                 0 => Instr::Send(1 + self.below(2)),
                 _ => Instr::TryRecv,
             },
+            11 => Instr::Notify,
+            12 => Instr::Wait,
             _ => Instr::Yield,
         }
     }
@@ -89,11 +98,11 @@ struct World {
     vars: [AtomicUsize; 2],
     locks: [Mutex<()>; 2],
     rw: RwLock<()>,
-    tx: Mutex<Sender<usize>>,
     rx: Mutex<Receiver<usize>>,
+    cv: Condvar,
 }
 
-fn run(w: &World, instrs: &[Instr], log: &mut String) {
+fn run(w: &World, tx: &Sender<usize>, instrs: &[Instr], log: &mut String) {
     for instr in instrs {
         match instr {
             Instr::Load(v) => write!(log, "l{}", w.vars[*v].load(SeqCst)).unwrap(),
@@ -101,7 +110,7 @@ fn run(w: &World, instrs: &[Instr], log: &mut String) {
             Instr::FetchAdd(v) => write!(log, "f{}", w.vars[*v].fetch_add(1, SeqCst)).unwrap(),
             Instr::Locked(m, body) => {
                 let _g = w.locks[*m].lock().unwrap();
-                run(w, body, log);
+                run(w, tx, body, log);
             }
             Instr::TryLock(m) => {
                 let ok = w.locks[*m].try_lock().is_ok();
@@ -109,16 +118,22 @@ fn run(w: &World, instrs: &[Instr], log: &mut String) {
             }
             Instr::Read(body) => {
                 let _g = w.rw.read().unwrap();
-                run(w, body, log);
+                run(w, tx, body, log);
             }
             Instr::Write(body) => {
                 let _g = w.rw.write().unwrap();
-                run(w, body, log);
+                run(w, tx, body, log);
             }
-            Instr::Send(x) => w.tx.lock().unwrap().send(*x).unwrap(),
+            Instr::Send(x) => tx.send(*x).unwrap(),
             Instr::TryRecv => {
                 let got = w.rx.lock().unwrap().try_recv().ok();
                 write!(log, "r{got:?}").unwrap();
+            }
+            Instr::Notify => w.cv.notify_one(),
+            Instr::Wait => {
+                let guard = w.locks[0].lock().unwrap();
+                let (_g, t) = w.cv.wait_timeout(guard, Duration::from_secs(1)).unwrap();
+                write!(log, "w{}", u8::from(t.timed_out())).unwrap();
             }
             Instr::Yield => thread::yield_now(),
         }
@@ -149,22 +164,23 @@ fn outcomes(
                 vars: [AtomicUsize::new(0), AtomicUsize::new(0)],
                 locks: [Mutex::new(()), Mutex::new(())],
                 rw: RwLock::new(()),
-                tx: Mutex::new(tx),
                 rx: Mutex::new(rx),
+                cv: Condvar::new(),
             });
             let handles: Vec<_> = program[1..]
                 .iter()
                 .map(|instrs| {
-                    let (w, instrs) = (Arc::clone(&w), instrs.clone());
+                    let (w, instrs, tx) = (Arc::clone(&w), instrs.clone(), tx.clone());
                     thread::spawn(move || {
                         let mut log = String::new();
-                        run(&w, &instrs, &mut log);
+                        run(&w, &tx, &instrs, &mut log);
                         log
                     })
                 })
                 .collect();
             let mut out = String::new();
-            run(&w, &program[0], &mut out);
+            run(&w, &tx, &program[0], &mut out);
+            drop(tx);
             for h in handles {
                 out.push_str("| ");
                 out.push_str(&h.join().unwrap());
@@ -185,7 +201,7 @@ fn check_program(seed: u64, bounds: &[Option<u32>]) -> Option<(u64, u64)> {
     let program = Gen(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1).program();
     let mut totals = (0, 0);
     for &bound in bounds {
-        let (all, plain) = outcomes(&program, Reduction::Off, bound, 100_000)?;
+        let (all, plain) = outcomes(&program, Reduction::Off, bound, 20_000)?;
         let (reduced, runs) = outcomes(&program, Reduction::Dpor, bound, 100_000)
             .unwrap_or_else(|| panic!("seed {seed}: the reduced search did not finish"));
         let missing: Vec<_> = all.difference(&reduced).collect();
@@ -205,7 +221,7 @@ fn check_program(seed: u64, bounds: &[Option<u32>]) -> Option<(u64, u64)> {
     Some(totals)
 }
 
-/// Checks programs `seeds` under `bounds`; at least 90% of them must be small enough.
+/// Checks programs `seeds` under `bounds`; at least 60% of them must be small enough.
 fn check_programs(seeds: std::ops::Range<u64>, bounds: &[Option<u32>]) {
     let (mut checked, mut plain, mut reduced) = (0, 0, 0);
     for seed in seeds.clone() {
@@ -217,7 +233,7 @@ fn check_programs(seeds: std::ops::Range<u64>, bounds: &[Option<u32>]) {
     }
     eprintln!("{checked} programs: {plain} executions unreduced, {reduced} reduced ({bounds:?})");
     assert!(
-        checked * 10 >= seeds.count() * 9,
+        checked * 10 >= seeds.count() * 6,
         "only {checked} programs were small enough"
     );
 }
@@ -232,7 +248,7 @@ fn programs(n: u64) -> u64 {
 
 #[test]
 fn reduction_reaches_every_outcome_of_generated_programs() {
-    check_programs(0..programs(120), &[None]);
+    check_programs(0..programs(150), &[None]);
 }
 
 #[test]

@@ -115,7 +115,9 @@ pub(super) fn waking(st: &mut ExecState, t: Tid) {
         },
         _ => return,
     };
-    imply(st, key);
+    // A write even if the operation declared a read-like role on the key (a notification
+    // reads a condvar that has no waiter, and writes the one it wakes).
+    declare(st, key, Role::Write);
     st.threads[t].woken = true;
     st.threads[t].woken_on = Some(key);
 }
