@@ -41,6 +41,7 @@ mod config;
 mod corpus;
 mod driver;
 mod hb;
+mod memory;
 mod op;
 mod report;
 mod runtime;
@@ -48,6 +49,7 @@ mod schedule;
 mod strategy;
 mod test_support;
 
+pub mod cell;
 pub mod hint;
 pub mod sync;
 pub mod thread;

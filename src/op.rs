@@ -241,6 +241,30 @@ impl OpKind {
         })
     }
 
+    /// Whether the operation is on an atomic (or is a fence): the memory model handles it
+    /// by its ordering.
+    pub(crate) fn is_atomic(self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            AtomicLoad
+                | AtomicStore
+                | AtomicSwap
+                | AtomicCompareExchange
+                | AtomicCompareExchangeWeak
+                | AtomicRmw(_)
+                | AtomicUpdateLoad(_)
+                | AtomicUpdateExchange(_)
+                | Fence
+        )
+    }
+
+    /// Whether the operation is on a condvar.
+    pub(crate) fn is_condvar(self) -> bool {
+        use OpKind::*;
+        matches!(self, CondvarWait | CondvarNotifyOne | CondvarNotifyAll)
+    }
+
     /// Whether the operation can be unable to take effect until another thread acts (see
     /// the `enabled` of the object states, and joins). Must list every such kind.
     pub(crate) fn can_wait(self) -> bool {

@@ -24,6 +24,14 @@ pub enum FailureKind {
     Misuse,
     /// A model thread ran past the end of its stack.
     StackOverflow,
+    /// Two accesses to one `cell::UnsafeCell`, at least one a write, that nothing orders
+    /// (no lock, join, channel, or acquire of a release between them). The failure's
+    /// `threads` holds both accesses, the earlier first; its thread and location are the
+    /// later one's.
+    DataRace,
+    /// An execution that otherwise passed left a modelled `sync::Arc` alive (a cycle, a
+    /// `mem::forget`, a clone kept in a static): the failure names where each was created.
+    Leak,
 }
 
 impl fmt::Display for FailureKind {
@@ -36,6 +44,8 @@ impl fmt::Display for FailureKind {
             FailureKind::Nondeterminism => "nondeterminism",
             FailureKind::Misuse => "misuse",
             FailureKind::StackOverflow => "stack overflow",
+            FailureKind::DataRace => "data race",
+            FailureKind::Leak => "leak",
         })
     }
 }

@@ -1,15 +1,22 @@
 //! Virtual time, with the names of [`std::time`].
 //!
-//! Each execution has its own clock, starting at zero. It advances only when every live
-//! thread is blocked and some of them wait with a deadline ([`crate::thread::sleep`],
-//! `wait_timeout`, `recv_timeout`, `park_timeout`): it then jumps to the earliest deadline
-//! and those waits end. So timeouts fire deterministically (replay stays exact), only when
-//! nothing else could happen first, and tests never wait in real time.
+//! Each execution has its own clock, starting at zero, and tests never wait in real time.
+//! The clock moves:
+//! - when every live thread is blocked and some of them wait with a deadline
+//!   ([`crate::thread::sleep`], `wait_timeout`, `recv_timeout`, `park_timeout`): it jumps to
+//!   the earliest deadline and those waits end;
+//! - when a timed wait times out while other threads could still act, as std allows (a
+//!   decision the search explores: the deadline passes at once, and every wait whose
+//!   deadline that reaches ends too);
+//! - when a thread spins (`yield_now`, `hint::spin_loop`): by 1 µs, doubling with each spin
+//!   in a row, so a loop that polls [`Instant::now`] against a deadline ends.
+//!
+//! Every change is recorded in the schedule, so replay stays exact.
 //!
 //! # Differences from std
 //! [`Instant`] is a point on the execution's virtual clock; comparing instants of different
-//! executions is meaningless. A loop that polls [`Instant::now`] without ever blocking sees
-//! time stand still.
+//! executions is meaningless. A loop that polls [`Instant::now`] without blocking or
+//! spinning sees time stand still.
 
 use std::ops::{Add, Sub};
 use std::time::Duration;

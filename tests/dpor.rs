@@ -10,10 +10,15 @@ use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex, RwLock};
 use interleave_test::{Builder, FailureKind, Limit, Reduction, StrategyKind, thread};
 
+/// DFS with its default reduction, on coroutines whatever the environment says: what is
+/// checked here does not depend on the substrate, and the unreduced searches some tests
+/// compare with take long on OS threads.
 fn dpor(bound: Option<u32>) -> Builder {
-    Builder::new().strategy(StrategyKind::Dfs {
-        max_preemptions: bound,
-    })
+    Builder::new()
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: bound,
+        })
+        .substrate(interleave_test::Substrate::Coroutines)
 }
 
 fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {

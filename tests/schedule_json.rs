@@ -2,7 +2,7 @@
 //! divergence on replay, and atomic save.
 //!
 //! # The golden files
-//! `tests/data/schedule_v2.json` is the failing schedule of [`lost_update`] under
+//! `tests/data/schedule_v3.json` is the failing schedule of [`lost_update`] under
 //! [`GOLDEN_SEED`], byte for byte, except for the `crate_version` value, which the comparison
 //! ignores (the file keeps the version that last wrote it, so a version bump needs no update).
 //! Its `"at"` fields are lines of this file: the model stays at the top so that edits below
@@ -11,9 +11,9 @@
 //! After an intended change of the format or of the model, rewrite the golden file with
 //! `INTERLEAVE_BLESS=1 cargo test --test schedule_json` and review its diff.
 //!
-//! `tests/data/schedule_v1.json` is the same run as format 1 wrote it (before a thread whose
-//! next operation cannot take effect stopped being a choice): it is kept, never rewritten, to
-//! check that old files still replay exactly.
+//! `schedule_v1.json` and `schedule_v2.json` are the same run as formats 1 and 2 wrote it
+//! (before blocked operations stopped being choices; before atomics followed their
+//! orderings): kept, never rewritten, to check that old files still replay exactly.
 
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Schedule, ScheduleError, StrategyKind, thread};
@@ -81,7 +81,7 @@ mod golden {
     use std::path::PathBuf;
 
     pub(crate) fn path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v2.json")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v3.json")
     }
 
     /// The golden run: the first failing execution of [`lost_update`] under [`GOLDEN_SEED`].
@@ -319,18 +319,18 @@ fn another_format_is_not_a_schedule() {
 }
 
 #[test]
-fn version_3_is_unsupported() {
-    let e = parse_err(|d| d["version"] = 3.into());
+fn version_4_is_unsupported() {
+    let e = parse_err(|d| d["version"] = 4.into());
     assert_eq!(
         e,
         ScheduleError::UnsupportedVersion {
-            found: "3".into(),
-            supported: 2
+            found: "4".into(),
+            supported: 3
         }
     );
     let shown = e.to_string();
     assert!(
-        shown.contains("version 3") && shown.contains("reads versions 1 to 2"),
+        shown.contains("version 4") && shown.contains("reads versions 1 to 3"),
         "{shown}"
     );
 }
@@ -360,6 +360,24 @@ fn a_format_1_file_replays_with_its_own_rule() {
         Schedule::from_json(&as_new.to_json().replace("\"version\": 1", "\"version\": 2")).unwrap();
     let diverged = golden::builder().replay(lost_update, &as_new).unwrap_err();
     assert_eq!(diverged.kind(), FailureKind::Divergence, "{diverged}");
+}
+
+/// A file of format 2, written before atomics followed their orderings, replays with the
+/// rule it was recorded with (every atomic `SeqCst`) to the same failure, of format 2 too.
+#[test]
+fn a_format_2_file_replays_with_its_own_rule() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v2.json");
+    let old = Schedule::load(&path).unwrap();
+    assert_eq!(old.format_version(), 2);
+    let replayed = golden::builder()
+        .replay(lost_update, &old)
+        .expect_err("the old schedule still fails");
+    assert!(
+        replayed.message().contains("an update was lost"),
+        "{replayed}"
+    );
+    assert_eq!(replayed.schedule().format_version(), 2);
+    assert_eq!(replayed.schedule().decisions(), old.decisions());
 }
 
 /// Regression: a version written as a string was reported as "unsupported schedule version
@@ -507,13 +525,13 @@ fn load_of_bad_content_names_the_path_and_the_problem() {
     let path = dir.0.join("bad.json");
     std::fs::write(
         &path,
-        "{\"format\": \"interleave-test-schedule\", \"version\": 3}",
+        "{\"format\": \"interleave-test-schedule\", \"version\": 4}",
     )
     .unwrap();
     let e = Schedule::load(&path).unwrap_err();
     let expected_inner = ScheduleError::UnsupportedVersion {
-        found: "3".into(),
-        supported: 2,
+        found: "4".into(),
+        supported: 3,
     };
     assert_eq!(
         e,

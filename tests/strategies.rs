@@ -87,7 +87,7 @@ const CASES: [Case; 6] = [
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [6, 1, 2, 8],
+        found_at: [8, 1, 4, 12],
     },
     Case {
         name: "self deadlock",
@@ -105,7 +105,7 @@ const CASES: [Case; 6] = [
         name: "condvar timeout race",
         model: condvar_timeout_race,
         kind: FailureKind::Panic,
-        found_at: [0, 0, 2, 7],
+        found_at: [1, 0, 2, 7],
     },
 ];
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use interleave_test::sync::{Arc, Condvar, Mutex};
 use interleave_test::time::Instant;
-use interleave_test::{Builder, FailureKind, thread};
+use interleave_test::{Builder, FailureKind, StrategyKind, thread};
 
 #[test]
 fn sleep_advances_the_virtual_clock_exactly() {
@@ -25,29 +25,37 @@ fn sleep_advances_the_virtual_clock_exactly() {
     );
 }
 
+/// A sleep ends no earlier than its deadline, but which of two sleepers goes on first is
+/// up to the scheduler: a deadline may pass while another thread could still act (the
+/// clock jumps to it), so both orders are explored.
 #[test]
-fn the_earliest_deadline_fires_first_in_every_schedule() {
+fn sleeps_end_no_earlier_than_their_deadlines_in_either_order() {
+    let orders = std::sync::Mutex::new(std::collections::BTreeSet::new());
     Builder::new()
-        .seed(4)
-        .iterations(2000)
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: None,
+        })
         .check(|| {
             let order = Arc::new(Mutex::new(Vec::new()));
             let spawn_sleeper = |name: &'static str, ms: u64| {
                 let order = Arc::clone(&order);
                 thread::spawn(move || {
+                    let start = Instant::now();
                     thread::sleep(Duration::from_millis(ms));
-                    order.lock().unwrap().push((name, Instant::now()));
+                    assert!(start.elapsed() >= Duration::from_millis(ms));
+                    order.lock().unwrap().push(name);
                 })
             };
             let slow = spawn_sleeper("slow", 20);
             let fast = spawn_sleeper("fast", 10);
             slow.join().unwrap();
             fast.join().unwrap();
-            let order = order.lock().unwrap();
-            let names: Vec<_> = order.iter().map(|(n, _)| *n).collect();
-            assert_eq!(names, ["fast", "slow"]);
+            let order = order.lock().unwrap().clone();
+            orders.lock().unwrap().insert(order);
         })
         .unwrap();
+    let orders: Vec<Vec<&str>> = orders.into_inner().unwrap().into_iter().collect();
+    assert_eq!(orders, [["fast", "slow"], ["slow", "fast"]]);
 }
 
 /// The consumer waits up to 50 ms for a value and treats a timeout as an error; the
@@ -97,11 +105,18 @@ fn condvar_timeout_bug_is_found_at_the_virtual_deadline() {
     );
 }
 
+/// `wait_timeout_while` returns as soon as a notification makes the condition false, or
+/// times out after its duration (possibly while the notifier could still have run); a
+/// `wait_timeout` that nobody notifies times out after its duration. Spurious wake-ups are
+/// off so that the second wait can only time out.
 #[test]
 fn wait_timeout_returns_early_when_notified_and_times_out_otherwise() {
+    let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
     Builder::new()
-        .seed(6)
-        .iterations(1000)
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+        .spurious_wakeups(false)
         .check(|| {
             let pair = Arc::new((Mutex::new(false), Condvar::new()));
             let pair2 = Arc::clone(&pair);
@@ -115,25 +130,41 @@ fn wait_timeout_returns_early_when_notified_and_times_out_otherwise() {
             let (guard, result) = cv
                 .wait_timeout_while(flag.lock().unwrap(), Duration::from_secs(5), |f| !*f)
                 .unwrap();
-            // The notifier always gets to run before the deadline can fire.
-            assert!(*guard && !result.timed_out());
-            assert_eq!(start.elapsed(), Duration::ZERO);
+            if result.timed_out() {
+                assert!(!*guard);
+                assert_eq!(start.elapsed(), Duration::from_secs(5));
+            } else {
+                // Notified at once, or timed out with the flag raised before the relock.
+                assert!(*guard);
+                let waited = start.elapsed();
+                assert!(waited == Duration::ZERO || waited == Duration::from_secs(5));
+            }
+            seen.lock().unwrap().insert(result.timed_out());
             drop(guard);
             notifier.join().unwrap();
+            let before = start.elapsed();
             let (guard, result) = cv
                 .wait_timeout(flag.lock().unwrap(), Duration::from_millis(30))
                 .unwrap();
             assert!(result.timed_out() && *guard);
-            assert_eq!(start.elapsed(), Duration::from_millis(30));
+            assert_eq!(start.elapsed(), before + Duration::from_millis(30));
         })
         .unwrap();
+    assert_eq!(
+        seen.into_inner().unwrap().len(),
+        2,
+        "notified, and timed out"
+    );
 }
 
 #[test]
 fn park_timeout_and_unpark() {
+    // Without spurious wake-ups: `park` returns only for a token, `park_timeout` also at
+    // its deadline.
     Builder::new()
         .seed(10)
         .iterations(1000)
+        .spurious_wakeups(false)
         .check(|| {
             let start = Instant::now();
             thread::park_timeout(Duration::from_millis(5));
@@ -176,4 +207,38 @@ fn the_timeout_race_also_has_passing_schedules() {
         (1..40).contains(&passing),
         "{passing} of 40 single executions passed"
     );
+}
+
+/// A loop that polls the clock against a deadline, yielding in between, ends under every
+/// strategy: each spin in a row moves the virtual clock twice as far as the one before
+/// (1 µs, 2 µs, ...), so ten seconds pass in 24 spins.
+#[test]
+fn polling_the_clock_in_a_yield_loop_ends() {
+    let strategies = [
+        StrategyKind::Random,
+        StrategyKind::Pct { depth: 3 },
+        StrategyKind::Dfs {
+            max_preemptions: None,
+        },
+    ];
+    for strategy in strategies {
+        let report = Builder::new()
+            .strategy(strategy)
+            .seed(3)
+            .iterations(200)
+            .check(|| {
+                let other = thread::spawn(|| thread::sleep(Duration::from_millis(1)));
+                let start = Instant::now();
+                let deadline = start + Duration::from_secs(10);
+                let mut spins = 0;
+                while Instant::now() < deadline {
+                    thread::yield_now();
+                    spins += 1;
+                }
+                assert!(spins <= 24, "{spins} spins");
+                other.join().unwrap();
+            })
+            .unwrap_or_else(|f| panic!("{strategy:?}: {f}"));
+        assert!(report.executions > 0);
+    }
 }

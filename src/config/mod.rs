@@ -74,6 +74,11 @@ pub struct Builder {
     /// `false`, `join` returns the panic payload as std does, and only a panic of the model
     /// closure itself fails.
     pub thread_panics_fail: bool,
+    /// Whether `Condvar::wait` and `thread::park` may return without a wake-up and
+    /// `compare_exchange_weak` may fail where it could succeed, as std allows (on unless
+    /// set). Each is a decision the search explores; turning them off takes fewer
+    /// executions, for models that already handle them or that want to ignore them.
+    pub spurious_wakeups: bool,
     /// Executions run at once, each on its own OS threads (at least 1). Results do not depend
     /// on it. With more than one, the model closure runs on several threads at once, so it
     /// must be `Sync`, and a `static` shared between executions is reported as misuse by
@@ -113,6 +118,7 @@ impl Builder {
             reduction: Reduction::from_env().unwrap_or_default(),
             name: None,
             thread_panics_fail: true,
+            spurious_wakeups: true,
             parallelism: env_u64(env::PARALLELISM)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or_else(default_parallelism),
@@ -214,6 +220,13 @@ impl Builder {
         self
     }
 
+    /// Sets whether waits may wake spuriously and weak compare-and-exchanges fail
+    /// spuriously (see the field).
+    pub fn spurious_wakeups(mut self, on: bool) -> Self {
+        self.spurious_wakeups = on;
+        self
+    }
+
     /// Sets whether a panic in a spawned thread fails the execution (see the field).
     pub fn thread_panics_fail(mut self, fail: bool) -> Self {
         self.thread_panics_fail = fail;
@@ -270,6 +283,10 @@ impl Builder {
             watchdog: self.watchdog,
             legacy_choices: false,
             fair_yields: matches!(self.strategy, StrategyKind::Dfs { .. }),
+            weak_memory: true,
+            explore_waits: true,
+            spurious: self.spurious_wakeups,
+            early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
         }
     }
 
@@ -361,6 +378,7 @@ impl Builder {
             iteration: schedule.iteration(),
             substrate: self.substrate,
             format_version: schedule.format_version(),
+            settings: schedule.settings,
         };
         if let Some(name) = &self.name {
             if let Err(e) = schedule.check_test(name) {
@@ -370,6 +388,15 @@ impl Builder {
         let exec = ExecConfig {
             legacy_choices: schedule.format_version() < 2,
             fair_yields: schedule.format_version() >= 2 && schedule.strategy() == "dfs",
+            weak_memory: schedule.format_version() >= 3,
+            explore_waits: schedule.format_version() >= 3,
+            spurious: schedule.spurious_wakeups().unwrap_or(self.spurious_wakeups)
+                && schedule.format_version() >= 3,
+            early_limit: (schedule.strategy() == "dfs").then_some(1),
+            max_steps: schedule.max_steps().unwrap_or(self.max_steps),
+            thread_panics_fail: schedule
+                .thread_panics_fail()
+                .unwrap_or(self.thread_panics_fail),
             ..self.exec_config()
         };
         driver::replay(exec, &model, schedule, meta, Location::caller())

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 
 use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc, Reuse};
-use crate::schedule::{Decision, Schedule, ScheduleError};
+use crate::schedule::{Decision, Schedule, ScheduleError, Settings};
 use crate::strategy::{ReplayStrategy, Strategy};
 
 /// What an exploration needs besides the model.
@@ -66,6 +66,17 @@ pub(crate) struct Meta {
     pub(crate) substrate: crate::Substrate,
     /// The schedule format its decisions follow (1 only when replaying such a schedule).
     pub(crate) format_version: u64,
+    /// The settings the executions ran with.
+    pub(crate) settings: Settings,
+}
+
+/// The settings of `exec` a schedule records.
+pub(crate) fn settings(exec: &ExecConfig) -> Settings {
+    Settings {
+        max_steps: Some(exec.max_steps),
+        thread_panics_fail: Some(exec.thread_panics_fail),
+        spurious_wakeups: Some(exec.spurious),
+    }
 }
 
 /// Counts of an exploration, and its lowest failure so far.
@@ -269,6 +280,7 @@ fn sequential<F: Fn() + Sync>(
                 iteration: i,
                 substrate: exec.substrate,
                 format_version: crate::schedule::VERSION,
+                settings: settings(&exec),
             };
             return Err(failure(draft, &out, meta));
         }
@@ -389,6 +401,7 @@ fn independent_worker<F: Fn() + Sync>(
                         iteration: i,
                         substrate: exec.substrate,
                         format_version: crate::schedule::VERSION,
+                        settings: settings(&exec),
                     };
                     keep_lowest(tally, batch, failure(draft, &out, meta));
                 }
@@ -450,7 +463,15 @@ fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
         .map(|d: &DecisionRecord| RecentStep {
             step: d.step,
             thread: info(d.chosen),
-            op: d.op.kind.name().to_owned(),
+            op: match d.pick {
+                None => d.op.kind.name().to_owned(),
+                Some((kind, value)) => format!(
+                    "{}, {} {value} of {}",
+                    d.op.kind.name(),
+                    kind.name(),
+                    d.options
+                ),
+            },
             location: SourceLocation::from(d.op.loc),
         })
         .collect();
@@ -492,6 +513,10 @@ fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
         strategy: meta.strategy.clone(),
         seed: meta.seed,
         iteration: meta.iteration,
+        settings: match meta.format_version {
+            v if v >= 3 => meta.settings,
+            _ => Settings::default(),
+        },
         decisions,
     }
 }
@@ -504,5 +529,6 @@ fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
         name: names.get(d.chosen).cloned().flatten(),
         op: d.op.kind.name().to_owned(),
         location: SourceLocation::from(d.op.loc).to_string(),
+        pick: d.pick,
     }
 }

@@ -40,8 +40,14 @@ pub(crate) enum Key {
     Thread(Tid),
     /// A thread's park token.
     Park(Tid),
+    /// The reference counts of a modelled `Arc` allocation (index in the execution's
+    /// allocations, apart from the arena of primitives).
+    Alloc(usize),
     /// The order of spawns, which decides thread ids.
     Spawn,
+    /// The order of `SeqCst` atomic operations and fences (the memory model's `SeqCst`
+    /// clock): each reads and writes it.
+    SeqCst,
     /// The virtual clock, read by `Instant::now`; it moves only when no thread can run, and
     /// whatever runs then happens after everything before.
     Time,
@@ -146,8 +152,10 @@ pub(crate) struct Hb {
     parts: HashMap<(ObjId, u32), KeyState>,
     threads: Vec<KeyState>,
     parks: Vec<KeyState>,
+    allocs: Vec<KeyState>,
     yields: Vec<KeyState>,
     spawn: KeyState,
+    seq_cst: KeyState,
     time: KeyState,
     events: Vec<EventRec>,
     touches: Vec<Touch>,
@@ -169,12 +177,14 @@ impl Hb {
             &mut self.objects,
             &mut self.threads,
             &mut self.parks,
+            &mut self.allocs,
             &mut self.yields,
         ] {
             keys.clear();
         }
         self.parts.clear();
         self.spawn = KeyState::default();
+        self.seq_cst = KeyState::default();
         self.time = KeyState::default();
         self.events.clear();
         self.touches.clear();
@@ -373,9 +383,11 @@ impl Hb {
             Key::Obj(i) => (&mut self.objects, i),
             Key::Thread(i) => (&mut self.threads, i),
             Key::Park(i) => (&mut self.parks, i),
+            Key::Alloc(i) => (&mut self.allocs, i),
             Key::Yield(i) => (&mut self.yields, i),
             Key::Part(o, p) => return self.parts.entry((o, p)).or_default(),
             Key::Spawn => return &mut self.spawn,
+            Key::SeqCst => return &mut self.seq_cst,
             Key::Time | Key::Spin => return &mut self.time,
         };
         if table.len() <= i {
@@ -390,8 +402,10 @@ impl Hb {
             Key::Part(o, p) => self.parts.get(&(o, p)),
             Key::Thread(i) => self.threads.get(i),
             Key::Park(i) => self.parks.get(i),
+            Key::Alloc(i) => self.allocs.get(i),
             Key::Yield(i) => self.yields.get(i),
             Key::Spawn => Some(&self.spawn),
+            Key::SeqCst => Some(&self.seq_cst),
             Key::Time => Some(&self.time),
             Key::Spin => None,
         };

@@ -13,7 +13,9 @@
 //! the spinner goes on.
 
 use super::execution::{ExecState, Status};
-use super::{Key, Tid};
+use std::time::Duration;
+
+use super::{Key, Op, Tid};
 use crate::op::Role;
 
 /// Ends the running thread's event and hands it to the strategy.
@@ -50,6 +52,8 @@ pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> 
 /// thread that spun may run again: another thread has run. Those it was held back for
 /// (`st.held_back`) go on because of this event.
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
+    let op = st.threads[t].pending;
+    synchronize(st, t, &op);
     let decision = decided.then(|| st.decisions.len() as u32 - 1);
     let thread = &mut st.threads[t];
     let woken = std::mem::take(&mut thread.woken);
@@ -77,9 +81,17 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
 }
 
 /// The running thread `me` spins: it is held back until another thread has run, and its
-/// event races with every event of another thread.
+/// event races with every event of another thread. It sees the newest stores of every
+/// atomic from now on, and the virtual clock moves on, by 1 µs for the first spin in a row
+/// and twice as much for each next one (so a loop that polls `Instant::now` against a
+/// deadline ends in a few dozen spins, whatever the deadline).
 pub(super) fn spun(st: &mut ExecState, me: Tid) {
     st.threads[me].spinning = true;
+    st.mem.refresh(me);
+    let in_row = &mut st.threads[me].spins_in_row;
+    let quantum = Duration::from_micros(1u64 << (*in_row).min(30));
+    *in_row += 1;
+    super::waits::time_passes(st, st.clock + quantum);
     if !st.config.fair_yields {
         return;
     }
@@ -88,15 +100,41 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
     declare(st, Key::Spin, Role::Write);
 }
 
+/// Thread `t` performs `op` now: for the memory model it synchronizes through the primitive
+/// the operation acts on. Atomics do so by their orderings (`runtime/atomics.rs`); a
+/// condvar orders nothing by itself (its mutex and the wake-up do).
+pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
+    if op.kind.is_atomic() || op.kind.is_condvar() {
+        return;
+    }
+    if let Some(touch) = crate::hb::primary(op, t) {
+        st.mem.access(t, touch.key, touch.role);
+    }
+}
+
 /// The running event accesses `key` as `role`.
 pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
+    st.mem.access(st.running, key, role);
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.declare(key, role);
     }
 }
 
+/// The running event accesses `key`: as `order` for partial-order reduction, as `sync` for
+/// the memory model (a drop of an `Arc` releases or acquires, but any two drops may come in
+/// either order).
+pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Role) {
+    st.mem.access(st.running, key, sync);
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.declare(key, order);
+    }
+}
+
 /// The running event changed `key` through the runtime (a write unless declared otherwise).
 pub(super) fn imply(st: &mut ExecState, key: Key) {
+    if let Key::Park(_) = key {
+        st.mem.access(st.running, key, Role::Write);
+    }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.imply(key);
     }

@@ -11,8 +11,9 @@ use super::object::ObjectSlot;
 use super::trace::Trace;
 use super::{Loc, ObjId, Op, Tid};
 use crate::hb::{Hb, Key};
+use crate::memory::Memory;
 use crate::report::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
-use crate::strategy::Strategy;
+use crate::strategy::{PickKind, Strategy};
 
 /// Knobs of one execution, fixed by the driver.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +38,20 @@ pub(crate) struct ExecConfig {
     /// `events.rs`), so that DFS does not run a spin loop for ever; set for DFS and to
     /// replay its schedules.
     pub(crate) fair_yields: bool,
+    /// Whether atomics follow their orderings (RC11) rather than all acting as `SeqCst`
+    /// (how schedules of format 2 and older were recorded; see `crate::memory`).
+    pub(crate) weak_memory: bool,
+    /// Whether a timed wait may time out while other threads could act, and `notify_one`
+    /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded
+    /// when timeouts fired last and `notify_one` woke the longest waiter).
+    pub(crate) explore_waits: bool,
+    /// Whether waits may wake spuriously and weak compare-and-exchanges fail spuriously
+    /// (decisions; see `waits.rs`).
+    pub(crate) spurious: bool,
+    /// How many early endings (timeouts while other threads could act, spurious wake-ups
+    /// and failures) each thread may have per execution (`None`: no limit); set for DFS
+    /// and to replay its schedules.
+    pub(crate) early_limit: Option<u32>,
 }
 
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.
@@ -111,6 +126,10 @@ pub(crate) struct ThreadState {
     pub(crate) blocked_seq: u64,
     /// `unpark` was called and not yet consumed by `park`.
     pub(crate) park_token: bool,
+    /// Waits it ended early and weak compare-and-exchanges it failed spuriously.
+    pub(crate) early: u32,
+    /// Spins since its last operation that was not a yield or spin-loop hint.
+    pub(crate) spins_in_row: u32,
     /// The thread said it is spinning since its last decision (for strategies that
     /// deprioritize spinners).
     pub(crate) spinning: bool,
@@ -149,6 +168,9 @@ pub(crate) struct DecisionRecord {
     pub(crate) options: usize,
     /// What the chosen thread was about to do.
     pub(crate) op: Op,
+    /// For a decision other than the choice of a thread: its kind and the option taken
+    /// (`chosen` is then the thread that decided, `options` counts options).
+    pub(crate) pick: Option<(PickKind, usize)>,
 }
 
 /// A failure as the runtime sees it; the driver adds schedule, seed and iteration.
@@ -209,6 +231,10 @@ pub(crate) struct ExecState {
     pub(crate) switches: u64,
     /// Happens-before tracking, when the strategy reads events (see `events.rs`).
     pub(crate) hb: Option<Box<Hb>>,
+    /// The memory model: what atomics read, which plain accesses race.
+    pub(crate) mem: Box<Memory>,
+    /// The `Arc` allocations made in this execution (see `arcs.rs`).
+    pub(crate) arcs: Vec<super::arcs::ArcState>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -242,7 +268,9 @@ impl Execution {
         start: Loc,
         decisions: Vec<DecisionRecord>,
         mut hb: Option<Box<Hb>>,
+        mut mem: Box<Memory>,
     ) -> Arc<Self> {
+        mem.reset(config.weak_memory);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
         let first = Op::start(start);
@@ -279,6 +307,8 @@ impl Execution {
                 preemptions: 0,
                 switches: 0,
                 hb,
+                mem,
+                arcs: Vec::new(),
             }),
             host: HostShared::default(),
         })
@@ -298,6 +328,8 @@ impl ThreadState {
             wake: Wake::Notified,
             blocked_seq: 0,
             park_token: false,
+            early: 0,
+            spins_in_row: 0,
             spinning: false,
             yielded: false,
             woken: false,

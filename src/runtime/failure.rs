@@ -1,7 +1,8 @@
 //! Turning the state of a stuck or runaway execution into a failure that explains it.
 
 use super::execution::{ExecState, FailureDraft, Status};
-use super::{Loc, OpKind, Tid};
+use super::{Loc, ObjId, OpKind, Tid};
+use crate::memory::{CellAccess, Race};
 use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
 use crate::strategy::{Divergence, Nondeterminism, Refusal};
 
@@ -214,14 +215,91 @@ pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> F
     FailureDraft {
         kind: FailureKind::Misuse,
         message: format!(
-            "this {kind} was first used in another execution; create every primitive \
-             inside the model closure (a `static` or a value captured from outside is shared by \
-             all executions and would carry state from one to the next)"
+            "this {kind} was first used in another execution: a `static` (or a value captured \
+             from outside the model closure) is shared by every execution, and a {kind} holds \
+             data the explorer cannot put back to its initial state between them. Create it \
+             inside the model closure and share it with an Arc. (Static atomics, condvars and \
+             barriers are reset for every execution and need no change.)"
         ),
         thread: Some(st.thread_info(me)),
         location: Some(loc.into()),
         backtrace: None,
         threads: vec![],
+    }
+}
+
+/// `Arc`s still alive at the end of an execution that otherwise passed, if any.
+pub(super) fn leak(st: &ExecState) -> Option<FailureDraft> {
+    let leaked = super::arcs::leaked(st);
+    let (first, arc) = *leaked.first()?;
+    let threads = leaked
+        .iter()
+        .map(|(obj, a)| {
+            ThreadReport::new(
+                st.thread_info(a.creator),
+                format!(
+                    "created Arc #{obj} here; {} strong reference{} left",
+                    a.strong,
+                    if a.strong == 1 { "" } else { "s" }
+                ),
+                Some(a.created.into()),
+                vec![],
+            )
+        })
+        .collect();
+    Some(FailureDraft {
+        kind: FailureKind::Leak,
+        message: format!(
+            "{} Arc{} still alive when every thread had finished: Arc #{first}, created at {} by \
+             thread {}, has {} strong reference{} left. A cycle of Arcs (break it with a Weak), \
+             a mem::forget, or a clone kept in a static or thread-local outlives the model",
+            leaked.len(),
+            if leaked.len() == 1 { " is" } else { "s are" },
+            SourceLocation::from(arc.created),
+            st.thread_info(arc.creator),
+            arc.strong,
+            if arc.strong == 1 { "" } else { "s" },
+        ),
+        thread: Some(st.thread_info(arc.creator)),
+        location: Some(arc.created.into()),
+        backtrace: None,
+        threads,
+    })
+}
+
+/// Two accesses to the cell `obj` raced.
+pub(super) fn data_race(st: &ExecState, obj: ObjId, race: &Race) -> FailureDraft {
+    let slot = &st.objects[obj];
+    let what = |a: &CellAccess| if a.write { "wrote" } else { "read" };
+    let report = |a: &CellAccess| {
+        ThreadReport::new(
+            st.thread_info(a.tid),
+            format!("{} {} #{obj} here", what(a), slot.kind),
+            Some(a.loc.into()),
+            vec![],
+        )
+    };
+    let (a, b) = (&race.earlier, &race.later);
+    FailureDraft {
+        kind: FailureKind::DataRace,
+        message: format!(
+            "data race on {} #{obj} (first used at {}): thread {} {} it at {}, and thread {} \
+             {} it at {}, and nothing orders the two accesses (no lock, join, channel, or \
+             Acquire load of a Release store between them). Guard the cell with a Mutex, or \
+             publish it with a Release store that the other thread reads with an Acquire load",
+            slot.kind,
+            SourceLocation::from(slot.first_use),
+            st.thread_info(a.tid),
+            what(a),
+            SourceLocation::from(a.loc),
+            st.thread_info(b.tid),
+            what(b),
+            SourceLocation::from(b.loc),
+        ),
+        thread: Some(st.thread_info(b.tid)),
+        location: Some(b.loc.into()),
+        backtrace: None,
+        threads: vec![report(a), report(b)],
     }
 }
 

@@ -7,6 +7,8 @@
 //! through the scoped thread-local [`CURRENT`], which the host sets for the running model
 //! thread.
 
+pub(crate) mod arcs;
+pub(crate) mod atomics;
 mod events;
 mod execution;
 mod failure;
@@ -18,7 +20,10 @@ mod sched;
 mod teardown;
 mod thread;
 mod trace;
+mod waits;
 mod watchdog;
+
+pub(crate) use waits::{Early, early, notify_which};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -157,11 +162,13 @@ impl Access<'_> {
         })
     }
 
-    /// The thread that has waited longest on `obj`, if any.
-    pub(crate) fn oldest_waiter(&self, obj: ObjId) -> Option<Tid> {
-        (0..self.st.threads.len())
+    /// The threads waiting on `obj`, longest waiting first.
+    pub(crate) fn waiters(&self, obj: ObjId) -> Vec<Tid> {
+        let mut waiters: Vec<Tid> = (0..self.st.threads.len())
             .filter(|&t| self.waits_on(t, obj, None))
-            .min_by_key(|&t| self.st.threads[t].blocked_seq)
+            .collect();
+        waiters.sort_by_key(|&t| self.st.threads[t].blocked_seq);
+        waiters
     }
 
     fn waits_on(&self, t: Tid, obj: ObjId, what: Option<&'static str>) -> bool {
@@ -212,6 +219,7 @@ impl Access<'_> {
             kind,
             first_use: loc,
             state: None,
+            from_earlier: false,
         });
         self.st.objects.len() - 1
     }

@@ -1,12 +1,20 @@
 //! The object arena: every modelled primitive is registered in the execution that first uses
 //! it, and its scheduling state (owner, waiters, ...) lives here, type-erased.
 //!
-//! Primitives are created with `const fn new` and register lazily, so a primitive created
-//! outside the model (a `static`) still works in the first execution that uses it and is
-//! reported as misuse in any later one, instead of carrying stale state across executions.
+//! Primitives are created with `const fn new` and register lazily in the first execution
+//! that uses them. A primitive created outside the model (a `static`) is used by every
+//! execution: one whose state the runtime holds entirely (an atomic, whose values live in
+//! the memory model; a condvar or barrier, which hold only scheduling state) is registered
+//! afresh in each execution that uses it, through a process-wide table of such
+//! registrations, so that executions running at once each see it in its initial state.
+//! Any other kind (a `Mutex<T>` holds a `T` the runtime cannot restore) is reported as
+//! misuse in every execution but the first, instead of carrying stale state.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
 
 use super::{Loc, ObjId, OpKind, Tid};
 
@@ -32,6 +40,27 @@ pub(crate) struct ObjectSlot {
     /// Where the object was first used in this execution.
     pub(crate) first_use: Loc,
     pub(crate) state: Option<Box<dyn ObjectState>>,
+    /// Registered by an execution after an earlier one had: a `static` (or a value that
+    /// outlived its execution), which starts from its initial state here.
+    pub(crate) from_earlier: bool,
+}
+
+/// Registrations of restorable primitives in executions other than the first that used
+/// them: by the primitive's address and the execution, its id there. Entries of an
+/// execution are removed when it ends ([`forget_execution`]).
+static LATER: Mutex<Option<HashMap<(usize, u64), ObjId>>> = Mutex::new(None);
+
+/// Whether [`LATER`] was ever used in this process.
+static LATER_USED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Forgets the registrations execution `exec` made in [`LATER`].
+pub(crate) fn forget_execution(exec: u64) {
+    if !LATER_USED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Some(map) = LATER.lock().as_mut() {
+        map.retain(|&(_, e), _| e != exec);
+    }
 }
 
 /// Embedded in every primitive: which execution it belongs to and its id there.
@@ -43,6 +72,9 @@ pub(crate) struct ObjectHandle {
     /// The object's state when it registers, for kinds whose fresh state is not "every
     /// operation can take effect" (an empty channel).
     init: Option<fn() -> Box<dyn ObjectState>>,
+    /// Whether the runtime holds all of the primitive's state, so that each execution can
+    /// start it afresh (see the module).
+    restorable: bool,
 }
 
 /// A primitive was used in an execution other than the one it was first used in.
@@ -59,6 +91,16 @@ impl ObjectHandle {
             id: AtomicUsize::new(0),
             kind,
             init: None,
+            restorable: false,
+        }
+    }
+
+    /// A handle of a primitive whose state the runtime holds entirely (see the module): a
+    /// `static` one starts afresh in every execution.
+    pub(crate) const fn restorable(kind: &'static str) -> Self {
+        ObjectHandle {
+            restorable: true,
+            ..ObjectHandle::new(kind)
         }
     }
 
@@ -95,17 +137,33 @@ impl ObjectHandle {
         {
             Err(e) if e == exec => Ok(self.id.load(Ordering::Acquire)),
             Ok(_) => {
-                let id = objects.len();
-                objects.push(ObjectSlot {
-                    kind: self.kind,
-                    first_use: loc,
-                    state: self.init.map(|init| init()),
-                });
+                let id = self.register(objects, loc, false);
                 self.id.store(id, Ordering::Release);
                 Ok(id)
             }
+            Err(_) if self.restorable => Ok(self.register_later(exec, objects, loc)),
             Err(_) => Err(ForeignObject { kind: self.kind }),
         }
+    }
+
+    fn register(&self, objects: &mut Vec<ObjectSlot>, loc: Loc, from_earlier: bool) -> ObjId {
+        objects.push(ObjectSlot {
+            kind: self.kind,
+            first_use: loc,
+            state: self.init.map(|init| init()),
+            from_earlier,
+        });
+        objects.len() - 1
+    }
+
+    /// The id of this primitive in `exec`, which is not the first execution that used it.
+    fn register_later(&self, exec: u64, objects: &mut Vec<ObjectSlot>, loc: Loc) -> ObjId {
+        let key = (std::ptr::from_ref(self).addr(), exec);
+        LATER_USED.store(true, Ordering::Relaxed);
+        let mut later = LATER.lock();
+        let map = later.get_or_insert_with(HashMap::new);
+        *map.entry(key)
+            .or_insert_with(|| self.register(objects, loc, true))
     }
 }
 

@@ -13,7 +13,7 @@ use super::{
     Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, teardown,
 };
 use crate::op::Role;
-use crate::strategy::{Choice, Refusal};
+use crate::strategy::{Choice, Pick, PickKind, Refusal};
 
 /// What runs after a scheduling point while the execution runs.
 #[derive(Debug)]
@@ -53,7 +53,11 @@ pub(super) fn switch_point(
     let thread = &mut st.threads[me];
     thread.pending = op;
     thread.steps += 1;
+    if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
+        thread.spins_in_row = 0;
+    }
     if acts_at_once(&mut st, me) {
+        events::synchronize(&mut st, me, &op);
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.also(&op);
         }
@@ -143,6 +147,7 @@ pub(super) fn finish(ctx: &Context) {
             wake(&mut st, t, Wake::Notified);
         }
     }
+    st.mem.finished(me);
     if st.phase == Phase::Running {
         events::declare(&mut st, Key::Thread(me), Role::Release);
         events::end(&mut st);
@@ -206,7 +211,7 @@ fn after_resume(ctx: &Context, mut st: MutexGuard<'_, ExecState>) {
 
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread
 /// that keeps catching it is left alone (see `teardown.rs`).
-fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
+pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
     let me = ctx.tid;
     if teardown::gives_up_on(&st, me) {
         teardown::leave_behind(&mut st, me);
@@ -281,8 +286,40 @@ fn ask_strategy(
         chosen,
         options,
         op,
+        pick: None,
     });
     Ok(chosen)
+}
+
+/// Asks the strategy for a decision of thread `me` other than the choice of a thread and
+/// records it; one option is no decision, and teardown decides nothing (option 0).
+pub(super) fn decide(
+    st: &mut ExecState,
+    me: Tid,
+    kind: PickKind,
+    options: usize,
+) -> Result<usize, Refusal> {
+    if options < 2 || st.phase == Phase::TearingDown {
+        return Ok(0);
+    }
+    let pick = Pick {
+        kind,
+        options,
+        tid: me,
+    };
+    let strategy = st
+        .strategy
+        .as_mut()
+        .expect("the strategy is present while the execution runs");
+    let value = strategy.pick(&pick)?;
+    st.decisions.push(DecisionRecord {
+        step: st.step,
+        chosen: me,
+        options,
+        op: st.threads[me].pending,
+        pick: Some((kind, value)),
+    });
+    Ok(value)
 }
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
@@ -337,7 +374,10 @@ pub(super) fn wake(st: &mut ExecState, tid: Tid, how: Wake) {
     }
     match how {
         Wake::TimedOut => events::timed_out(st, tid),
-        Wake::Notified => events::waking(st, tid),
+        Wake::Notified => {
+            st.mem.woke(st.running, tid);
+            events::waking(st, tid);
+        }
     }
     let thread = &mut st.threads[tid];
     thread.status = Status::Runnable;

@@ -23,6 +23,7 @@ pub(crate) struct Reuse<'m> {
     decisions: Vec<DecisionRecord>,
     beat: Option<Arc<super::watchdog::Beat>>,
     hb: Option<Box<Hb>>,
+    mem: Option<Box<crate::memory::Memory>>,
 }
 
 impl Reuse<'_> {
@@ -64,7 +65,8 @@ pub(crate) fn run_execution<'m>(
 ) -> ExecOutcome {
     let decisions = std::mem::take(&mut reuse.decisions);
     let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
-    let exec = Execution::new(strategy, config, loc, decisions, hb);
+    let mem = reuse.mem.take().unwrap_or_default();
+    let exec = Execution::new(strategy, config, loc, decisions, hb, mem);
     if let Some(limit) = config.watchdog {
         if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
             reuse.beat = Some(super::watchdog::Beat::new(limit));
@@ -72,14 +74,18 @@ pub(crate) fn run_execution<'m>(
         reuse.beat.as_ref().expect("set above").running(&exec);
     }
     host::drive(&exec, model, &mut reuse.stacks);
+    super::object::forget_execution(exec.id);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if let Some(hb) = st.hb.take() {
         reuse.hb = Some(hb);
     }
+    reuse.mem = Some(std::mem::take(&mut st.mem));
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
+        } else if let Some(leak) = super::failure::leak(&st) {
+            st.fail(|_| leak);
         }
     }
     outcome(&mut st, strat)
@@ -131,6 +137,7 @@ pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hostin
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.spawned(tid);
         }
+        st.mem.spawned(ctx.tid, tid);
         (Arc::clone(&ctx.exec), tid, hosting)
     })
 }

@@ -11,7 +11,8 @@ use serde_json::json;
 
 use self::parse::Fields;
 use self::value::Shallow;
-use super::{Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, VERSION};
+use super::{Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, VERSION};
+use crate::strategy::PickKind;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
 /// the text does not depend on how `serde_json` orders map keys and diffs stay readable.
@@ -25,6 +26,20 @@ pub(super) fn write(s: &Schedule) -> String {
         ("seed", json!(s.seed)),
         ("iteration", json!(s.iteration)),
     ];
+    let settings = [
+        ("max_steps", s.settings.max_steps.map(|v| json!(v))),
+        (
+            "thread_panics_fail",
+            s.settings.thread_panics_fail.map(|v| json!(v)),
+        ),
+        (
+            "spurious_wakeups",
+            s.settings.spurious_wakeups.map(|v| json!(v)),
+        ),
+    ];
+    let header = header
+        .into_iter()
+        .chain(settings.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
     let mut text = String::from("{\n");
     for (key, value) in header {
         text.push_str(&format!("  \"{key}\": {value},\n"));
@@ -46,14 +61,20 @@ pub(super) fn write(s: &Schedule) -> String {
 }
 
 fn decision_line(d: &Decision) -> String {
-    let fields = [
+    let mut fields = vec![
         ("thread", json!(d.thread)),
         ("step", json!(d.step)),
         ("of", json!(d.options)),
+    ];
+    if let Some((kind, value)) = d.pick {
+        fields.push(("pick", json!(kind.name())));
+        fields.push(("value", json!(value)));
+    }
+    fields.extend([
         ("name", json!(d.name)),
         ("op", json!(d.op)),
         ("at", json!(d.location)),
-    ];
+    ]);
     let fields: Vec<String> = fields
         .iter()
         .map(|(key, value)| format!("\"{key}\": {value}"))
@@ -82,6 +103,11 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
         strategy: string(fields, "strategy", "strategy")?,
         seed: opt_u64(fields, "seed", "seed")?,
         iteration: u64_field(fields, "iteration", "iteration")?,
+        settings: Settings {
+            max_steps: opt_u64(fields, "max_steps", "max_steps")?,
+            thread_panics_fail: opt_bool(fields, "thread_panics_fail")?,
+            spurious_wakeups: opt_bool(fields, "spurious_wakeups")?,
+        },
         decisions,
     })
 }
@@ -130,14 +156,55 @@ fn decision(i: usize, d: &Fields) -> Result<Decision, ScheduleError> {
             format!("should be at least 2 (a decision has a choice), found {options}"),
         ));
     }
+    let options = usize::try_from(options).unwrap_or(usize::MAX);
     Ok(Decision {
         thread,
         step: u64_field(d, "step", &path("step"))?,
-        options: usize::try_from(options).unwrap_or(usize::MAX),
+        pick: pick(d, options, &path)?,
+        options,
         name: opt_string(d, "name", &path("name"))?,
         op: string(d, "op", &path("op"))?,
         location: string(d, "at", &path("at"))?,
     })
+}
+
+/// The `pick` and `value` of a decision that is not the choice of a thread, if it has them.
+fn pick(
+    d: &Fields,
+    options: usize,
+    path: &dyn Fn(&str) -> String,
+) -> Result<Option<(PickKind, usize)>, ScheduleError> {
+    let Some(name) = opt_string(d, "pick", &path("pick"))? else {
+        if d.contains_key("value") {
+            return Err(ScheduleError::field(
+                path("value"),
+                "is given without `pick` (only a decision other than a thread's has a value)",
+            ));
+        }
+        return Ok(None);
+    };
+    let Some(kind) = PickKind::from_name(&name) else {
+        let known: Vec<String> = PickKind::ALL
+            .iter()
+            .map(|k| format!("\"{}\"", k.name()))
+            .collect();
+        return Err(ScheduleError::field(
+            path("pick"),
+            format!(
+                "should be one of {}, found {}",
+                known.join(", "),
+                super::error::quote(&name)
+            ),
+        ));
+    };
+    let value = u64_field(d, "value", &path("value"))?;
+    match usize::try_from(value) {
+        Ok(v) if v < options => Ok(Some((kind, v))),
+        _ => Err(ScheduleError::field(
+            path("value"),
+            format!("should be below `of` ({options}), found {value}"),
+        )),
+    }
 }
 
 fn syntax_error(e: &serde_json::Error) -> ScheduleError {
@@ -188,6 +255,17 @@ fn u64_field(m: &Fields, key: &str, path: &str) -> Result<u64, ScheduleError> {
     v.as_u64().ok_or_else(|| {
         ScheduleError::field(path, format!("should be a non-negative integer, found {v}"))
     })
+}
+
+fn opt_bool(m: &Fields, key: &str) -> Result<Option<bool>, ScheduleError> {
+    match m.get(key) {
+        None | Some(Shallow::Null) => Ok(None),
+        Some(Shallow::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(ScheduleError::field(
+            key,
+            format!("should be true or false, found {v}"),
+        )),
+    }
 }
 
 fn opt_u64(m: &Fields, key: &str, path: &str) -> Result<Option<u64>, ScheduleError> {

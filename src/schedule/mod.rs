@@ -9,14 +9,18 @@
 //! ```json
 //! {
 //!   "format": "interleave-test-schedule",
-//!   "version": 1,
+//!   "version": 3,
 //!   "crate_version": "0.1.0",
 //!   "test": "counter_race",
 //!   "strategy": "random",
 //!   "seed": 42,
 //!   "iteration": 3,
+//!   "max_steps": 100000,
+//!   "thread_panics_fail": true,
+//!   "spurious_wakeups": true,
 //!   "decisions": [
-//!     { "thread": 1, "step": 4, "of": 2, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" }
+//!     { "thread": 1, "step": 4, "of": 2, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" },
+//!     { "thread": 1, "step": 4, "of": 2, "pick": "read from", "value": 1, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" }
 //!   ]
 //! }
 //! ```
@@ -28,6 +32,8 @@ mod json;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::strategy::PickKind;
+
 pub use error::ScheduleError;
 pub(crate) use error::shorten;
 
@@ -35,17 +41,23 @@ pub(crate) use error::shorten;
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
 /// The schedule format version this crate writes.
 ///
+/// - 3: atomics follow their orderings (weak memory), and what std allows a wait to do is
+///   explored: decisions other than a thread's (`pick` and `value`: which store a load
+///   reads, where a store goes, early timeouts, spurious wake-ups and failures, which
+///   waiter `notify_one` wakes); the settings that change an execution are recorded
+///   (`max_steps`, `thread_panics_fail`, `spurious_wakeups`).
 /// - 2: a decision is offered only between threads whose next operation can take effect (a
 ///   thread about to lock a held mutex, `recv` on an empty channel or join a running thread
 ///   is blocked, not a choice).
 /// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
 ///   read, and replayed with that rule.
-pub(crate) const VERSION: u64 = 2;
+pub(crate) const VERSION: u64 = 3;
 
 /// The oldest schedule format version this crate reads.
 pub(crate) const OLDEST_VERSION: u64 = 1;
 
-/// One recorded decision: the thread chosen where several could run.
+/// One recorded decision: the thread chosen where several could run, or another choice a
+/// thread made (which store an atomic load reads, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub(crate) thread: usize,
@@ -54,12 +66,23 @@ pub struct Decision {
     pub(crate) name: Option<String>,
     pub(crate) op: String,
     pub(crate) location: String,
+    pub(crate) pick: Option<(PickKind, usize)>,
 }
 
 impl Decision {
-    /// The id of the chosen thread: all that replay reads.
+    /// The id of the chosen thread (for a [`pick`](Self::pick), the thread that decided):
+    /// with `pick`, all that replay reads.
     pub fn thread(&self) -> usize {
         self.thread
+    }
+
+    /// For a decision other than the choice of a thread, what it decided and the option
+    /// taken, counted from 0: `("read from", n)` (an atomic load reads the `n`th store
+    /// before the newest one it may read, 0 being the newest) or `("store at", n)` (a store
+    /// goes before the `n` newest stores it may go before, 0 being last). `None` for the
+    /// choice of a thread.
+    pub fn pick(&self) -> Option<(&'static str, usize)> {
+        self.pick.map(|(kind, value)| (kind.name(), value))
     }
 
     /// The switch point, counted from 1, at which the decision was made.
@@ -67,7 +90,8 @@ impl Decision {
         self.step
     }
 
-    /// How many threads could run there.
+    /// How many threads could run there (for a [`pick`](Self::pick), how many options there
+    /// were).
     pub fn options(&self) -> usize {
         self.options
     }
@@ -98,7 +122,17 @@ pub struct Schedule {
     pub(crate) strategy: String,
     pub(crate) seed: Option<u64>,
     pub(crate) iteration: u64,
+    pub(crate) settings: Settings,
     pub(crate) decisions: Vec<Decision>,
+}
+
+/// The settings that change what an execution does, recorded so that replay uses them
+/// (`None`: not recorded, as in files of format 2 and older; replay then uses its own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Settings {
+    pub(crate) max_steps: Option<u64>,
+    pub(crate) thread_panics_fail: Option<bool>,
+    pub(crate) spurious_wakeups: Option<bool>,
 }
 
 impl Schedule {
@@ -110,6 +144,21 @@ impl Schedule {
     /// Reading a schedule of that size took 1.9 s and 50 MB of memory besides its text in a
     /// debug build.
     pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+    /// The step limit of the run that recorded it (`max_steps`), if recorded.
+    pub fn max_steps(&self) -> Option<u64> {
+        self.settings.max_steps
+    }
+
+    /// Whether a panic in a spawned thread failed the run that recorded it, if recorded.
+    pub fn thread_panics_fail(&self) -> Option<bool> {
+        self.settings.thread_panics_fail
+    }
+
+    /// Whether waits could wake spuriously in the run that recorded it, if recorded.
+    pub fn spurious_wakeups(&self) -> Option<bool> {
+        self.settings.spurious_wakeups
+    }
 
     /// The decisions, in order.
     pub fn decisions(&self) -> &[Decision] {
@@ -136,9 +185,10 @@ impl Schedule {
         self.iteration
     }
 
-    /// The format version of its decisions: 2 for schedules this version writes, 1 for
-    /// older ones, which replay with the rule they were recorded with (every thread that was
-    /// not blocked was a choice, even one whose next operation could not take effect).
+    /// The format version of its decisions: 3 for schedules this version writes. Older ones
+    /// replay with the rules they were recorded with: before 3, every atomic acted as
+    /// `SeqCst`; before 2, every thread that was not blocked was a choice, even one whose
+    /// next operation could not take effect.
     pub fn format_version(&self) -> u64 {
         self.version
     }
@@ -243,6 +293,7 @@ impl Schedule {
                 thread: d.thread,
                 options: d.options,
                 op: d.op.clone(),
+                pick: d.pick,
             })
             .collect()
     }

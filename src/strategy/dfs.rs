@@ -11,8 +11,8 @@
 //! alternative that costs nothing. So every schedule with at most `bound` preemptions is run,
 //! exactly once (paths are the leaves of one tree, visited in order).
 
-use super::walk::{Seen, Walk, check_replayed};
-use super::{Choice, Refusal, Strategy};
+use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
+use super::{Choice, Pick, PickKind, Refusal, Strategy};
 use crate::op::{Op, Tid};
 
 /// One decision on the current path.
@@ -30,6 +30,8 @@ struct Point {
     taken: usize,
     /// Preemptions on the path before this point.
     preemptions_before: u32,
+    /// For a decision other than a thread's, its kind: `order` is then its options.
+    pick: Option<PickKind>,
 }
 
 impl Point {
@@ -39,6 +41,7 @@ impl Point {
             runnable: &self.runnable,
             ops: &self.ops,
             current: self.current,
+            pick: self.pick.map(|k| (k, self.order.len())),
         }
     }
 
@@ -117,6 +120,20 @@ impl DfsStrategy {
             current: choice.current,
             taken: 0,
             preemptions_before: self.walk.preemptions,
+            pick: None,
+        }
+    }
+
+    /// A point for `pick`: every option costs nothing.
+    fn pick_point(&self, pick: &Pick) -> Point {
+        Point {
+            order: (0..pick.options).collect(),
+            ops: Vec::new(),
+            runnable: Vec::new(),
+            current: None,
+            taken: 0,
+            preemptions_before: self.walk.preemptions,
+            pick: Some(pick.kind),
         }
     }
 }
@@ -146,6 +163,18 @@ impl Strategy for DfsStrategy {
         self.walk.preemptions = point.cost(point.taken);
         self.walk.depth += 1;
         Ok(chosen)
+    }
+
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
+        if self.walk.depth < self.walk.replay {
+            check_replayed_pick(self.walk.depth, self.path[self.walk.depth].seen(), pick)?;
+        } else {
+            let point = self.pick_point(pick);
+            self.path.push(point);
+        }
+        let point = &self.path[self.walk.depth];
+        self.walk.depth += 1;
+        Ok(point.order[point.taken])
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {

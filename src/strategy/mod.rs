@@ -41,6 +41,70 @@ pub(crate) struct Choice<'a> {
     pub(crate) held_back: bool,
 }
 
+/// What a decision other than the choice of a thread is about. Option 0 is always the
+/// behaviour of a sequentially consistent, spurious-free machine, so a depth-first search
+/// tries it first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum PickKind {
+    /// Which store an atomic load reads: 0 the newest in modification order, `n` the `n`th
+    /// before it.
+    ReadFrom,
+    /// Where a store goes in modification order: 0 last, `n` before the `n` newest stores
+    /// it may go before.
+    StoreAt,
+    /// Whether a timed wait (`wait_timeout`, `recv_timeout`, `park_timeout`, `sleep`) times
+    /// out at once, its deadline passing while other threads could still act: 0 no (it
+    /// waits for a wake-up, or for its deadline once no thread can run), 1 yes.
+    TimeOut,
+    /// Whether a wait (`Condvar::wait`, `park`) returns at once without a wake-up: 0 no, 1
+    /// yes.
+    SpuriousWake,
+    /// Whether a `compare_exchange_weak` that could succeed fails: 0 no, 1 yes.
+    SpuriousFailure,
+    /// Which waiter a `notify_one` wakes: 0 the one that waited longest, `n` the `n`th
+    /// after it.
+    Notify,
+}
+
+impl PickKind {
+    /// Every kind, for reading schedules.
+    pub(crate) const ALL: [PickKind; 6] = [
+        PickKind::ReadFrom,
+        PickKind::StoreAt,
+        PickKind::TimeOut,
+        PickKind::SpuriousWake,
+        PickKind::SpuriousFailure,
+        PickKind::Notify,
+    ];
+
+    /// The name in schedule files and reports.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PickKind::ReadFrom => "read from",
+            PickKind::StoreAt => "store at",
+            PickKind::TimeOut => "time out now",
+            PickKind::SpuriousWake => "wake spuriously",
+            PickKind::SpuriousFailure => "fail spuriously",
+            PickKind::Notify => "notify waiter",
+        }
+    }
+
+    /// The kind named `name` in a schedule file.
+    pub(crate) fn from_name(name: &str) -> Option<PickKind> {
+        PickKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// A decision other than the choice of a thread, made by the running thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pick {
+    pub(crate) kind: PickKind,
+    /// How many options there are (at least two); the strategy returns one below it.
+    pub(crate) options: usize,
+    /// The thread that decides.
+    pub(crate) tid: Tid,
+}
+
 /// Why a strategy cannot go on with this execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -93,6 +157,9 @@ pub(crate) trait Strategy: Send {
 
     /// Picks one of `choice.runnable`.
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal>;
+
+    /// Picks one of `pick.options` (see [`PickKind`]).
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal>;
 
     /// Called when an execution ended without failure.
     fn end_execution(&mut self) -> Result<(), Refusal> {

@@ -13,11 +13,14 @@
 //! A thread that says it is spinning (`yield_now`, `hint::spin_loop`, a failed `try_lock`)
 //! drops below every other thread, so a spin loop waiting for a lower-priority thread lets
 //! it run instead of stalling the execution.
+//!
+//! Other decisions (which store a load reads, ...) pick each option with equal probability,
+//! as random does: the probabilistic guarantee above is about the order of threads only.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Choice, Refusal, Strategy};
+use super::{Choice, Pick, Refusal, Strategy};
 use crate::op::Tid;
 
 /// `k` for the first execution, before any has finished.
@@ -120,5 +123,9 @@ impl Strategy for PctStrategy {
         }
         self.last = Some(best);
         Ok(best)
+    }
+
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
+        Ok(self.rng.random_range(0..pick.options))
     }
 }

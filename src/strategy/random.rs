@@ -1,11 +1,13 @@
 //! Uniform random choice among runnable threads, as in shuttle's random scheduler and
 //! "randomized testing of concurrent programs" in general: every decision picks each
 //! runnable thread with equal probability, from one `Pcg64Mcg` stream seeded once per run.
+//! Other decisions (which store a load reads, ...) pick each option with equal probability
+//! too.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Choice, Refusal, Strategy};
+use super::{Choice, Pick, Refusal, Strategy};
 use crate::op::Tid;
 
 /// The seed of execution `iteration` of a run seeded with `seed` (SplitMix64 finalizer over
@@ -46,6 +48,11 @@ impl Strategy for RandomStrategy {
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
         let runnable = choice.runnable;
         Ok(runnable[self.rng.random_range(0..runnable.len())])
+    }
+
+    /// Uniform among the options, as among threads.
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
+        Ok(self.rng.random_range(0..pick.options))
     }
 }
 

@@ -2,7 +2,7 @@
 //! and meets the same situation: as many runnable threads, and the chosen one about to do the
 //! same kind of operation.
 
-use super::{Choice, Divergence, Nondeterminism, Refusal, Strategy, describe};
+use super::{Choice, Divergence, Nondeterminism, Pick, PickKind, Refusal, Strategy, describe};
 use crate::op::Tid;
 
 /// One recorded decision, as replay checks it.
@@ -14,6 +14,29 @@ pub(crate) struct Expected {
     pub(crate) options: usize,
     /// The operation the chosen thread performed next ("mutex lock").
     pub(crate) op: String,
+    /// For a decision other than a thread's: its kind and the option taken (`thread` is
+    /// then the thread that decided, and `options` counts options).
+    pub(crate) pick: Option<(PickKind, usize)>,
+}
+
+impl Expected {
+    /// The decision, described for a person.
+    fn describe(&self) -> String {
+        match self.pick {
+            Some((kind, value)) => format!(
+                "#{} decided \"{}\" = {value} of {} options",
+                self.thread,
+                kind.name(),
+                self.options
+            ),
+            None => format!(
+                "{} threads could run; #{} did `{}` next",
+                self.options,
+                self.thread,
+                crate::schedule::shorten(&self.op)
+            ),
+        }
+    }
 }
 
 /// Follows a schedule decision for decision.
@@ -47,20 +70,47 @@ impl Strategy for ReplayStrategy {
             }));
         };
         let e = expected.expect("found above");
-        if e.options != runnable.len() || e.op != choice.ops[index].kind.name() {
+        if e.pick.is_some() || e.options != runnable.len() || e.op != choice.ops[index].kind.name()
+        {
             return Err(Refusal::Mismatch(Nondeterminism {
                 decision: self.next,
-                before: format!(
-                    "{} threads could run; #{} did `{}` next",
-                    e.options,
-                    e.thread,
-                    crate::schedule::shorten(&e.op)
-                ),
+                before: e.describe(),
                 now: describe(runnable, choice.ops),
             }));
         }
         self.next += 1;
         Ok(e.thread)
+    }
+
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
+        let Some(e) = self.decisions.get(self.next) else {
+            return Err(Refusal::Divergence(Divergence {
+                decision: self.next,
+                expected: None,
+                runnable: vec![pick.tid],
+            }));
+        };
+        match e.pick {
+            Some((kind, value))
+                if kind == pick.kind
+                    && e.options == pick.options
+                    && e.thread == pick.tid
+                    && value < pick.options =>
+            {
+                self.next += 1;
+                Ok(value)
+            }
+            _ => Err(Refusal::Mismatch(Nondeterminism {
+                decision: self.next,
+                before: e.describe(),
+                now: format!(
+                    "#{} decides \"{}\" among {} options",
+                    pick.tid,
+                    pick.kind.name(),
+                    pick.options
+                ),
+            })),
+        }
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {

@@ -3,7 +3,7 @@
 //! over, Knuth's estimate of its size, and the checks that a replayed prefix meets what it
 //! met before (nondeterminism).
 
-use super::{Choice, Nondeterminism, Refusal, describe};
+use super::{Choice, Nondeterminism, Pick, PickKind, Refusal, describe};
 use crate::op::{Op, Tid};
 
 /// The progress of a depth-first search through its executions.
@@ -76,6 +76,37 @@ pub(super) struct Seen<'a> {
     pub(super) runnable: &'a [Tid],
     pub(super) ops: &'a [Op],
     pub(super) current: Option<Tid>,
+    /// For a decision other than a thread's: its kind and options.
+    pub(super) pick: Option<(PickKind, usize)>,
+}
+
+impl Seen<'_> {
+    fn describe(&self) -> String {
+        match self.pick {
+            Some((kind, n)) => describe_pick(kind, n),
+            None => describe(self.runnable, self.ops),
+        }
+    }
+}
+
+fn describe_pick(kind: PickKind, options: usize) -> String {
+    format!("a decision \"{}\" among {options} options", kind.name())
+}
+
+/// Whether pick `decision`, replayed, offers what it offered when it was `seen`.
+pub(super) fn check_replayed_pick(
+    decision: usize,
+    seen: Seen<'_>,
+    pick: &Pick,
+) -> Result<(), Refusal> {
+    if seen.pick == Some((pick.kind, pick.options)) {
+        return Ok(());
+    }
+    Err(Refusal::Nondeterminism(Nondeterminism {
+        decision,
+        before: seen.describe(),
+        now: describe_pick(pick.kind, pick.options),
+    }))
 }
 
 /// Whether decision `decision`, replayed, offers what it offered when it was `seen` (the same
@@ -91,12 +122,16 @@ pub(super) fn check_replayed(
         .iter()
         .zip(choice.ops)
         .all(|(a, b)| a.kind == b.kind && a.loc == b.loc);
-    if seen.runnable == choice.runnable && seen.current == choice.current && same_ops {
+    if seen.pick.is_none()
+        && seen.runnable == choice.runnable
+        && seen.current == choice.current
+        && same_ops
+    {
         return Ok(());
     }
     Err(Refusal::Nondeterminism(Nondeterminism {
         decision,
-        before: describe(seen.runnable, seen.ops),
+        before: seen.describe(),
         now: describe(choice.runnable, choice.ops),
     }))
 }
@@ -106,7 +141,7 @@ pub(super) fn check_replayed(
 fn ended_before(decision: usize, seen: Seen<'_>) -> Refusal {
     Refusal::Nondeterminism(Nondeterminism {
         decision,
-        before: describe(seen.runnable, seen.ops),
+        before: seen.describe(),
         now: "the execution ended".to_owned(),
     })
 }

@@ -45,7 +45,7 @@ impl Barrier {
     /// 0 or 1, `wait` never blocks and every caller leads, as in std.
     pub const fn new(n: usize) -> Self {
         Barrier {
-            handle: ObjectHandle::new("Barrier"),
+            handle: ObjectHandle::restorable("Barrier"),
             num_threads: n,
         }
     }

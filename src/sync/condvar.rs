@@ -10,10 +10,12 @@ use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Wake};
 /// A condition variable, as [`std::sync::Condvar`].
 ///
 /// # Differences from std
-/// - No spurious wake-ups: a waiter returns only when notified or timed out.
-/// - `notify_one` wakes the thread that has waited longest.
-/// - Timeouts use the virtual clock (see [`crate::time`]): a timed wait ends only when no
-///   other thread can make progress.
+/// - A wait may return without a notification (a spurious wake-up, as std allows): a
+///   decision the search explores, at most once per thread and execution under DFS;
+///   [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups) turns it off.
+/// - `notify_one` may wake any waiter: which one is a decision (the longest waiting first).
+/// - Timeouts use the virtual clock (see [`crate::time`]): a timed wait ends when its
+///   deadline passes, which may happen while other threads could still act (a decision).
 /// - [`WaitTimeoutResult`] is this crate's type with std's method.
 #[derive(Debug)]
 pub struct Condvar {
@@ -41,7 +43,7 @@ impl Condvar {
     /// A new condition variable.
     pub const fn new() -> Self {
         Condvar {
-            handle: ObjectHandle::new("Condvar"),
+            handle: ObjectHandle::restorable("Condvar"),
         }
     }
 
@@ -131,22 +133,26 @@ impl Condvar {
                 a.now().saturating_add(d)
             })
         });
-        let wake = runtime::block(Blocked {
-            what: "wait on",
-            obj: Some(cv),
-            thread: None,
-            deadline,
-            loc,
-        });
-        relock(
-            mutex,
-            mutex_obj,
-            loc,
-            WaitTimeoutResult(wake == Wake::TimedOut),
-        )
+        let timed_out = match runtime::early("interleave_test::sync::Condvar::wait", deadline, true)
+        {
+            runtime::Early::TimedOut => true,
+            runtime::Early::Spurious => false,
+            runtime::Early::No => {
+                let wake = runtime::block(Blocked {
+                    what: "wait on",
+                    obj: Some(cv),
+                    thread: None,
+                    deadline,
+                    loc,
+                });
+                wake == Wake::TimedOut
+            }
+        };
+        relock(mutex, mutex_obj, loc, WaitTimeoutResult(timed_out))
     }
 
-    /// Wakes the thread that has waited longest, if any.
+    /// Wakes one waiting thread, if any: which one is a decision the search explores (the
+    /// one that waited longest first), as std leaves it open.
     #[track_caller]
     pub fn notify_one(&self) {
         let cv = self.id(runtime::switch_point(
@@ -154,11 +160,14 @@ impl Condvar {
             Some(&self.handle),
             Location::caller(),
         ));
-        runtime::with_state("interleave_test::sync::Condvar::notify_one", |a| {
-            if let Some(first) = a.oldest_waiter(cv) {
-                a.wake(first);
-            }
-        });
+        let api = "interleave_test::sync::Condvar::notify_one";
+        let waiters = runtime::with_state(api, |a| a.waiters(cv));
+        let chosen = match waiters.len() {
+            0 => return,
+            1 => 0,
+            n => runtime::notify_which(api, n),
+        };
+        runtime::with_state(api, |a| a.wake(waiters[chosen]));
     }
 
     /// Wakes every waiting thread.

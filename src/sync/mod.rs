@@ -2,8 +2,10 @@
 //! [`std::sync`]. Every operation is a switch point: the explorer may run another thread
 //! just before it takes effect.
 //!
-//! [`Arc`] and [`Weak`] are std's own: reference counts do not order memory in this model.
+//! [`Arc`] and [`Weak`] are modelled too: their drops synchronize as std's reference counts
+//! do, and an `Arc` left alive at the end of an execution is a leak.
 
+mod arc;
 pub mod atomic;
 mod barrier;
 /// `Debug` and `Display` of a lock guard: those of the value it guards, as std's.
@@ -33,6 +35,7 @@ mod once_lock;
 mod rwlock;
 // (one line per primitive module below; keep alphabetical)
 
+pub use arc::{Arc, Weak};
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
 pub use lazy_lock::LazyLock;
@@ -42,4 +45,4 @@ pub use once_lock::OnceLock;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 // (one `pub use` line per primitive module below; keep alphabetical)
 
-pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
+pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};

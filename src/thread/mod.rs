@@ -5,8 +5,10 @@
 //! - [`ThreadId`]s are the thread's index in its execution (0 runs the model closure, spawned
 //!   threads count up from 1), so they are the same in every execution and in reports.
 //! - [`sleep`] and [`park_timeout`] use the virtual clock of [`crate::time`]: they return
-//!   when no other thread can make progress, at once in real time.
-//! - [`park`] never wakes spuriously.
+//!   when no other thread can make progress, or earlier while others could still act (a
+//!   decision), at once in real time; [`yield_now`] moves the clock on a little.
+//! - [`park`] and [`park_timeout`] may return spuriously, as std allows (a decision; see
+//!   [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups)).
 //! - [`scope`] passes its [`Scope`] by value (it is `Copy`), not by reference.
 //! - [`panicking`] is per model thread; under coroutines std's own
 //!   [`std::thread::panicking`] is shared by the model threads of an execution.
@@ -278,7 +280,7 @@ fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
         let had = std::mem::replace(a.park_token(me), false);
         (had, dur.map(|d| a.now().saturating_add(d)))
     });
-    if has_token {
+    if has_token || runtime::early(api, deadline, true) != runtime::Early::No {
         return;
     }
     runtime::block(Blocked {
@@ -304,9 +306,11 @@ pub fn sleep(dur: Duration) {
     if dur.is_zero() {
         return;
     }
-    let deadline = runtime::with_state("interleave_test::thread::sleep", |a| {
-        a.now().saturating_add(dur)
-    });
+    let api = "interleave_test::thread::sleep";
+    let deadline = runtime::with_state(api, |a| a.now().saturating_add(dur));
+    if runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut {
+        return;
+    }
     runtime::block(Blocked {
         what: "sleep",
         obj: None,

@@ -72,3 +72,13 @@ impl Drop for PanicsOnDrop {
         panic!("a destructor panicked");
     }
 }
+
+/// The line (from 1) of `text`, a test file's source, that holds `marker`, not counting the
+/// lines that call this function with it.
+pub(crate) fn line_of(text: &str, marker: &str) -> u32 {
+    let index = text
+        .lines()
+        .position(|l| l.contains(marker) && !l.contains("line_of"))
+        .unwrap_or_else(|| panic!("{marker} is not in the file"));
+    index as u32 + 1
+}

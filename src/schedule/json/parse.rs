@@ -27,7 +27,7 @@ use crate::schedule::error::quote;
 use crate::schedule::{Decision, ScheduleError};
 
 /// The keys of the document that are read, besides `decisions`.
-const HEADER_KEYS: [&str; 7] = [
+const HEADER_KEYS: [&str; 10] = [
     "format",
     "version",
     "crate_version",
@@ -35,9 +35,12 @@ const HEADER_KEYS: [&str; 7] = [
     "strategy",
     "seed",
     "iteration",
+    "max_steps",
+    "thread_panics_fail",
+    "spurious_wakeups",
 ];
 /// The keys of a decision that are read.
-const DECISION_KEYS: [&str; 6] = ["thread", "step", "of", "name", "op", "at"];
+const DECISION_KEYS: [&str; 8] = ["thread", "step", "of", "pick", "value", "name", "op", "at"];
 
 /// The most keys an object of a schedule may have.
 pub(crate) const MAX_KEYS: usize = 64;

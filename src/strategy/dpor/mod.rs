@@ -34,8 +34,8 @@
 //! with every event of the other threads, and a point where a spinner is held back tries
 //! every thread.
 
-use super::walk::{Seen, Walk, check_replayed};
-use super::{Choice, Refusal, Strategy};
+use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
+use super::{Choice, Pick, PickKind, Refusal, Strategy};
 use crate::hb::{Hb, Touch, conflict};
 use crate::op::{Op, Tid};
 
@@ -58,6 +58,10 @@ struct Point {
     /// Threads asleep on arrival.
     sleep: Vec<Sleeper>,
     preemptions_before: u32,
+    /// For a decision other than a thread's, its kind: `taken`, `backtrack` and `done`
+    /// then hold options, every one of which is explored (which store a load reads is not
+    /// a matter of order), and nothing sleeps.
+    pick: Option<PickKind>,
 }
 
 impl Point {
@@ -67,6 +71,7 @@ impl Point {
             runnable: &self.runnable,
             ops: &self.ops,
             current: self.current,
+            pick: self.pick.map(|k| (k, self.backtrack.len())),
         }
     }
 
@@ -162,7 +167,23 @@ impl DporStrategy {
             done: vec![(first, Vec::new())],
             sleep: self.sleep.clone(),
             preemptions_before: self.walk.preemptions,
+            pick: None,
         })
+    }
+
+    /// A point for `pick`: every option is explored.
+    fn pick_point(&self, pick: &Pick) -> Point {
+        Point {
+            runnable: Vec::new(),
+            ops: Vec::new(),
+            current: None,
+            taken: 0,
+            backtrack: (0..pick.options).collect(),
+            done: vec![(0, Vec::new())],
+            sleep: Vec::new(),
+            preemptions_before: self.walk.preemptions,
+            pick: Some(pick.kind),
+        }
     }
 
     /// Arranges for the race between events `i` and `k` (`i < k`) to be tried the other way.
@@ -300,6 +321,21 @@ impl Strategy for DporStrategy {
         self.walk.preemptions = point.cost(chosen);
         self.walk.depth += 1;
         Ok(chosen)
+    }
+
+    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
+        if self.blocked {
+            return Ok(0);
+        }
+        if self.walk.depth < self.walk.replay {
+            check_replayed_pick(self.walk.depth, self.path[self.walk.depth].seen(), pick)?;
+        } else {
+            let point = self.pick_point(pick);
+            self.path.push(point);
+        }
+        let taken = self.path[self.walk.depth].taken;
+        self.walk.depth += 1;
+        Ok(taken)
     }
 
     fn wants_events(&self) -> bool {

@@ -8,19 +8,22 @@ use crate::runtime::ObjectHandle;
 /// A boolean shared between threads, as [`std::sync::atomic::AtomicBool`].
 ///
 /// # Differences from std
-/// Every operation acts as `SeqCst` and is a switch point; `compare_exchange_weak` never
-/// fails spuriously; see [`crate::sync::atomic`] for the full list.
+/// Every operation is a switch point, and a load may read an older value as the memory model
+/// allows; see [`crate::sync::atomic`] for the full list.
 pub struct AtomicBool {
     handle: ObjectHandle,
     inner: std::sync::atomic::AtomicBool,
+    /// The value it was created with, to which a `static` is reset.
+    init: bool,
 }
 
 impl AtomicBool {
     /// A new atomic holding `v`.
     pub const fn new(v: bool) -> Self {
         AtomicBool {
-            handle: ObjectHandle::new("AtomicBool"),
+            handle: ObjectHandle::restorable("AtomicBool"),
             inner: std::sync::atomic::AtomicBool::new(v),
+            init: v,
         }
     }
 
@@ -35,76 +38,66 @@ impl AtomicBool {
         self.inner.into_inner()
     }
 
+    /// The value it was created with.
+    fn init_value(&self) -> bool {
+        self.init
+    }
+
     common_methods!(bool);
 
     /// Replaces the value with its logical AND with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
-        let _ = order;
-        super::enter(
+        let obj = super::enter(
             Some(&self.handle),
             crate::runtime::OpKind::AtomicRmw("atomic fetch_and"),
         );
-        let old = self.inner.load(super::RUN);
-        self.inner.store(old & val, super::RUN);
-        old
+        self.rmw_at(obj, order, |old| old & val)
     }
 
     /// Replaces the value with the NOT of its AND with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
-        let _ = order;
-        super::enter(
+        let obj = super::enter(
             Some(&self.handle),
             crate::runtime::OpKind::AtomicRmw("atomic fetch_nand"),
         );
-        let old = self.inner.load(super::RUN);
-        self.inner.store(!(old & val), super::RUN);
-        old
+        self.rmw_at(obj, order, |old| !(old & val))
     }
 
     /// Replaces the value with its logical OR with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
-        let _ = order;
-        super::enter(
+        let obj = super::enter(
             Some(&self.handle),
             crate::runtime::OpKind::AtomicRmw("atomic fetch_or"),
         );
-        let old = self.inner.load(super::RUN);
-        self.inner.store(old | val, super::RUN);
-        old
+        self.rmw_at(obj, order, |old| old | val)
     }
 
     /// Replaces the value with its logical XOR with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
-        let _ = order;
-        super::enter(
+        let obj = super::enter(
             Some(&self.handle),
             crate::runtime::OpKind::AtomicRmw("atomic fetch_xor"),
         );
-        let old = self.inner.load(super::RUN);
-        self.inner.store(old ^ val, super::RUN);
-        old
+        self.rmw_at(obj, order, |old| old ^ val)
     }
 
     /// Negates the value; returns the previous value. A switch point; every ordering is
     /// allowed.
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
-        let _ = order;
-        super::enter(
+        let obj = super::enter(
             Some(&self.handle),
             crate::runtime::OpKind::AtomicRmw("atomic fetch_not"),
         );
-        let old = self.inner.load(super::RUN);
-        self.inner.store(!old, super::RUN);
-        old
+        self.rmw_at(obj, order, |old| !old)
     }
 }
 

@@ -8,21 +8,26 @@ use crate::runtime::ObjectHandle;
 /// A raw pointer shared between threads, as [`std::sync::atomic::AtomicPtr`].
 ///
 /// # Differences from std
-/// Every operation acts as `SeqCst` and is a switch point; `compare_exchange_weak` never
-/// fails spuriously; see [`crate::sync::atomic`] for the full list. The pointer arithmetic
+/// Every operation is a switch point, and a load may read an older pointer as the memory
+/// model allows (pointers are kept as addresses with exposed provenance); see
+/// [`crate::sync::atomic`] for the full list. The pointer arithmetic
 /// methods (`fetch_ptr_add`, `fetch_or`, ...) are available on this crate's minimum Rust
 /// version too.
 pub struct AtomicPtr<T> {
     handle: ObjectHandle,
     inner: std::sync::atomic::AtomicPtr<T>,
+    /// The pointer it was created with, to which a `static` is reset (in an atomic so that
+    /// the type stays `Send` and `Sync`; never changed).
+    init: std::sync::atomic::AtomicPtr<T>,
 }
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding `p`.
     pub const fn new(p: *mut T) -> Self {
         AtomicPtr {
-            handle: ObjectHandle::new("AtomicPtr"),
+            handle: ObjectHandle::restorable("AtomicPtr"),
             inner: std::sync::atomic::AtomicPtr::new(p),
+            init: std::sync::atomic::AtomicPtr::new(p),
         }
     }
 
@@ -35,6 +40,11 @@ impl<T> AtomicPtr<T> {
     /// Consumes the atomic and returns its pointer. Not a switch point.
     pub const fn into_inner(self) -> *mut T {
         self.inner.into_inner()
+    }
+
+    /// The pointer it was created with.
+    fn init_value(&self) -> *mut T {
+        self.init.load(super::RUN)
     }
 
     common_methods!(*mut T);
@@ -124,11 +134,8 @@ impl<T> AtomicPtr<T> {
         order: Ordering,
         f: impl Fn(*mut T) -> *mut T,
     ) -> *mut T {
-        let _ = order;
-        super::enter(Some(&self.handle), kind);
-        let old = self.inner.load(super::RUN);
-        self.inner.store(f(old), super::RUN);
-        old
+        let obj = super::enter(Some(&self.handle), kind);
+        self.rmw_at(obj, order, f)
     }
 }
 

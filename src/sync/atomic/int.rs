@@ -13,15 +13,14 @@ macro_rules! fetch_methods {
         #[doc = "A switch point; every ordering is allowed."]
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
-            let _ = order;
-            super::enter(
+            let obj = super::enter(
                 Some(&self.handle),
                 crate::runtime::OpKind::AtomicRmw(concat!("atomic ", stringify!($op))),
             );
-            let old = self.inner.load(super::RUN);
-            let ($a, $b) = (old, val);
-            self.inner.store($new, super::RUN);
-            old
+            self.rmw_at(obj, order, |$a| {
+                let $b = val;
+                $new
+            })
         }
     )*};
 }
@@ -35,19 +34,22 @@ macro_rules! atomic_int {
         )]
         ///
         /// # Differences from std
-        /// Every operation acts as `SeqCst` and is a switch point; `compare_exchange_weak`
-        /// never fails spuriously; see [`crate::sync::atomic`] for the full list.
+        /// Every operation is a switch point, and a load may read an older value as the
+        /// memory model allows; see [`crate::sync::atomic`] for the full list.
         pub struct $name {
             handle: ObjectHandle,
             inner: std::sync::atomic::$name,
+            /// The value it was created with, to which a `static` is reset.
+            init: $t,
         }
 
         impl $name {
             /// A new atomic holding `v`.
             pub const fn new(v: $t) -> Self {
                 $name {
-                    handle: ObjectHandle::new(stringify!($name)),
+                    handle: ObjectHandle::restorable(stringify!($name)),
                     inner: std::sync::atomic::$name::new(v),
+                    init: v,
                 }
             }
 
@@ -60,6 +62,11 @@ macro_rules! atomic_int {
             /// Consumes the atomic and returns its value. Not a switch point.
             pub const fn into_inner(self) -> $t {
                 self.inner.into_inner()
+            }
+
+            /// The value it was created with.
+            fn init_value(&self) -> $t {
+                self.init
             }
 
             common_methods!($t);

@@ -4,15 +4,24 @@
 //! just before the load, store or read-modify-write takes effect, so a check-then-act race
 //! such as `let v = x.load(SeqCst); x.store(v + 1, SeqCst)` is found.
 //!
+//! # The memory model
+//! Atomics honour their [`Ordering`] as the C++/Rust memory model (RC11) allows: a load may
+//! read any store that coherence and happens-before allow, not only the newest (a `Relaxed`
+//! flag seen set says nothing about the data written before it); `Release` stores read by
+//! `Acquire` loads, fences, read-modify-writes (which always read the newest store and
+//! continue release sequences) and `SeqCst` behave as the model says. Which store a load
+//! reads, and where a store goes in modification order, are decisions of the search like
+//! the choice of a thread: DFS explores every one (the newest first), random and PCT pick
+//! uniformly, and the schedule records them. Every load is free to read a stale value except
+//! after its thread spun (`yield_now`, `hint::spin_loop`, a failed `try_lock`): a thread
+//! that waits for another one then sees the newest stores, so a spin loop ends. See the
+//! crate's `memory` notes in ARCHITECTURE.md for how `SeqCst` is modelled and where it is
+//! stronger than RC11.
+//!
 //! # Differences from std
-//! - **Memory model.** Every operation acts as `SeqCst`, whatever [`Ordering`] the caller
-//!   passes: all threads see one total order of atomic operations. Bugs that only weaker
-//!   orderings allow (a `Relaxed` store seen late by another thread, a missing
-//!   `Acquire`/`Release` pair) are not found yet. Orderings are still validated as std
-//!   validates them: `load(Release)`, `store(Acquire)`, a `Release` or `AcqRel` failure
-//!   ordering and `fence(Relaxed)` panic at the caller's line, as they do in std.
-//! - `compare_exchange_weak` never fails spuriously: it behaves as `compare_exchange`, so
-//!   that every execution is reproducible.
+//! - `compare_exchange_weak` may fail spuriously where it could succeed (a decision), as std
+//!   allows; [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups) turns that off.
+//!   A failing compare-and-exchange may read an older value than the newest.
 //! - `fetch_update`, `try_update` and `update` are a load followed by one `compare_exchange`
 //!   per attempt, each a switch point: another thread may change the value in between, and
 //!   the closure is then called again, as on real hardware.
@@ -39,7 +48,8 @@ pub use int::{
     AtomicU64, AtomicUsize,
 };
 
-use crate::runtime::{self, ObjectHandle};
+use crate::runtime::atomics as memory;
+use crate::runtime::{self, ObjId, ObjectHandle};
 
 /// The ordering the value itself is read and written with. Only the one model thread that
 /// runs ever touches it, and hand-offs order everything (the coroutines of an execution share
@@ -48,8 +58,10 @@ use crate::runtime::{self, ObjectHandle};
 /// would cost more than the switch point itself.
 const RUN: Ordering = Ordering::Relaxed;
 
-/// A memory fence, as [`std::sync::atomic::fence`]. A switch point; with every operation
-/// sequentially consistent it orders nothing more (see the module's differences from std).
+/// A memory fence, as [`std::sync::atomic::fence`]: a `Release` fence makes the relaxed
+/// stores after it publish what came before it, an `Acquire` fence makes what the relaxed
+/// loads before it read acquired, and a `SeqCst` fence also takes part in the single order
+/// of `SeqCst` operations. A switch point.
 ///
 /// # Panics
 /// If `order` is `Relaxed`, as std does, and outside a model.
@@ -62,6 +74,7 @@ pub fn fence(order: Ordering) {
         );
     }
     enter(None, crate::runtime::OpKind::Fence);
+    memory::fence(order);
 }
 
 /// A compiler-only fence, as [`std::sync::atomic::compiler_fence`]. Not a switch point: it
@@ -80,12 +93,56 @@ pub fn compiler_fence(order: Ordering) {
     std::sync::atomic::compiler_fence(order);
 }
 
-/// The switch point before operation `kind` on the atomic `handle` (or a fence when `None`).
-/// Outside a model it panics naming the API.
+/// The switch point before operation `kind` on the atomic `handle` (or a fence when `None`);
+/// returns the atomic's id in the execution. Outside a model it panics naming the API.
 #[track_caller]
-fn enter(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) {
-    if runtime::switch_point_in_model(kind, handle, Location::caller()).is_none() {
-        outside_model(handle, kind);
+fn enter(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) -> ObjId {
+    match runtime::switch_point_in_model(kind, handle, Location::caller()) {
+        Some(obj) => obj.unwrap_or(usize::MAX),
+        None => {
+            outside_model(handle, kind);
+            unreachable!("outside_model panics")
+        }
+    }
+}
+
+/// A value an atomic holds, as the 64 bits the memory model keeps of it.
+pub(crate) trait Bits: Copy {
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! int_bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            fn to_bits(self) -> u64 {
+                self as u64
+            }
+            fn from_bits(bits: u64) -> Self {
+                bits as $t
+            }
+        }
+    )*};
+}
+int_bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl Bits for bool {
+    fn to_bits(self) -> u64 {
+        u64::from(self)
+    }
+    fn from_bits(bits: u64) -> Self {
+        bits != 0
+    }
+}
+
+impl<T> Bits for *mut T {
+    /// The address, its provenance exposed so that [`from_bits`](Bits::from_bits) may
+    /// rebuild the pointer (a load may return a pointer stored long before).
+    fn to_bits(self) -> u64 {
+        self.expose_provenance() as u64
+    }
+    fn from_bits(bits: u64) -> Self {
+        std::ptr::with_exposed_provenance_mut(bits as usize)
     }
 }
 
@@ -208,22 +265,22 @@ const UPDATE: UpdateKinds = UpdateKinds {
 
 /// The loop behind `fetch_update`, `try_update` and `update`: load, then offer `f`'s new
 /// value with a compare-and-exchange until it succeeds or `f` declines (`None`). `load` and
-/// `exchange` act on the real value; each is preceded by a switch point.
+/// `exchange` are the atomic's own operations after their switch points.
 #[track_caller]
 fn update_loop<T: Copy>(
     handle: &ObjectHandle,
     kinds: UpdateKinds,
     fetch_order: Ordering,
-    load: impl Fn() -> T,
-    exchange: impl Fn(T, T) -> Result<T, T>,
+    load: impl Fn(ObjId) -> T,
+    exchange: impl Fn(ObjId, T, T) -> Result<T, T>,
     mut f: impl FnMut(T) -> Option<T>,
 ) -> Result<T, T> {
     check_load(handle, kinds.method, fetch_order);
-    enter(Some(handle), kinds.load);
-    let mut prev = load();
+    let obj = enter(Some(handle), kinds.load);
+    let mut prev = load(obj);
     while let Some(next) = f(prev) {
-        enter(Some(handle), kinds.exchange);
-        match exchange(prev, next) {
+        let obj = enter(Some(handle), kinds.exchange);
+        match exchange(obj, prev, next) {
             Ok(old) => return Ok(old),
             Err(actual) => prev = actual,
         }
@@ -235,15 +292,70 @@ fn update_loop<T: Copy>(
 /// `handle: ObjectHandle` and `inner` (the std atomic holding the value).
 macro_rules! common_methods {
     ($t:ty) => {
-        /// Reads the value. A switch point.
+        /// The newest value as this atomic knows it, and its initial one.
+        fn held(&self) -> super::memory::Held {
+            super::memory::Held {
+                now: super::Bits::to_bits(self.inner.load(super::RUN)),
+                init: super::Bits::to_bits(self.init_value()),
+            }
+        }
+
+        /// Keeps the newest value after an operation, if the runtime gives it.
+        fn keep(&self, bits: Option<u64>) {
+            if let Some(bits) = bits {
+                self.inner.store(super::Bits::from_bits(bits), super::RUN);
+            }
+        }
+
+        /// Loads with `order` after the switch point on `obj`.
+        fn load_at(&self, obj: crate::runtime::ObjId, order: Ordering) -> $t {
+            let (v, newest) = super::memory::load(obj, self.held(), order);
+            self.keep(newest);
+            super::Bits::from_bits(v)
+        }
+
+        /// A read-modify-write that always writes `f(old)`, after the switch point on `obj`.
+        fn rmw_at(
+            &self,
+            obj: crate::runtime::ObjId,
+            order: Ordering,
+            f: impl FnOnce($t) -> $t,
+        ) -> $t {
+            let (old, newest) = super::memory::rmw(obj, self.held(), order, |v| {
+                super::Bits::to_bits(f(super::Bits::from_bits(v)))
+            });
+            self.keep(newest);
+            super::Bits::from_bits(old)
+        }
+
+        /// A compare-and-exchange after the switch point on `obj` (`weak`: it may fail
+        /// spuriously).
+        fn exchange_at(
+            &self,
+            obj: crate::runtime::ObjId,
+            (current, new): ($t, $t),
+            orders: (Ordering, Ordering),
+            weak: bool,
+        ) -> Result<$t, $t> {
+            let values = (super::Bits::to_bits(current), super::Bits::to_bits(new));
+            let (result, newest) =
+                super::memory::compare_exchange(obj, self.held(), values, orders, weak);
+            self.keep(newest);
+            result
+                .map(super::Bits::from_bits)
+                .map_err(super::Bits::from_bits)
+        }
+
+        /// Reads the value: any store the memory model lets this thread read (see
+        /// [`crate::sync::atomic`]). A switch point.
         ///
         /// # Panics
         /// If `order` is `Release` or `AcqRel`, as std does.
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             super::check_load(&self.handle, "load", order);
-            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicLoad);
-            self.inner.load(super::RUN)
+            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicLoad);
+            self.load_at(obj, order)
         }
 
         /// Writes `val`. A switch point.
@@ -253,23 +365,22 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
-            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicStore);
-            self.inner.store(val, super::RUN);
+            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicStore);
+            let newest = super::memory::store(obj, self.held(), super::Bits::to_bits(val), order);
+            self.keep(newest);
         }
 
         /// Writes `val` and returns the previous value. A switch point; every ordering is
         /// allowed.
         #[track_caller]
         pub fn swap(&self, val: $t, order: Ordering) -> $t {
-            let _ = order;
-            super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicSwap);
-            let old = self.inner.load(super::RUN);
-            self.inner.store(val, super::RUN);
-            old
+            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicSwap);
+            self.rmw_at(obj, order, |_| val)
         }
 
         /// Writes `new` if the value is `current`. `Ok(previous)` when it wrote,
-        /// `Err(actual)` when it did not. A switch point.
+        /// `Err(actual)` when it did not (a failure may read an older value than the newest,
+        /// as std allows). A switch point.
         ///
         /// # Panics
         /// If `failure` is `Release` or `AcqRel`, as std does.
@@ -281,17 +392,18 @@ macro_rules! common_methods {
             success: Ordering,
             failure: Ordering,
         ) -> Result<$t, $t> {
-            let _ = success;
             super::check_failure(&self.handle, "compare_exchange", failure);
-            super::enter(
+            let obj = super::enter(
                 Some(&self.handle),
                 crate::runtime::OpKind::AtomicCompareExchange,
             );
-            self.exchange(current, new)
+            self.exchange_at(obj, (current, new), (success, failure), false)
         }
 
-        /// As [`compare_exchange`](Self::compare_exchange); never fails spuriously here (std
-        /// may, on some targets). A switch point.
+        /// As [`compare_exchange`](Self::compare_exchange), but it may also fail where it
+        /// could succeed, as std allows: whether it does is a decision the search explores
+        /// (unless [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups) is off).
+        /// A switch point.
         ///
         /// # Panics
         /// If `failure` is `Release` or `AcqRel`, as std does.
@@ -303,13 +415,12 @@ macro_rules! common_methods {
             success: Ordering,
             failure: Ordering,
         ) -> Result<$t, $t> {
-            let _ = success;
             super::check_failure(&self.handle, "compare_exchange_weak", failure);
-            super::enter(
+            let obj = super::enter(
                 Some(&self.handle),
                 crate::runtime::OpKind::AtomicCompareExchangeWeak,
             );
-            self.exchange(current, new)
+            self.exchange_at(obj, (current, new), (success, failure), true)
         }
 
         /// Writes `new` if the value is `current`; returns the previous value either way. A
@@ -341,8 +452,7 @@ macro_rules! common_methods {
         where
             F: FnMut($t) -> Option<$t>,
         {
-            let _ = set_order;
-            self.update_with(super::FETCH_UPDATE, fetch_order, f)
+            self.update_with(super::FETCH_UPDATE, set_order, fetch_order, f)
         }
 
         /// The same as [`fetch_update`](Self::fetch_update), under std's newer name.
@@ -356,8 +466,7 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
-            let _ = set_order;
-            self.update_with(super::TRY_UPDATE, fetch_order, f)
+            self.update_with(super::TRY_UPDATE, set_order, fetch_order, f)
         }
 
         /// Replaces the value with `f(value)`, retrying until no other thread changed it in
@@ -372,8 +481,7 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             mut f: impl FnMut($t) -> $t,
         ) -> $t {
-            let _ = set_order;
-            match self.update_with(super::UPDATE, fetch_order, |v| Some(f(v))) {
+            match self.update_with(super::UPDATE, set_order, fetch_order, |v| Some(f(v))) {
                 Ok(v) | Err(v) => v,
             }
         }
@@ -382,6 +490,7 @@ macro_rules! common_methods {
         fn update_with(
             &self,
             kinds: super::UpdateKinds,
+            set_order: Ordering,
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
@@ -389,20 +498,12 @@ macro_rules! common_methods {
                 &self.handle,
                 kinds,
                 fetch_order,
-                || self.inner.load(super::RUN),
-                |current, new| self.exchange(current, new),
+                |obj| self.load_at(obj, fetch_order),
+                |obj, current, new| {
+                    self.exchange_at(obj, (current, new), (set_order, fetch_order), true)
+                },
                 f,
             )
-        }
-
-        /// The compare-exchange itself, after its switch point (see `RUN`).
-        fn exchange(&self, current: $t, new: $t) -> Result<$t, $t> {
-            let v = self.inner.load(super::RUN);
-            if v != current {
-                return Err(v);
-            }
-            self.inner.store(new, super::RUN);
-            Ok(v)
         }
     };
 }

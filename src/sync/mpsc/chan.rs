@@ -277,7 +277,9 @@ impl<T> Chan<T> {
                 Err(TryRecvError::Empty) => {}
             }
             if let Some(deadline) = deadline {
-                if runtime::with_state(api, |a| a.now()) >= deadline {
+                if runtime::with_state(api, |a| a.now()) >= deadline
+                    || runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut
+                {
                     return Err(RecvTimeoutError::Timeout);
                 }
             }

@@ -173,8 +173,9 @@ impl<T> fmt::Debug for SyncSender<T> {
 /// - Every receive and dropping the receiver are switch points. Dropping outside a model or
 ///   while the execution tears down is not.
 /// - No spurious wake-ups: a blocked `recv` returns only with a value or on disconnection.
-/// - `recv_timeout` uses the virtual clock (see [`crate::time`]): it times out only when no
-///   other thread can make progress, at once in real time.
+/// - `recv_timeout` uses the virtual clock (see [`crate::time`]): it times out when no other
+///   thread can make progress, or earlier, while a sender could still act (a decision the
+///   search explores), at once in real time.
 /// - While the execution tears down after a failure, a receive that would have to wait
 ///   fails as if every sender were gone, instead of blocking.
 pub struct Receiver<T> {

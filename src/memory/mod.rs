@@ -1,0 +1,274 @@
+//! The memory model: which values atomics may read, and which plain accesses race.
+//!
+//! This is the *program's* happens-before (program order and synchronization), not the
+//! conflict order of [`crate::hb`] that partial-order reduction reads: two relaxed stores to
+//! one atomic conflict there, but synchronize nothing here.
+//!
+//! Every model thread has a vector clock (`vc`) whose own entry, its *epoch*, moves on after
+//! every operation that synchronizes or touches an atomic, so that what a thread does after
+//! a release is never mistaken for something the release published.
+//!
+//! - **Primitives other than atomics** (mutexes, rwlocks, channels, barriers, `Once`,
+//!   `OnceLock`, park tokens, thread ends) synchronize by the role of each operation
+//!   ([`Memory::access`]): `unlock` releases and `lock` acquires, a read lock acquires only
+//!   what writers released (two readers stay unordered), a thread's end releases and `join`
+//!   acquires, and operations that change the primitive (`send`, `call_once`, `unpark`,
+//!   `park`, a barrier's `wait`) both acquire and release. That is at least what std
+//!   promises, slightly more in places (a channel's sends are ordered among themselves, a
+//!   failed `try_lock` acquires), so no race or stale read std forbids is reported; one
+//!   that only those extra orders hide is missed. A condvar orders nothing by itself: its
+//!   mutex does, and a wake-up makes the woken thread acquire the waker's clock.
+//! - **Atomics** follow RC11 (Lahav, Vafeiadis, Kang, Hur and Dreyer, "Repairing Sequential
+//!   Consistency in C/C++11", PLDI 2017) in the operational form of view-based machines:
+//!   each location keeps its stores in modification order (`atomic.rs`); a load may read
+//!   any store that is not older than the newest one the thread already knows of (read,
+//!   wrote, or that happens before it), and a store may be placed in modification order
+//!   anywhere after the newest one it knows of (but never between a read-modify-write and
+//!   the store it read). Which store a load reads and where a store goes are *decisions*,
+//!   made by the runtime's strategy; option 0 is always the newest, so a search starts
+//!   from the sequentially consistent behaviour.
+//! - `SeqCst`: the `SeqCst` stores to one location are in modification order as they ran,
+//!   and a `SeqCst` load reads the newest of them or a later store (the per-location order
+//!   of C++11's single total order `S`). `SeqCst` fences are ordered through one clock,
+//!   `sc`: each acquires what the fences before it published and publishes in turn, and a
+//!   `SeqCst` access acquires it too; after a `SeqCst` fence a thread knows every `SeqCst`
+//!   store that ran before it. `SeqCst` accesses to different locations do not order each
+//!   other beyond that, so they stay independent for partial-order reduction. This gives
+//!   RC11's outcomes on the litmus tests of `tests/litmus.rs` (all-`SeqCst`, and
+//!   fence-separated relaxed accesses). It is stronger than RC11 where `SeqCst` fences
+//!   alone order plain memory (a race that only two `SeqCst` fences order is not
+//!   reported), and may lose outcomes RC11 allows for a location accessed both with
+//!   `SeqCst` and weaker orderings.
+//! - **Plain memory** (`cell::UnsafeCell`): each cell remembers its last write and the
+//!   reads since, with their epochs (FastTrack, Flanagan and Freund, PLDI 2009); an access
+//!   that another thread's access to the cell does not happen before, one of them a write,
+//!   is a data race (`cell.rs`).
+
+mod atomic;
+mod cell;
+
+pub(crate) use cell::{CellAccess, Race};
+
+use std::sync::atomic::Ordering;
+
+use crate::hb::{Key, VClock};
+use crate::op::{ObjId, Role, Tid};
+
+/// What a thread holds for the memory model.
+#[derive(Debug, Default)]
+struct ThreadMem {
+    /// What happens before the thread's next operation.
+    vc: VClock,
+    /// The clock at its last release fence: what its relaxed stores publish.
+    fence_rel: VClock,
+    /// What the stores its relaxed loads read published: an acquire fence takes it.
+    fence_acq: VClock,
+    /// The place of its last `SeqCst` fence in the order of `SeqCst` stores and fences.
+    fence_time: u32,
+    finished: bool,
+}
+
+/// What the operations on one primitive published (see [`Memory::access`]).
+#[derive(Debug, Default)]
+struct SyncClocks {
+    /// Published by writes and releases: every read and acquire takes it.
+    released: VClock,
+    /// Published by read releases: only acquires and writes take it.
+    read_released: VClock,
+}
+
+/// The memory model state of one execution.
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    /// Whether atomics are weak (RC11); otherwise every load reads the newest store and
+    /// every store goes last, as under sequential consistency (replaying schedules of format
+    /// 2 and older, or when the user turns weak memory off).
+    weak: bool,
+    threads: Vec<ThreadMem>,
+    /// Clocks of the primitives other than atomics, by object id.
+    objects: Vec<SyncClocks>,
+    /// Clocks of thread ends (by thread id) and park tokens.
+    ends: Vec<SyncClocks>,
+    parks: Vec<SyncClocks>,
+    /// Clocks of `Arc` allocations (their reference counts).
+    allocs: Vec<SyncClocks>,
+    /// What `SeqCst` fences published: every later `SeqCst` fence and access takes it.
+    sc: VClock,
+    /// `SeqCst` stores and fences so far (their order).
+    sc_time: u32,
+    atomics: Vec<Option<atomic::Location>>,
+    cells: Vec<Option<cell::CellState>>,
+    scratch: VClock,
+    /// A buffer for the options of a decision, reused by the runtime.
+    pub(crate) picks: Vec<usize>,
+    /// Dropped stores, whose memory the next stores reuse.
+    spare: Vec<atomic::Store>,
+}
+
+impl Memory {
+    /// Forgets everything for a new execution whose thread 0 starts now; `weak`: see the
+    /// field.
+    pub(crate) fn reset(&mut self, weak: bool) {
+        self.weak = weak;
+        self.threads.clear();
+        self.objects.clear();
+        self.ends.clear();
+        self.parks.clear();
+        self.allocs.clear();
+        self.sc.clear();
+        self.sc_time = 0;
+        for loc in self.atomics.drain(..).flatten() {
+            self.spare.extend(loc.stores);
+        }
+        self.cells.clear();
+        self.add_thread(0);
+        self.threads[0].vc.tick(0);
+    }
+
+    fn add_thread(&mut self, t: Tid) {
+        if self.threads.len() <= t {
+            self.threads.resize_with(t + 1, ThreadMem::default);
+        }
+    }
+
+    /// Moves thread `t`'s epoch on: what it does next is not published by what it did.
+    fn tick(&mut self, t: Tid) {
+        self.threads[t].vc.tick(t);
+    }
+
+    /// Thread `parent` spawned `child`: the child starts from everything before the spawn.
+    pub(crate) fn spawned(&mut self, parent: Tid, child: Tid) {
+        self.add_thread(child);
+        let mut vc = std::mem::take(&mut self.scratch);
+        vc.copy_from(&self.threads[parent].vc);
+        vc.tick(child);
+        std::mem::swap(&mut self.threads[child].vc, &mut vc);
+        self.scratch = vc;
+        self.tick(parent);
+    }
+
+    /// Thread `t` finished: its end publishes everything it did (`join` acquires it).
+    pub(crate) fn finished(&mut self, t: Tid) {
+        self.add_thread(t);
+        self.threads[t].finished = true;
+        self.access(t, Key::Thread(t), Role::Release);
+    }
+
+    /// Thread `t` accesses the primitive (not an atomic) behind `key` as `role`:
+    /// - a read (`get` of a set `OnceLock`, a read lock) acquires what writes and
+    ///   releases published;
+    /// - an acquire (`lock`, `join`) also acquires what read releases published;
+    /// - a release (`unlock`, a thread's end) publishes, and a read release (read unlock)
+    ///   publishes to acquires only;
+    /// - a write (`send`, `call_once`, `park`, `unpark`) does both ways.
+    ///
+    /// A channel's parts share the channel's clocks.
+    pub(crate) fn access(&mut self, t: Tid, key: Key, role: Role) {
+        let (table, i) = match key {
+            Key::Obj(o) | Key::Part(o, _) => (&mut self.objects, o),
+            Key::Thread(u) => (&mut self.ends, u),
+            Key::Park(u) => (&mut self.parks, u),
+            Key::Alloc(a) => (&mut self.allocs, a),
+            _ => return,
+        };
+        if table.len() <= i {
+            table.resize_with(i + 1, SyncClocks::default);
+        }
+        let sync = &mut table[i];
+        let vc = &mut self.threads[t].vc;
+        match role {
+            Role::Read | Role::ReadAcquire => vc.join(&sync.released),
+            Role::Acquire => {
+                vc.join(&sync.released);
+                vc.join(&sync.read_released);
+            }
+            Role::Release => sync.released.join(vc),
+            Role::ReadRelease => sync.read_released.join(vc),
+            Role::Write => {
+                vc.join(&sync.released);
+                vc.join(&sync.read_released);
+                sync.released.join(vc);
+            }
+        }
+        self.tick(t);
+    }
+
+    /// Thread `waker` woke thread `woken`: the woken one goes on after all the waker did.
+    pub(crate) fn woke(&mut self, waker: Tid, woken: Tid) {
+        if waker == woken {
+            return;
+        }
+        self.add_thread(woken);
+        let mut vc = std::mem::take(&mut self.scratch);
+        vc.copy_from(&self.threads[waker].vc);
+        self.threads[woken].vc.join(&vc);
+        self.scratch = vc;
+        self.tick(waker);
+    }
+
+    /// A fence of thread `t` with `order` (not `Relaxed`).
+    pub(crate) fn fence(&mut self, t: Tid, order: Ordering) {
+        let th = &mut self.threads[t];
+        if matches!(
+            order,
+            Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+        ) {
+            th.vc.join(&th.fence_acq);
+        }
+        if order == Ordering::SeqCst {
+            th.vc.join(&self.sc);
+            self.sc.copy_from(&th.vc);
+            self.sc_time += 1;
+            th.fence_time = self.sc_time;
+        }
+        if matches!(
+            order,
+            Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+        ) {
+            th.fence_rel.copy_from(&th.vc);
+        }
+        self.tick(t);
+    }
+
+    /// Whether `t`'s clock knows epoch `epoch` of thread `u`.
+    fn knows(&self, t: Tid, u: Tid, epoch: u32) -> bool {
+        self.threads[t].vc.knows(u, epoch)
+    }
+
+    /// Thread `t`'s epoch now.
+    fn epoch(&self, t: Tid) -> u32 {
+        self.threads[t].vc.get(t)
+    }
+
+    /// The threads that have not finished.
+    fn live(&self) -> impl Iterator<Item = Tid> + '_ {
+        (0..self.threads.len()).filter(|&t| !self.threads[t].finished)
+    }
+}
+
+/// Whether a load with `order` acquires.
+fn acquires(order: Ordering) -> bool {
+    matches!(
+        order,
+        Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+    )
+}
+
+/// Whether a store with `order` releases.
+fn releases(order: Ordering) -> bool {
+    matches!(
+        order,
+        Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+    )
+}
+
+/// The id-indexed slot of `obj` in `table`, grown as needed.
+fn slot<T>(table: &mut Vec<Option<T>>, obj: ObjId) -> &mut Option<T> {
+    if table.len() <= obj {
+        table.resize_with(obj + 1, || None);
+    }
+    &mut table[obj]
+}
+
+#[cfg(test)]
+mod tests;

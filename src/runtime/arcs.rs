@@ -1,0 +1,76 @@
+//! The runtime's side of the modelled `sync::Arc`: each allocation made inside a model is
+//! followed by its execution (apart from the arena of primitives, whose numbers reports
+//! show), so that an `Arc` still alive when an execution has otherwise passed is reported as
+//! a leak, and so that dropping references synchronizes as std's reference counts do (each
+//! drop releases, the last one acquires every earlier release before the value's destructor
+//! runs).
+
+use super::execution::ExecState;
+use super::{Key, Loc, Tid};
+use crate::op::Role;
+
+/// Where an allocation is registered: its execution and its index there.
+pub(crate) type ArcReg = (u64, usize);
+
+/// What the runtime keeps of one allocation.
+#[derive(Debug)]
+pub(crate) struct ArcState {
+    /// Strong references alive.
+    pub(crate) strong: usize,
+    /// Where it was created, and by which thread.
+    pub(crate) created: Loc,
+    pub(crate) creator: Tid,
+}
+
+/// Runs `f` on the execution's state if the caller runs in the execution of `reg` (an `Arc`
+/// that outlives its execution is not followed any more).
+fn with_arc(reg: ArcReg, f: impl FnOnce(&mut ExecState, usize)) {
+    let Some(ctx) = super::current_context().filter(|ctx| ctx.exec.id == reg.0) else {
+        return;
+    };
+    f(&mut ctx.exec.state.lock(), reg.1);
+}
+
+/// Registers an allocation the calling thread creates at `loc`; `None` outside a model.
+pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
+    let ctx = super::current_context()?;
+    let mut st = ctx.exec.state.lock();
+    st.arcs.push(ArcState {
+        strong: 1,
+        created: loc,
+        creator: ctx.tid,
+    });
+    Some((ctx.exec.id, st.arcs.len() - 1))
+}
+
+/// One more strong reference (a clone, or a `Weak` upgraded).
+pub(crate) fn cloned(reg: ArcReg) {
+    with_arc(reg, |st, a| st.arcs[a].strong += 1);
+}
+
+/// One strong reference fewer; `last`: it was the last, and the value is dropped next.
+///
+/// For reduction, drops that leave references behind commute (decrements whose result
+/// nobody sees), and the last one conflicts with each of them (another order makes another
+/// drop the last): a read, and a write. For the memory model a drop releases, and the last
+/// one acquires.
+pub(crate) fn dropped(reg: ArcReg, last: bool) {
+    with_arc(reg, |st, a| {
+        st.arcs[a].strong = st.arcs[a].strong.saturating_sub(1);
+        let (order, sync) = match last {
+            true => (Role::Write, Role::Acquire),
+            false => (Role::Read, Role::Release),
+        };
+        super::events::declare_split(st, Key::Alloc(a), order, sync);
+    });
+}
+
+/// The allocations of an execution that passed whose strong count is not zero: leaked
+/// (a cycle of `Arc`s, `mem::forget`, or a reference kept somewhere the model outlives).
+pub(crate) fn leaked(st: &ExecState) -> Vec<(usize, &ArcState)> {
+    st.arcs
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.strong > 0)
+        .collect()
+}

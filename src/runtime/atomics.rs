@@ -1,0 +1,212 @@
+//! The runtime's side of atomics and plain cells (the model is `crate::memory`): after an
+//! atomic operation's switch point, the facade asks here which value the operation reads
+//! and where its store goes in modification order. Where more than one is allowed, that is
+//! a decision of the strategy, recorded like the choice of a thread.
+//!
+//! The facade keeps the newest value of each atomic (for `get_mut`, `into_inner` and
+//! `Debug`) and passes it, with the atomic's initial value, as [`Held`]; every call
+//! returns the newest value after it, for the facade to keep, except for a `static` used
+//! again (see `object.rs`), whose facade value belongs to the first execution that used it.
+
+use std::sync::atomic::Ordering;
+
+use parking_lot::MutexGuard;
+
+use super::execution::{ExecState, Phase};
+use super::{Context, Key, Loc, ObjId, ObjectHandle, Tid, failure, sched, with_ctx};
+use crate::op::Role;
+use crate::strategy::{PickKind, Refusal};
+
+/// Runs `f` on the execution's state for the calling thread; a refusal of the strategy
+/// fails the execution and unwinds the caller.
+pub(super) fn with_memory<R>(
+    api: &str,
+    f: impl FnOnce(&mut ExecState, Tid) -> Result<R, Refusal>,
+) -> R {
+    with_ctx(api, |ctx| {
+        let mut st = ctx.exec.state.lock();
+        match f(&mut st, ctx.tid) {
+            Ok(r) => r,
+            Err(refusal) => {
+                st.fail(|st| failure::refusal(st, &refusal));
+                sched::raise_abort(ctx, st)
+            }
+        }
+    })
+}
+
+/// Starts an atomic access with `order` to `obj`: a `SeqCst` one acquires what the
+/// `SeqCst` fences before it published, so for reduction it reads the order of `SeqCst`
+/// fences (`SeqCst` accesses to different locations commute).
+fn begin(st: &mut ExecState, me: Tid, obj: ObjId, held: Held, order: Ordering) {
+    let fresh = st.objects[obj].from_earlier;
+    let bits = if fresh { held.init } else { held.now };
+    st.mem.atomic_touch(obj, bits, fresh);
+    if order == Ordering::SeqCst {
+        st.mem.atomic_begin(me, order);
+        super::events::declare(st, Key::SeqCst, Role::Read);
+    }
+}
+
+/// What the facade holds of an atomic: its newest value as it knows it, and its initial one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Held {
+    pub(crate) now: u64,
+    pub(crate) init: u64,
+}
+
+/// The newest value of `obj`, for its facade to keep (`None`: a `static` used again).
+fn newest(st: &ExecState, obj: ObjId) -> Option<u64> {
+    (!st.objects[obj].from_earlier).then(|| st.mem.newest(obj))
+}
+
+/// The option the strategy picks among those `options` puts in its buffer (a decision of
+/// `kind` when there are two or more).
+fn choose(
+    st: &mut ExecState,
+    me: Tid,
+    kind: PickKind,
+    options: impl FnOnce(&crate::memory::Memory, &mut Vec<usize>),
+) -> Result<usize, Refusal> {
+    let mut buffer = std::mem::take(&mut st.mem.picks);
+    options(&st.mem, &mut buffer);
+    let chosen = sched::decide(st, me, kind, buffer.len());
+    let option = chosen.as_ref().map_or(0, |&i| buffer[i]);
+    st.mem.picks = buffer;
+    chosen.map(|_| option)
+}
+
+/// The stronger of two orderings, for what a compare-and-exchange does before it knows
+/// whether it succeeds.
+fn stronger(a: Ordering, b: Ordering) -> Ordering {
+    if a == Ordering::SeqCst || b == Ordering::SeqCst {
+        Ordering::SeqCst
+    } else {
+        a
+    }
+}
+
+/// Thread's load of `obj` with `order`: the value read, and the newest value.
+pub(crate) fn load(obj: ObjId, held: Held, order: Ordering) -> (u64, Option<u64>) {
+    with_memory("atomic load", |st, me| {
+        let order = st.mem.effective(order);
+        begin(st, me, obj, held, order);
+        let index = choose(st, me, PickKind::ReadFrom, |m, out| {
+            m.readable(obj, me, order, out)
+        })?;
+        let value = st.mem.load(obj, me, index, order);
+        Ok((value, newest(st, obj)))
+    })
+}
+
+/// A store of `bits` to `obj` with `order`; returns the newest value.
+pub(crate) fn store(obj: ObjId, held: Held, bits: u64, order: Ordering) -> Option<u64> {
+    with_memory("atomic store", |st, me| {
+        let order = st.mem.effective(order);
+        begin(st, me, obj, held, order);
+        let at = choose(st, me, PickKind::StoreAt, |m, out| {
+            m.store_slots(obj, me, order, out)
+        })?;
+        st.mem.store(obj, me, at, bits, order);
+        Ok(newest(st, obj))
+    })
+}
+
+/// A read-modify-write of `obj` that always writes (`swap`, `fetch_add`, ...): reads the
+/// newest value `v` and writes `f(v)`. Returns `v` and the newest value.
+pub(crate) fn rmw(
+    obj: ObjId,
+    held: Held,
+    order: Ordering,
+    f: impl FnOnce(u64) -> u64,
+) -> (u64, Option<u64>) {
+    with_memory("atomic read-modify-write", |st, me| {
+        let order = st.mem.effective(order);
+        begin(st, me, obj, held, order);
+        let (old, _) = st.mem.rmw(obj, me, order, order, |v| Some(f(v)));
+        Ok((old, newest(st, obj)))
+    })
+}
+
+/// A compare-and-exchange of `obj`: writes `new` if it reads `expected` (only the newest
+/// store can be read by a success; a failure may read an older store whose value is not
+/// `expected`). Returns what std's `compare_exchange` returns, and the newest value.
+/// `weak`: a `compare_exchange_weak`, which may also fail spuriously where it could succeed
+/// (a decision, unless spurious failures are off).
+pub(crate) fn compare_exchange(
+    obj: ObjId,
+    held: Held,
+    (expected, new): (u64, u64),
+    (success, failure): (Ordering, Ordering),
+    weak: bool,
+) -> (Result<u64, u64>, Option<u64>) {
+    with_memory("atomic compare_exchange", |st, me| {
+        let success = st.mem.effective(success);
+        let failure = st.mem.effective(failure);
+        begin(st, me, obj, held, stronger(success, failure));
+        let mut options = std::mem::take(&mut st.mem.picks);
+        st.mem
+            .cas_readable(obj, me, failure, expected, &mut options);
+        let chosen = sched::decide(st, me, PickKind::ReadFrom, options.len());
+        let index = options[chosen.as_ref().map_or(0, |&i| i)];
+        st.mem.picks = options;
+        chosen?;
+        let could_succeed = index == st.mem.newest_index(obj) && st.mem.newest(obj) == expected;
+        let spurious = weak && could_succeed && super::waits::fails_spuriously(st, me)?;
+        let result = if index == st.mem.newest_index(obj) && !spurious {
+            match st.mem.rmw(obj, me, success, failure, |v| {
+                (v == expected).then_some(new)
+            }) {
+                (old, true) => Ok(old),
+                (old, false) => Err(old),
+            }
+        } else {
+            Err(st.mem.load(obj, me, index, failure))
+        };
+        Ok((result, newest(st, obj)))
+    })
+}
+
+/// A fence with `order` (not `Relaxed`).
+pub(crate) fn fence(order: Ordering) {
+    with_memory("interleave_test::sync::atomic::fence", |st, me| {
+        let order = st.mem.effective(order);
+        if order == Ordering::SeqCst {
+            super::events::declare(st, Key::SeqCst, Role::Write);
+        }
+        st.mem.fence(me, order);
+        Ok(())
+    })
+}
+
+/// An access to the plain cell behind `handle` at `loc`, a write if `write`. A data race
+/// fails the execution and unwinds the caller; outside a model, or while the execution
+/// tears down, nothing is checked.
+pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
+    if !super::in_model() {
+        return;
+    }
+    with_ctx("interleave_test::cell::UnsafeCell", |ctx| {
+        let mut st = ctx.exec.state.lock();
+        if st.phase == Phase::TearingDown {
+            return;
+        }
+        let me = ctx.tid;
+        let exec = ctx.exec.id;
+        let obj = match handle.resolve(exec, &mut st.objects, loc) {
+            Ok(obj) => obj,
+            Err(foreign) => {
+                st.fail(|st| failure::foreign_object(st, me, foreign.kind, loc));
+                return raise(ctx, st);
+            }
+        };
+        if let Err(race) = st.mem.cell_access(obj, me, write, loc) {
+            st.fail(|st| failure::data_race(st, obj, &race));
+            raise(ctx, st)
+        }
+    });
+}
+
+fn raise(ctx: &Context, st: MutexGuard<'_, ExecState>) {
+    sched::raise_abort(ctx, st)
+}

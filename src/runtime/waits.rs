@@ -1,0 +1,88 @@
+//! What std allows a wait to do besides waiting: time out while other threads could still
+//! act, wake without a wake-up, fail a weak compare-and-exchange; and which waiter a
+//! `notify_one` wakes. Each is a decision of the strategy (see `PickKind`).
+//!
+//! A depth-first search offers each thread at most [`ExecConfig::early_limit`] early
+//! endings (timeouts, spurious wake-ups and failures together) per execution: a wait in a
+//! loop could otherwise end early again and again, and the search would never end.
+//! Random and PCT have no such limit (each early ending has probability 1/2, so a loop
+//! ends).
+
+use std::time::Duration;
+
+use super::atomics::with_memory;
+use super::execution::{ExecState, Status, Wake};
+use super::{Key, Tid, events, sched};
+use crate::op::Role;
+use crate::strategy::{PickKind, Refusal};
+
+/// How a wait that is about to block ends instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Early {
+    /// It does not: it blocks.
+    No,
+    /// Its deadline passes now (the virtual clock moves to it).
+    TimedOut,
+    /// It returns at once, without a wake-up.
+    Spurious,
+}
+
+/// Decides whether the calling thread's wait, about to block with `deadline` (if timed),
+/// ends early instead; `spurious`: the wait may wake without a wake-up.
+pub(crate) fn early(api: &str, deadline: Option<Duration>, spurious: bool) -> Early {
+    with_memory(api, |st, me| {
+        if let Some(deadline) = deadline.filter(|_| st.config.explore_waits) {
+            if may_end_early(st, me) && sched::decide(st, me, PickKind::TimeOut, 2)? == 1 {
+                st.threads[me].early += 1;
+                time_passes(st, deadline);
+                return Ok(Early::TimedOut);
+            }
+        }
+        let spurious = spurious && st.config.spurious && may_end_early(st, me);
+        if spurious && sched::decide(st, me, PickKind::SpuriousWake, 2)? == 1 {
+            st.threads[me].early += 1;
+            return Ok(Early::Spurious);
+        }
+        Ok(Early::No)
+    })
+}
+
+/// Whether thread `me` may still end a wait early, or fail spuriously.
+pub(super) fn may_end_early(st: &ExecState, me: Tid) -> bool {
+    st.config
+        .early_limit
+        .is_none_or(|limit| st.threads[me].early < limit)
+}
+
+/// Whether the calling thread's `compare_exchange_weak`, which could succeed, fails.
+pub(super) fn fails_spuriously(st: &mut ExecState, me: Tid) -> Result<bool, Refusal> {
+    if !st.config.spurious || !may_end_early(st, me) {
+        return Ok(false);
+    }
+    let fails = sched::decide(st, me, PickKind::SpuriousFailure, 2)? == 1;
+    st.threads[me].early += u32::from(fails);
+    Ok(fails)
+}
+
+/// The virtual clock moves to `deadline`: every wait whose deadline it reaches times out.
+pub(super) fn time_passes(st: &mut ExecState, deadline: Duration) {
+    events::declare(st, Key::Time, Role::Write);
+    if deadline <= st.clock {
+        return;
+    }
+    st.clock = deadline;
+    for t in 0..st.threads.len() {
+        if matches!(st.threads[t].status, Status::Blocked(b) if b.deadline.is_some_and(|d| d <= deadline))
+        {
+            sched::wake(st, t, Wake::TimedOut);
+        }
+    }
+}
+
+/// Which of `waiters` (two or more, longest waiting first) a `notify_one` wakes.
+pub(crate) fn notify_which(api: &str, waiters: usize) -> usize {
+    with_memory(api, |st, me| match st.config.explore_waits {
+        true => sched::decide(st, me, PickKind::Notify, waiters),
+        false => Ok(0),
+    })
+}

@@ -1,0 +1,307 @@
+//! [`Arc`] and [`Weak`]: reference counting whose counts the model follows.
+//!
+//! The value lives in a `Box` inside std's `Arc`, next to the allocation's registration in
+//! the execution. Dropping a reference publishes what its thread did (std's `fetch_sub` with
+//! `Release`), and the last drop acquires every earlier one before the value's destructor
+//! runs (std's `Acquire` fence), so a destructor that touches a `cell::UnsafeCell` the other
+//! owners wrote is not a data race. An `Arc` created inside a model and still alive when the
+//! execution has otherwise passed is a [`FailureKind::Leak`](crate::FailureKind::Leak).
+//!
+//! # Differences from std
+//! - The value is boxed (one allocation more), which is what lets an `Arc<dyn Trait>` be
+//!   made without unsized coercion (unstable for types outside std): use
+//!   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>` or a
+//!   `Box<[T]>`.
+//! - Clones and drops are not switch points (as in std they order nothing by themselves).
+//! - Missing: `new_cyclic`, `pin`, `new_uninit` and the other unstable or `unsafe` methods,
+//!   and `Arc<str>` from `&str`.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::panic::Location;
+
+use crate::runtime::arcs::{self, ArcReg};
+
+/// What the shared allocation holds.
+struct Inner<T: ?Sized> {
+    reg: Option<ArcReg>,
+    value: Box<T>,
+}
+
+/// A thread-safe reference-counting pointer, as [`std::sync::Arc`] (see the
+/// [module](self) for what the model adds and what differs).
+pub struct Arc<T: ?Sized> {
+    /// Always `Some` but while the reference is taken apart (`try_unwrap`).
+    inner: Option<std::sync::Arc<Inner<T>>>,
+}
+
+/// A reference that does not keep the value alive, as [`std::sync::Weak`].
+pub struct Weak<T: ?Sized> {
+    inner: std::sync::Weak<Inner<T>>,
+}
+
+impl<T> Arc<T> {
+    /// A new allocation holding `value`; inside a model it is followed for leaks.
+    #[track_caller]
+    pub fn new(value: T) -> Self {
+        Arc::from_box(Box::new(value), Location::caller())
+    }
+
+    /// The value, if this is the only strong reference (the others' drops are acquired);
+    /// `Err(self)` otherwise.
+    pub fn try_unwrap(mut this: Self) -> Result<T, Self> {
+        if Arc::strong_count(&this) != 1 {
+            return Err(this);
+        }
+        let inner = this.inner.take().expect("present until taken apart");
+        if let Some(reg) = inner.reg {
+            arcs::dropped(reg, true);
+        }
+        match std::sync::Arc::into_inner(inner) {
+            Some(inner) => Ok(*inner.value),
+            None => unreachable!("checked to be the only strong reference"),
+        }
+    }
+
+    /// The value, if this is the only strong reference; `None` otherwise (the reference is
+    /// dropped either way), as std's `Arc::into_inner`.
+    pub fn into_inner(this: Self) -> Option<T> {
+        Arc::try_unwrap(this).ok()
+    }
+}
+
+impl<T: ?Sized> Arc<T> {
+    fn from_box(value: Box<T>, loc: &'static Location<'static>) -> Self {
+        Arc {
+            inner: Some(std::sync::Arc::new(Inner {
+                reg: arcs::created(loc),
+                value,
+            })),
+        }
+    }
+
+    fn inner(&self) -> &std::sync::Arc<Inner<T>> {
+        self.inner
+            .as_ref()
+            .expect("an Arc holds its allocation until it drops")
+    }
+
+    /// A new [`Weak`] reference to the allocation.
+    pub fn downgrade(this: &Self) -> Weak<T> {
+        Weak {
+            inner: std::sync::Arc::downgrade(this.inner()),
+        }
+    }
+
+    /// Strong references alive.
+    pub fn strong_count(this: &Self) -> usize {
+        std::sync::Arc::strong_count(this.inner())
+    }
+
+    /// Weak references alive.
+    pub fn weak_count(this: &Self) -> usize {
+        std::sync::Arc::weak_count(this.inner())
+    }
+
+    /// Whether both point to the same allocation.
+    pub fn ptr_eq(this: &Self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(this.inner(), other.inner())
+    }
+
+    /// A mutable reference to the value, if no other strong or weak reference exists.
+    pub fn get_mut(this: &mut Self) -> Option<&mut T> {
+        let inner = this.inner.as_mut().expect("present until taken apart");
+        std::sync::Arc::get_mut(inner).map(|inner| &mut *inner.value)
+    }
+
+    /// A pointer to the value.
+    pub fn as_ptr(this: &Self) -> *const T {
+        &*this.inner().value
+    }
+}
+
+impl<T: Clone> Arc<T> {
+    /// A mutable reference to the value, cloning it into a new allocation first if other
+    /// references exist, as std's `Arc::make_mut`.
+    #[track_caller]
+    pub fn make_mut(this: &mut Self) -> &mut T {
+        if Arc::get_mut(this).is_none() {
+            *this = Arc::new((**this).clone());
+        }
+        Arc::get_mut(this).expect("the only reference now")
+    }
+}
+
+impl<T: ?Sized> Clone for Arc<T> {
+    /// Another strong reference to the same allocation.
+    fn clone(&self) -> Self {
+        if let Some(reg) = self.inner().reg {
+            arcs::cloned(reg);
+        }
+        Arc {
+            inner: Some(std::sync::Arc::clone(self.inner())),
+        }
+    }
+}
+
+impl<T: ?Sized> Drop for Arc<T> {
+    /// Drops this reference: it publishes what its thread did; the last one acquires every
+    /// earlier drop before the value's destructor runs.
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        if let Some(reg) = inner.reg {
+            arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);
+        }
+        drop(inner);
+    }
+}
+
+impl<T: ?Sized> Deref for Arc<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner().value
+    }
+}
+
+impl<T: ?Sized> AsRef<T> for Arc<T> {
+    fn as_ref(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ?Sized> Borrow<T> for Arc<T> {
+    fn borrow(&self) -> &T {
+        self
+    }
+}
+
+impl<T: Default> Default for Arc<T> {
+    /// An `Arc` holding `T::default()`.
+    #[track_caller]
+    fn default() -> Self {
+        Arc::new(T::default())
+    }
+}
+
+impl<T> From<T> for Arc<T> {
+    /// An `Arc` holding `value`.
+    #[track_caller]
+    fn from(value: T) -> Self {
+        Arc::new(value)
+    }
+}
+
+impl<T: ?Sized> From<Box<T>> for Arc<T> {
+    /// An `Arc` holding the boxed value, unsized ones (`dyn Trait`, slices) included.
+    #[track_caller]
+    fn from(value: Box<T>) -> Self {
+        Arc::from_box(value, Location::caller())
+    }
+}
+
+impl<T> From<Vec<T>> for Arc<[T]> {
+    /// An `Arc` holding the vector's elements as a slice.
+    #[track_caller]
+    fn from(value: Vec<T>) -> Self {
+        Arc::from_box(value.into_boxed_slice(), Location::caller())
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Arc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for Arc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + PartialEq> PartialEq for Arc<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: ?Sized + Eq> Eq for Arc<T> {}
+
+impl<T: ?Sized + PartialOrd> PartialOrd for Arc<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        (**self).partial_cmp(&**other)
+    }
+}
+
+impl<T: ?Sized + Ord> Ord for Arc<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl<T: ?Sized + Hash> Hash for Arc<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl<T> Weak<T> {
+    /// A reference to nothing: `upgrade` always returns `None`.
+    pub fn new() -> Self {
+        Weak {
+            inner: std::sync::Weak::new(),
+        }
+    }
+}
+
+impl<T: ?Sized> Weak<T> {
+    /// A strong reference, if the value is still alive.
+    pub fn upgrade(&self) -> Option<Arc<T>> {
+        let inner = self.inner.upgrade()?;
+        if let Some(reg) = inner.reg {
+            arcs::cloned(reg);
+        }
+        Some(Arc { inner: Some(inner) })
+    }
+
+    /// Strong references alive.
+    pub fn strong_count(&self) -> usize {
+        self.inner.strong_count()
+    }
+
+    /// Weak references alive (0 once no strong reference is left).
+    pub fn weak_count(&self) -> usize {
+        self.inner.weak_count()
+    }
+
+    /// Whether both point to the same allocation (or both to none).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        self.inner.ptr_eq(&other.inner)
+    }
+}
+
+impl<T: ?Sized> Clone for Weak<T> {
+    fn clone(&self) -> Self {
+        Weak {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T> Default for Weak<T> {
+    /// Same as [`Weak::new`].
+    fn default() -> Self {
+        Weak::new()
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for Weak<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(Weak)")
+    }
+}
