@@ -30,12 +30,15 @@
 //! bench. Panic messages of model threads are not printed: the panic hook is a no-op while
 //! loom and shuttle run. The core count and the load average are printed at the end.
 
-use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind};
+
+#[path = "support/mod.rs"]
+mod common;
+use common::{as_u64, print_table, quietly, timed};
 use shuttle::scheduler::PctScheduler;
 
 #[path = "models/buggy.rs"]
@@ -154,25 +157,6 @@ impl Plan {
     }
 }
 
-/// Runs `f` and measures its wall time.
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let start = Instant::now();
-    let value = f();
-    (value, start.elapsed())
-}
-
-/// Runs `f` with a no-op panic hook and catches its panic; restores the previous hook. loom
-/// and shuttle always run inside it. shuttle installs its own hook (once per process) at its
-/// first execution, and that hook must not stay installed: it would print for every panic,
-/// including those of our model threads, which our hook records silently.
-fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
-    let previous = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    panic::set_hook(previous);
-    result
-}
-
 /// `model`, preceded by an increment of `count`: how executions of loom and shuttle are
 /// counted.
 fn counted(model: fn(), count: &Arc<AtomicUsize>) -> impl Fn() + Send + Sync + 'static {
@@ -183,10 +167,6 @@ fn counted(model: fn(), count: &Arc<AtomicUsize>) -> impl Fn() + Send + Sync + '
     }
 }
 
-fn as_u64(n: usize) -> u64 {
-    u64::try_from(n).expect("a count fits in u64")
-}
-
 fn as_usize(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
@@ -194,20 +174,6 @@ fn as_usize(n: u64) -> usize {
 /// The bound as a table cell.
 fn bound_cell<T: std::fmt::Display>(bound: Option<T>) -> String {
     bound.map_or_else(|| "none".to_owned(), |b| b.to_string())
-}
-
-fn print_table(title: &str, header: &[&str], right_from: usize, rows: &[String]) {
-    println!();
-    println!("### {title}");
-    println!();
-    println!("| {} |", header.join(" | "));
-    let align: Vec<&str> = (0..header.len())
-        .map(|i| if i < right_from { "---" } else { "---:" })
-        .collect();
-    println!("|{}|", align.join("|"));
-    for row in rows {
-        println!("{row}");
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

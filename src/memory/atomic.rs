@@ -39,6 +39,10 @@ pub(super) struct Store {
 #[derive(Debug, Default)]
 pub(super) struct Location {
     pub(super) stores: Vec<Store>,
+    /// Length from which the next store looks for stores to drop: twice what was left
+    /// after the last look, so looking costs a constant per store on average (a thread
+    /// that never reads the atomic keeps every store readable for it).
+    prune_at: usize,
 }
 
 impl Store {
@@ -309,7 +313,8 @@ impl Memory {
 
     /// Drops the stores of `obj` that no live thread can read any more.
     fn prune(&mut self, obj: ObjId) {
-        if self.location(obj).stores.len() < PRUNE_FROM {
+        let loc = self.location(obj);
+        if loc.stores.len() < loc.prune_at.max(PRUNE_FROM) {
             return;
         }
         let oldest = self
@@ -317,9 +322,10 @@ impl Memory {
             .map(|t| self.floor(obj, t, false))
             .min()
             .unwrap_or(0);
+        let loc = self.atomics[obj].as_mut().expect("touched");
         if oldest > 0 {
-            let loc = self.atomics[obj].as_mut().expect("touched");
             self.spare.extend(loc.stores.drain(..oldest));
         }
+        loc.prune_at = 2 * loc.stores.len();
     }
 }

@@ -65,6 +65,7 @@ struct ThreadMem {
     fence_acq: VClock,
     /// The place of its last `SeqCst` fence in the order of `SeqCst` stores and fences.
     fence_time: u32,
+    /// It finished, or the slot is not used in this execution.
     finished: bool,
 }
 
@@ -81,8 +82,8 @@ struct SyncClocks {
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
     /// Whether atomics are weak (RC11); otherwise every load reads the newest store and
-    /// every store goes last, as under sequential consistency (replaying schedules of format
-    /// 2 and older, or when the user turns weak memory off).
+    /// every store goes last, as under sequential consistency (to replay schedules of format
+    /// 2 and older, recorded so).
     weak: bool,
     threads: Vec<ThreadMem>,
     /// Clocks of the primitives other than atomics, by object id.
@@ -110,11 +111,26 @@ impl Memory {
     /// field.
     pub(crate) fn reset(&mut self, weak: bool) {
         self.weak = weak;
-        self.threads.clear();
-        self.objects.clear();
-        self.ends.clear();
-        self.parks.clear();
-        self.allocs.clear();
+        // Clocks are cleared in place, keeping their memory for the next execution: a
+        // slot that is not used again is an empty clock (or a thread that is not live).
+        for th in &mut self.threads {
+            th.vc.clear();
+            th.fence_rel.clear();
+            th.fence_acq.clear();
+            th.fence_time = 0;
+            th.finished = true;
+        }
+        for table in [
+            &mut self.objects,
+            &mut self.ends,
+            &mut self.parks,
+            &mut self.allocs,
+        ] {
+            for clocks in table.iter_mut() {
+                clocks.released.clear();
+                clocks.read_released.clear();
+            }
+        }
         self.sc.clear();
         self.sc_time = 0;
         for loc in self.atomics.drain(..).flatten() {
@@ -125,10 +141,15 @@ impl Memory {
         self.threads[0].vc.tick(0);
     }
 
+    /// Makes thread `t` live (it starts, or is spawned).
     fn add_thread(&mut self, t: Tid) {
         if self.threads.len() <= t {
-            self.threads.resize_with(t + 1, ThreadMem::default);
+            self.threads.resize_with(t + 1, || ThreadMem {
+                finished: true,
+                ..ThreadMem::default()
+            });
         }
+        self.threads[t].finished = false;
     }
 
     /// Moves thread `t`'s epoch on: what it does next is not published by what it did.
@@ -149,7 +170,6 @@ impl Memory {
 
     /// Thread `t` finished: its end publishes everything it did (`join` acquires it).
     pub(crate) fn finished(&mut self, t: Tid) {
-        self.add_thread(t);
         self.threads[t].finished = true;
         self.access(t, Key::Thread(t), Role::Release);
     }
@@ -198,7 +218,6 @@ impl Memory {
         if waker == woken {
             return;
         }
-        self.add_thread(woken);
         let mut vc = std::mem::take(&mut self.scratch);
         vc.copy_from(&self.threads[waker].vc);
         self.threads[woken].vc.join(&vc);

@@ -25,22 +25,34 @@ pub(crate) struct ArcState {
 /// Runs `f` on the execution's state if the caller runs in the execution of `reg` (an `Arc`
 /// that outlives its execution is not followed any more).
 fn with_arc(reg: ArcReg, f: impl FnOnce(&mut ExecState, usize)) {
-    let Some(ctx) = super::current_context().filter(|ctx| ctx.exec.id == reg.0) else {
-        return;
+    let run = |ctx: &super::Context| {
+        if ctx.exec.id == reg.0 {
+            f(&mut ctx.exec.state.lock(), reg.1);
+        }
     };
-    f(&mut ctx.exec.state.lock(), reg.1);
+    // Without cloning the context: this runs at every clone and drop of an `Arc`.
+    if super::CURRENT.is_set() {
+        super::CURRENT.with(run);
+    } else if let Some(ctx) = super::host::exiting_context() {
+        run(&ctx);
+    }
 }
 
 /// Registers an allocation the calling thread creates at `loc`; `None` outside a model.
 pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
-    let ctx = super::current_context()?;
-    let mut st = ctx.exec.state.lock();
-    st.arcs.push(ArcState {
-        strong: 1,
-        created: loc,
-        creator: ctx.tid,
-    });
-    Some((ctx.exec.id, st.arcs.len() - 1))
+    let run = |ctx: &super::Context| {
+        let mut st = ctx.exec.state.lock();
+        st.arcs.push(ArcState {
+            strong: 1,
+            created: loc,
+            creator: ctx.tid,
+        });
+        (ctx.exec.id, st.arcs.len() - 1)
+    };
+    if super::CURRENT.is_set() {
+        return Some(super::CURRENT.with(run));
+    }
+    super::host::exiting_context().map(|ctx| run(&ctx))
 }
 
 /// One more strong reference (a clone, or a `Weak` upgraded).

@@ -4,7 +4,8 @@
 //! a decision of the strategy, recorded like the choice of a thread.
 //!
 //! The facade keeps the newest value of each atomic (for `get_mut`, `into_inner` and
-//! `Debug`) and passes it, with the atomic's initial value, as [`Held`]; every call
+//! `Debug`) and gives it, with the atomic's initial value, as [`Held`], read after the
+//! switch point (other threads may have changed it while this one waited); every call
 //! returns the newest value after it, for the facade to keep, except for a `static` used
 //! again (see `object.rs`), whose facade value belongs to the first execution that used it.
 
@@ -13,7 +14,7 @@ use std::sync::atomic::Ordering;
 use parking_lot::MutexGuard;
 
 use super::execution::{ExecState, Phase};
-use super::{Context, Key, Loc, ObjId, ObjectHandle, Tid, failure, sched, with_ctx};
+use super::{Context, Key, Loc, ObjId, ObjectHandle, OpKind, Tid, failure, sched, with_ctx};
 use crate::op::Role;
 use crate::strategy::{PickKind, Refusal};
 
@@ -33,6 +34,33 @@ pub(super) fn with_memory<R>(
             }
         }
     })
+}
+
+/// Runs the switch point before atomic operation `kind` on `handle` at `loc`, then `f` on
+/// the execution's state (locked once for both when the thread goes on at once); a refusal
+/// of the strategy fails the execution and unwinds the caller. `None` outside a model.
+fn at_switch_point<R>(
+    kind: OpKind,
+    handle: &ObjectHandle,
+    loc: Loc,
+    f: impl FnOnce(&mut ExecState, Tid, ObjId) -> Result<R, Refusal>,
+) -> Option<R> {
+    let run = |ctx: &Context| {
+        let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc);
+        let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
+        let obj = obj.expect("a switch point on an object returns its id");
+        match f(&mut st, ctx.tid, obj) {
+            Ok(r) => r,
+            Err(refusal) => {
+                st.fail(|st| failure::refusal(st, &refusal));
+                sched::raise_abort(ctx, st)
+            }
+        }
+    };
+    if super::CURRENT.is_set() {
+        return Some(super::CURRENT.with(run));
+    }
+    super::host::exiting_context().map(|ctx| run(&ctx))
 }
 
 /// Starts an atomic access with `order` to `obj`: a `SeqCst` one acquires what the
@@ -86,11 +114,16 @@ fn stronger(a: Ordering, b: Ordering) -> Ordering {
     }
 }
 
-/// Thread's load of `obj` with `order`: the value read, and the newest value.
-pub(crate) fn load(obj: ObjId, held: Held, order: Ordering) -> (u64, Option<u64>) {
-    with_memory("atomic load", |st, me| {
+/// A load (operation `kind` at `loc`) of the atomic `handle` with `order`: the value read,
+/// and the newest value. `None` outside a model.
+pub(crate) fn load(
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    held: impl FnOnce() -> Held,
+    order: Ordering,
+) -> Option<(u64, Option<u64>)> {
+    at_switch_point(kind, handle, loc, |st, me, obj| {
         let order = st.mem.effective(order);
-        begin(st, me, obj, held, order);
+        begin(st, me, obj, held(), order);
         let index = choose(st, me, PickKind::ReadFrom, |m, out| {
             m.readable(obj, me, order, out)
         })?;
@@ -99,11 +132,17 @@ pub(crate) fn load(obj: ObjId, held: Held, order: Ordering) -> (u64, Option<u64>
     })
 }
 
-/// A store of `bits` to `obj` with `order`; returns the newest value.
-pub(crate) fn store(obj: ObjId, held: Held, bits: u64, order: Ordering) -> Option<u64> {
-    with_memory("atomic store", |st, me| {
+/// A store of `bits` with `order` (operation `kind` on `handle` at `loc`); returns the
+/// newest value. `None` outside a model.
+pub(crate) fn store(
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    held: impl FnOnce() -> Held,
+    bits: u64,
+    order: Ordering,
+) -> Option<Option<u64>> {
+    at_switch_point(kind, handle, loc, |st, me, obj| {
         let order = st.mem.effective(order);
-        begin(st, me, obj, held, order);
+        begin(st, me, obj, held(), order);
         let at = choose(st, me, PickKind::StoreAt, |m, out| {
             m.store_slots(obj, me, order, out)
         })?;
@@ -112,17 +151,18 @@ pub(crate) fn store(obj: ObjId, held: Held, bits: u64, order: Ordering) -> Optio
     })
 }
 
-/// A read-modify-write of `obj` that always writes (`swap`, `fetch_add`, ...): reads the
-/// newest value `v` and writes `f(v)`. Returns `v` and the newest value.
+/// A read-modify-write that always writes (`swap`, `fetch_add`, ...; operation `kind` on
+/// `handle` at `loc`): reads the newest value `v` and writes `f(v)`. Returns `v` and the
+/// newest value. `None` outside a model.
 pub(crate) fn rmw(
-    obj: ObjId,
-    held: Held,
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    held: impl FnOnce() -> Held,
     order: Ordering,
     f: impl FnOnce(u64) -> u64,
-) -> (u64, Option<u64>) {
-    with_memory("atomic read-modify-write", |st, me| {
+) -> Option<(u64, Option<u64>)> {
+    at_switch_point(kind, handle, loc, |st, me, obj| {
         let order = st.mem.effective(order);
-        begin(st, me, obj, held, order);
+        begin(st, me, obj, held(), order);
         let (old, _) = st.mem.rmw(obj, me, order, order, |v| Some(f(v)));
         Ok((old, newest(st, obj)))
     })
@@ -133,17 +173,18 @@ pub(crate) fn rmw(
 /// `expected`). Returns what std's `compare_exchange` returns, and the newest value.
 /// `weak`: a `compare_exchange_weak`, which may also fail spuriously where it could succeed
 /// (a decision, unless spurious failures are off).
+/// `None` outside a model.
 pub(crate) fn compare_exchange(
-    obj: ObjId,
-    held: Held,
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    held: impl FnOnce() -> Held,
     (expected, new): (u64, u64),
     (success, failure): (Ordering, Ordering),
     weak: bool,
-) -> (Result<u64, u64>, Option<u64>) {
-    with_memory("atomic compare_exchange", |st, me| {
+) -> Option<(Result<u64, u64>, Option<u64>)> {
+    at_switch_point(kind, handle, loc, |st, me, obj| {
         let success = st.mem.effective(success);
         let failure = st.mem.effective(failure);
-        begin(st, me, obj, held, stronger(success, failure));
+        begin(st, me, obj, held(), stronger(success, failure));
         let mut options = std::mem::take(&mut st.mem.picks);
         st.mem
             .cas_readable(obj, me, failure, expected, &mut options);

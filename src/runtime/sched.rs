@@ -32,6 +32,18 @@ pub(super) fn switch_point(
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<ObjId> {
+    switch_point_held(ctx, kind, obj, loc).0
+}
+
+/// [`switch_point`], also returning the execution's state still locked when the caller
+/// goes on without handing off (the common case), so that an operation that acts on the
+/// state at once (an atomic's) need not lock it again.
+pub(super) fn switch_point_held<'a>(
+    ctx: &'a Context,
+    kind: OpKind,
+    obj: Option<&ObjectHandle>,
+    loc: Loc,
+) -> (Option<ObjId>, Option<MutexGuard<'a, ExecState>>) {
     let exec = &ctx.exec;
     let me = ctx.tid;
     let mut st = exec.state.lock();
@@ -61,7 +73,7 @@ pub(super) fn switch_point(
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.also(&op);
         }
-        return obj;
+        return (obj, Some(st));
     }
     if st.phase == Phase::TearingDown {
         return raise_abort(ctx, st);
@@ -72,8 +84,7 @@ pub(super) fn switch_point(
     }
     events::end(&mut st);
     let next = pick_next(&mut st, me);
-    dispatch(ctx, st, next);
-    obj
+    (obj, dispatch(ctx, st, next))
 }
 
 /// Whether thread `me` runs its next operation without a decision: it unwinds (its
@@ -172,10 +183,15 @@ pub(super) fn finish(ctx: &Context) {
 
 /// Acts on a decision for the running thread `ctx.tid`: continue, or hand off and wait to be
 /// chosen again. A failure switches the execution to teardown, which decides instead.
-fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next, Refusal>) {
+/// Returns the state, still locked, when the thread continues without a hand-off.
+fn dispatch<'a>(
+    ctx: &Context,
+    mut st: MutexGuard<'a, ExecState>,
+    next: Result<Next, Refusal>,
+) -> Option<MutexGuard<'a, ExecState>> {
     let me = ctx.tid;
     let target = match next {
-        Ok(Next::Run(t)) if t == me && st.phase == Phase::Running => return,
+        Ok(Next::Run(t)) if t == me && st.phase == Phase::Running => return Some(st),
         Ok(Next::Run(_)) if st.phase == Phase::TearingDown => teardown::next(&mut st),
         Ok(Next::Run(t)) => Target::Thread(t),
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
@@ -190,11 +206,13 @@ fn dispatch(ctx: &Context, mut st: MutexGuard<'_, ExecState>, next: Result<Next,
     };
     if target == Target::Thread(me) && runnable(&st, me) {
         // Teardown continues with this very thread.
-        return after_resume(ctx, st);
+        after_resume(ctx, st);
+        return None;
     }
     if host::hand_off(ctx, st, target, false) {
         raise_abort(ctx, ctx.exec.state.lock())
     }
+    None
 }
 
 fn runnable(st: &ExecState, t: Tid) -> bool {

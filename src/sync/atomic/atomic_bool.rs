@@ -49,55 +49,42 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
-        let obj = super::enter(
-            Some(&self.handle),
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_and"),
-        );
-        self.rmw_at(obj, order, |old| old & val)
+        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_and");
+        self.rmw_at(kind, std::panic::Location::caller(), order, |old| old & val)
     }
 
     /// Replaces the value with the NOT of its AND with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
-        let obj = super::enter(
-            Some(&self.handle),
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_nand"),
-        );
-        self.rmw_at(obj, order, |old| !(old & val))
+        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_nand");
+        self.rmw_at(kind, std::panic::Location::caller(), order, |old| {
+            !(old & val)
+        })
     }
 
     /// Replaces the value with its logical OR with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
-        let obj = super::enter(
-            Some(&self.handle),
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_or"),
-        );
-        self.rmw_at(obj, order, |old| old | val)
+        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_or");
+        self.rmw_at(kind, std::panic::Location::caller(), order, |old| old | val)
     }
 
     /// Replaces the value with its logical XOR with `val`; returns the previous value. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
-        let obj = super::enter(
-            Some(&self.handle),
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_xor"),
-        );
-        self.rmw_at(obj, order, |old| old ^ val)
+        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_xor");
+        self.rmw_at(kind, std::panic::Location::caller(), order, |old| old ^ val)
     }
 
     /// Negates the value; returns the previous value. A switch point; every ordering is
     /// allowed.
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
-        let obj = super::enter(
-            Some(&self.handle),
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_not"),
-        );
-        self.rmw_at(obj, order, |old| !old)
+        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_not");
+        self.rmw_at(kind, std::panic::Location::caller(), order, |old| !old)
     }
 }
 

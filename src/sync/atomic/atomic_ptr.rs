@@ -134,8 +134,7 @@ impl<T> AtomicPtr<T> {
         order: Ordering,
         f: impl Fn(*mut T) -> *mut T,
     ) -> *mut T {
-        let obj = super::enter(Some(&self.handle), kind);
-        self.rmw_at(obj, order, f)
+        self.rmw_at(kind, std::panic::Location::caller(), order, f)
     }
 }
 

@@ -13,11 +13,8 @@ macro_rules! fetch_methods {
         #[doc = "A switch point; every ordering is allowed."]
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
-            let obj = super::enter(
-                Some(&self.handle),
-                crate::runtime::OpKind::AtomicRmw(concat!("atomic ", stringify!($op))),
-            );
-            self.rmw_at(obj, order, |$a| {
+            let kind = crate::runtime::OpKind::AtomicRmw(concat!("atomic ", stringify!($op)));
+            self.rmw_at(kind, std::panic::Location::caller(), order, |$a| {
                 let $b = val;
                 $new
             })

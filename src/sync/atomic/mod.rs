@@ -99,10 +99,7 @@ pub fn compiler_fence(order: Ordering) {
 fn enter(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) -> ObjId {
     match runtime::switch_point_in_model(kind, handle, Location::caller()) {
         Some(obj) => obj.unwrap_or(usize::MAX),
-        None => {
-            outside_model(handle, kind);
-            unreachable!("outside_model panics")
-        }
+        None => outside_model(handle, kind),
     }
 }
 
@@ -150,7 +147,7 @@ impl<T> Bits for *mut T {
 /// is "atomic METHOD" or "atomic METHOD (step)".
 #[cold]
 #[track_caller]
-fn outside_model(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) {
+fn outside_model(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) -> ! {
     let kind = kind.name();
     let method = kind.strip_prefix("atomic ").unwrap_or(kind);
     let method = method.split(' ').next().unwrap_or(method);
@@ -159,6 +156,7 @@ fn outside_model(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) {
         None => format!("interleave_test::sync::atomic::{method}"),
     };
     runtime::with_state(&api, |_| ());
+    unreachable!("with_state panics outside a model")
 }
 
 /// Panics as std does for an ordering that `method` of the atomic `handle` does not allow.
@@ -265,22 +263,15 @@ const UPDATE: UpdateKinds = UpdateKinds {
 
 /// The loop behind `fetch_update`, `try_update` and `update`: load, then offer `f`'s new
 /// value with a compare-and-exchange until it succeeds or `f` declines (`None`). `load` and
-/// `exchange` are the atomic's own operations after their switch points.
-#[track_caller]
+/// `exchange` are the atomic's own operations, each with its switch point.
 fn update_loop<T: Copy>(
-    handle: &ObjectHandle,
-    kinds: UpdateKinds,
-    fetch_order: Ordering,
-    load: impl Fn(ObjId) -> T,
-    exchange: impl Fn(ObjId, T, T) -> Result<T, T>,
+    load: impl Fn() -> T,
+    exchange: impl Fn(T, T) -> Result<T, T>,
     mut f: impl FnMut(T) -> Option<T>,
 ) -> Result<T, T> {
-    check_load(handle, kinds.method, fetch_order);
-    let obj = enter(Some(handle), kinds.load);
-    let mut prev = load(obj);
+    let mut prev = load();
     while let Some(next) = f(prev) {
-        let obj = enter(Some(handle), kinds.exchange);
-        match exchange(obj, prev, next) {
+        match exchange(prev, next) {
             Ok(old) => return Ok(old),
             Err(actual) => prev = actual,
         }
@@ -307,39 +298,53 @@ macro_rules! common_methods {
             }
         }
 
-        /// Loads with `order` after the switch point on `obj`.
-        fn load_at(&self, obj: crate::runtime::ObjId, order: Ordering) -> $t {
-            let (v, newest) = super::memory::load(obj, self.held(), order);
+        /// A load with `order`, as operation `kind` at `loc` (its switch point included).
+        fn load_at(
+            &self,
+            kind: crate::runtime::OpKind,
+            loc: crate::runtime::Loc,
+            order: Ordering,
+        ) -> $t {
+            let (v, newest) = super::memory::load((kind, &self.handle, loc), || self.held(), order)
+                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
             super::Bits::from_bits(v)
         }
 
-        /// A read-modify-write that always writes `f(old)`, after the switch point on `obj`.
+        /// A read-modify-write that always writes `f(old)`, as operation `kind` at `loc`.
         fn rmw_at(
             &self,
-            obj: crate::runtime::ObjId,
+            kind: crate::runtime::OpKind,
+            loc: crate::runtime::Loc,
             order: Ordering,
             f: impl FnOnce($t) -> $t,
         ) -> $t {
-            let (old, newest) = super::memory::rmw(obj, self.held(), order, |v| {
-                super::Bits::to_bits(f(super::Bits::from_bits(v)))
-            });
+            let op = (kind, &self.handle, loc);
+            let (old, newest) = super::memory::rmw(
+                op,
+                || self.held(),
+                order,
+                |v| super::Bits::to_bits(f(super::Bits::from_bits(v))),
+            )
+            .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
             super::Bits::from_bits(old)
         }
 
-        /// A compare-and-exchange after the switch point on `obj` (`weak`: it may fail
+        /// A compare-and-exchange, as operation `kind` at `loc` (`weak`: it may fail
         /// spuriously).
         fn exchange_at(
             &self,
-            obj: crate::runtime::ObjId,
+            (kind, loc): (crate::runtime::OpKind, crate::runtime::Loc),
             (current, new): ($t, $t),
             orders: (Ordering, Ordering),
             weak: bool,
         ) -> Result<$t, $t> {
             let values = (super::Bits::to_bits(current), super::Bits::to_bits(new));
+            let op = (kind, &self.handle, loc);
             let (result, newest) =
-                super::memory::compare_exchange(obj, self.held(), values, orders, weak);
+                super::memory::compare_exchange(op, || self.held(), values, orders, weak)
+                    .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
             result
                 .map(super::Bits::from_bits)
@@ -354,8 +359,8 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             super::check_load(&self.handle, "load", order);
-            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicLoad);
-            self.load_at(obj, order)
+            let kind = crate::runtime::OpKind::AtomicLoad;
+            self.load_at(kind, std::panic::Location::caller(), order)
         }
 
         /// Writes `val`. A switch point.
@@ -365,8 +370,10 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
-            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicStore);
-            let newest = super::memory::store(obj, self.held(), super::Bits::to_bits(val), order);
+            let kind = crate::runtime::OpKind::AtomicStore;
+            let op = (kind, &self.handle, std::panic::Location::caller());
+            let newest = super::memory::store(op, || self.held(), super::Bits::to_bits(val), order)
+                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
         }
 
@@ -374,8 +381,8 @@ macro_rules! common_methods {
         /// allowed.
         #[track_caller]
         pub fn swap(&self, val: $t, order: Ordering) -> $t {
-            let obj = super::enter(Some(&self.handle), crate::runtime::OpKind::AtomicSwap);
-            self.rmw_at(obj, order, |_| val)
+            let kind = crate::runtime::OpKind::AtomicSwap;
+            self.rmw_at(kind, std::panic::Location::caller(), order, |_| val)
         }
 
         /// Writes `new` if the value is `current`. `Ok(previous)` when it wrote,
@@ -393,11 +400,11 @@ macro_rules! common_methods {
             failure: Ordering,
         ) -> Result<$t, $t> {
             super::check_failure(&self.handle, "compare_exchange", failure);
-            let obj = super::enter(
-                Some(&self.handle),
+            let op = (
                 crate::runtime::OpKind::AtomicCompareExchange,
+                std::panic::Location::caller(),
             );
-            self.exchange_at(obj, (current, new), (success, failure), false)
+            self.exchange_at(op, (current, new), (success, failure), false)
         }
 
         /// As [`compare_exchange`](Self::compare_exchange), but it may also fail where it
@@ -416,11 +423,11 @@ macro_rules! common_methods {
             failure: Ordering,
         ) -> Result<$t, $t> {
             super::check_failure(&self.handle, "compare_exchange_weak", failure);
-            let obj = super::enter(
-                Some(&self.handle),
+            let op = (
                 crate::runtime::OpKind::AtomicCompareExchangeWeak,
+                std::panic::Location::caller(),
             );
-            self.exchange_at(obj, (current, new), (success, failure), true)
+            self.exchange_at(op, (current, new), (success, failure), true)
         }
 
         /// Writes `new` if the value is `current`; returns the previous value either way. A
@@ -494,13 +501,13 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
+            super::check_load(&self.handle, kinds.method, fetch_order);
+            let loc = std::panic::Location::caller();
             super::update_loop(
-                &self.handle,
-                kinds,
-                fetch_order,
-                |obj| self.load_at(obj, fetch_order),
-                |obj, current, new| {
-                    self.exchange_at(obj, (current, new), (set_order, fetch_order), true)
+                || self.load_at(kinds.load, loc, fetch_order),
+                |current, new| {
+                    let op = (kinds.exchange, loc);
+                    self.exchange_at(op, (current, new), (set_order, fetch_order), true)
                 },
                 f,
             )

@@ -1,0 +1,45 @@
+//! Helpers shared by the bench targets that compare with loom (and shuttle): timing,
+//! silencing their panic output, and printing markdown tables.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+/// Runs `f` and measures its wall time.
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let value = f();
+    (value, start.elapsed())
+}
+
+/// Runs `f` with a no-op panic hook and catches its panic; restores the previous hook. loom
+/// and shuttle always run inside it. shuttle installs its own hook (once per process) at its
+/// first execution, and that hook must not stay installed: it would print for every panic,
+/// including those of our model threads, which our hook records silently.
+pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    result
+}
+
+/// A count as `u64`.
+pub(crate) fn as_u64(n: usize) -> u64 {
+    u64::try_from(n).expect("a count fits in u64")
+}
+
+/// Prints a markdown table under a `###` title; columns from `right_from` on are aligned
+/// right.
+pub(crate) fn print_table(title: &str, header: &[&str], right_from: usize, rows: &[String]) {
+    println!();
+    println!("### {title}");
+    println!();
+    println!("| {} |", header.join(" | "));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i < right_from { "---" } else { "---:" })
+        .collect();
+    println!("|{}|", align.join("|"));
+    for row in rows {
+        println!("{row}");
+    }
+}
