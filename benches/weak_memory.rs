@@ -484,8 +484,8 @@ fn main() {
     );
     println!();
     println!(
-        "Note: a loom load tries the oldest store it may read first, ours the newest; a bug \
-         that needs a stale read can therefore show in loom's very first execution."
+        "Note: both tools try the oldest store a load may read first; where the first \
+         failing execution differs, it is the order of threads or of stores that differs."
     );
 
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());

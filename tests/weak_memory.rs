@@ -81,9 +81,9 @@ fn a_stale_read_through_a_relaxed_flag_is_found_by_every_strategy() {
             .count();
         assert_eq!(reads, 1, "{name}: one load read the older store\n{failure}");
     }
-    // DFS tries the newest store first at every load: the first execution is the
-    // sequentially consistent one, where main reads the flag before the writer runs; the
-    // second reads the flag after both stores; the third reads the stale payload.
+    // DFS tries a load's oldest store first. Its first execution runs main's flag load
+    // before the writer (one store to read); its second reads the flag's old value; its
+    // third sees the flag up and reads the stale payload.
     let dfs = builder(STRATEGIES[2].0)
         .check(relaxed_message_passing)
         .unwrap_err();

@@ -127,7 +127,7 @@ impl DfsStrategy {
     /// A point for `pick`: every option costs nothing.
     fn pick_point(&self, pick: &Pick) -> Point {
         Point {
-            order: (0..pick.options).collect(),
+            order: pick.kind.search_order(pick.options),
             ops: Vec::new(),
             runnable: Vec::new(),
             current: None,

@@ -42,8 +42,8 @@ pub(crate) struct Choice<'a> {
 }
 
 /// What a decision other than the choice of a thread is about. Option 0 is always the
-/// behaviour of a sequentially consistent, spurious-free machine, so a depth-first search
-/// tries it first.
+/// behaviour of a sequentially consistent, spurious-free machine; a depth-first search tries
+/// it first, except for the store a load reads ([`PickKind::search_order`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum PickKind {
     /// Which store an atomic load reads: 0 the newest in modification order, `n` the `n`th
@@ -86,6 +86,16 @@ impl PickKind {
             PickKind::SpuriousWake => "wake spuriously",
             PickKind::SpuriousFailure => "fail spuriously",
             PickKind::Notify => "notify waiter",
+        }
+    }
+
+    /// The order in which a depth-first search tries the `options` of a decision of this
+    /// kind: the oldest store a load may read first (a stale read is what finds a missing
+    /// `Acquire`/`Release`, so it comes first, as in loom), every other kind from option 0.
+    pub(crate) fn search_order(self, options: usize) -> Vec<usize> {
+        match self {
+            PickKind::ReadFrom => (0..options).rev().collect(),
+            _ => (0..options).collect(),
         }
     }
 

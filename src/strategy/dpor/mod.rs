@@ -173,13 +173,14 @@ impl DporStrategy {
 
     /// A point for `pick`: every option is explored.
     fn pick_point(&self, pick: &Pick) -> Point {
+        let order = pick.kind.search_order(pick.options);
         Point {
             runnable: Vec::new(),
             ops: Vec::new(),
             current: None,
-            taken: 0,
-            backtrack: (0..pick.options).collect(),
-            done: vec![(0, Vec::new())],
+            taken: order[0],
+            done: vec![(order[0], Vec::new())],
+            backtrack: order,
             sleep: Vec::new(),
             preemptions_before: self.walk.preemptions,
             pick: Some(pick.kind),

@@ -11,7 +11,8 @@
 //! `Acquire` loads, fences, read-modify-writes (which always read the newest store and
 //! continue release sequences) and `SeqCst` behave as the model says. Which store a load
 //! reads, and where a store goes in modification order, are decisions of the search like
-//! the choice of a thread: DFS explores every one (the newest first), random and PCT pick
+//! the choice of a thread: DFS explores every one (a load's oldest store first, where stale
+//! reads find bugs soonest), random and PCT pick
 //! uniformly, and the schedule records them. Every load is free to read a stale value except
 //! after its thread spun (`yield_now`, `hint::spin_loop`, a failed `try_lock`): a thread
 //! that waits for another one then sees the newest stores, so a spin loop ends. See the
