@@ -3,9 +3,13 @@
 //! A test writes a **model**: a closure that creates its state, spawns threads with
 //! [`thread`], synchronizes with [`sync`], and asserts. The explorer runs the model many
 //! times; in each **execution** exactly one model thread runs at a time, and before every
-//! visible operation (a **switch point**) a **strategy** decides which thread goes next. A
-//! panic in any thread, a deadlock or a livelock comes back as a [`Failure`] value carrying the
-//! exact [`Schedule`], which serializes to JSON and replays decision for decision.
+//! visible operation (a **switch point**) a **strategy** decides which thread goes next. It
+//! also decides what the memory model and std leave open: which store an atomic load reads
+//! (atomics follow their orderings, as RC11 allows), whether a wait wakes spuriously or
+//! times out early, which waiter `notify_one` wakes. A panic in any thread, a deadlock, a
+//! livelock, a data race on a [`cell::UnsafeCell`] or a leaked [`sync::Arc`] comes back as
+//! a [`Failure`] value carrying the exact [`Schedule`], which serializes to JSON and replays
+//! decision for decision.
 //!
 //! ```
 //! use interleave_test::sync::atomic::{AtomicUsize, Ordering};

@@ -30,8 +30,21 @@ struct Inner<T: ?Sized> {
     value: Box<T>,
 }
 
-/// A thread-safe reference-counting pointer, as [`std::sync::Arc`] (see the
-/// [module](self) for what the model adds and what differs).
+/// A thread-safe reference-counting pointer, as [`std::sync::Arc`].
+///
+/// Dropping a reference publishes what its thread did, and the last drop acquires every
+/// earlier one before the value's destructor runs (std's `Release` decrement and `Acquire`
+/// fence), so a destructor that touches a [`cell::UnsafeCell`](crate::cell::UnsafeCell)
+/// the other owners wrote is not a data race. An `Arc` created inside a model and still
+/// alive when the execution has otherwise passed is a
+/// [`FailureKind::Leak`](crate::FailureKind::Leak).
+///
+/// # Differences from std
+/// - The value is boxed, which is what lets an `Arc<dyn Trait>` be made without unsized
+///   coercion (unstable for types outside std): use
+///   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>`.
+/// - Clones and drops are not switch points.
+/// - Missing: `new_cyclic`, `pin`, `new_uninit` and the other unstable or `unsafe` methods.
 pub struct Arc<T: ?Sized> {
     /// Always `Some` but while the reference is taken apart (`try_unwrap`).
     inner: Option<std::sync::Arc<Inner<T>>>,
