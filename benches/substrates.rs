@@ -38,8 +38,12 @@ mod calibrate;
 mod load;
 #[macro_use]
 mod models;
+#[path = "support/mod.rs"]
+#[allow(dead_code, reason = "this bench prints tables only")]
+mod support;
 #[path = "substrates/tools.rs"]
 mod tools;
+use support::print_table;
 
 use std::time::Duration;
 
@@ -230,20 +234,6 @@ fn measure_all(quick: bool, configs: &[Ours]) -> Results {
 
 // ---------------------------------------------------------------------------------------------
 // Printing.
-
-fn print_table(title: &str, header: &[String], right_from: usize, rows: &[String]) {
-    println!();
-    println!("### {title}");
-    println!();
-    println!("| {} |", header.join(" | "));
-    let align: Vec<&str> = (0..header.len())
-        .map(|i| if i < right_from { "---" } else { "---:" })
-        .collect();
-    println!("|{}|", align.join("|"));
-    for row in rows {
-        println!("{row}");
-    }
-}
 
 /// The column headers of our configurations.
 fn labels(configs: &[Ours]) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! Helpers shared by the bench targets that compare with loom (and shuttle): timing,
+//! Helpers shared by the bench targets that compare with loom and shuttle: timing,
 //! silencing their panic output, and printing markdown tables.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -30,7 +30,13 @@ pub(crate) fn as_u64(n: usize) -> u64 {
 
 /// Prints a markdown table under a `###` title; columns from `right_from` on are aligned
 /// right.
-pub(crate) fn print_table(title: &str, header: &[&str], right_from: usize, rows: &[String]) {
+pub(crate) fn print_table(
+    title: &str,
+    header: &[impl AsRef<str>],
+    right_from: usize,
+    rows: &[String],
+) {
+    let header: Vec<&str> = header.iter().map(AsRef::as_ref).collect();
     println!();
     println!("### {title}");
     println!();

@@ -91,7 +91,7 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
     let in_row = &mut st.threads[me].spins_in_row;
     let quantum = Duration::from_micros(1u64 << (*in_row).min(30));
     *in_row += 1;
-    super::waits::time_passes(st, st.clock + quantum);
+    super::waits::time_passes(st, st.clock.saturating_add(quantum));
     if !st.config.fair_yields {
         return;
     }
