@@ -2,7 +2,10 @@
 //! with executions running at once), and a static whose data cannot be restored is misuse
 //! with a message saying what to write instead.
 
+use std::ops::Deref;
+
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+use interleave_test::sync::{Arc, LazyLock, Mutex};
 use interleave_test::{Builder, FailureKind, thread};
 
 /// A `static` atomic starts from its initial value in every execution, whichever runs
@@ -80,4 +83,156 @@ fn a_static_mutex_in_two_executions_is_misuse_saying_what_to_do() {
         "{message}"
     );
     assert!(message.contains("share it with an Arc"), "{message}");
+}
+
+/// A `static` `Once` runs its closure in every execution, once each, with executions one
+/// after another and at once.
+#[test]
+fn a_static_once_runs_its_closure_in_every_execution() {
+    use interleave_test::sync::Once;
+    static ONCE: Once = Once::new();
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    for parallelism in [1, 2] {
+        let report = Builder::new()
+            .seed(8)
+            .parallelism(parallelism)
+            .iterations(100)
+            .check(|| {
+                let run = || {
+                    ONCE.call_once(|| {
+                        RUNS.fetch_add(1, Ordering::SeqCst);
+                    })
+                };
+                let t = thread::spawn(run);
+                assert!(!ONCE.is_completed() || RUNS.load(Ordering::SeqCst) == 1);
+                run();
+                t.join().unwrap();
+                assert!(ONCE.is_completed());
+                assert_eq!(RUNS.load(Ordering::SeqCst), 1);
+            })
+            .unwrap_or_else(|f| panic!("parallelism {parallelism}: {f}"));
+        assert_eq!(report.executions, 100);
+    }
+}
+
+/// A `static` `OnceLock` is empty at the start of every execution, and holds that
+/// execution's value once set.
+#[test]
+fn a_static_once_lock_is_empty_in_every_execution() {
+    use interleave_test::sync::OnceLock;
+    static CELL: OnceLock<String> = OnceLock::new();
+    // Counts runs of the initializer over every execution (the explorer resets only its own
+    // primitives).
+    static INIT_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    for parallelism in [1, 2] {
+        INIT_RUNS.store(0, std::sync::atomic::Ordering::SeqCst);
+        let report = Builder::new()
+            .seed(9)
+            .parallelism(parallelism)
+            .iterations(50)
+            .check(|| {
+                assert_eq!(CELL.get(), None);
+                let t = thread::spawn(|| CELL.set("spawned".to_owned()).is_ok());
+                let mine = CELL.get_or_init(|| {
+                    INIT_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    "main".to_owned()
+                });
+                let spawned_won = t.join().unwrap();
+                assert_eq!(mine, if spawned_won { "spawned" } else { "main" });
+                assert_eq!(CELL.get(), Some(mine));
+            })
+            .unwrap_or_else(|f| panic!("parallelism {parallelism}: {f}"));
+        assert_eq!(report.executions, 50);
+        // The main thread's initializer ran in every execution the spawned thread lost.
+        let runs = INIT_RUNS.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(runs > 0 && runs < 50, "{runs} of 50");
+    }
+}
+
+/// Two threads add one each to a counter behind `total`, reading and writing it under two
+/// separate locks when `split` (a lost update), under one otherwise.
+fn add_twice<L>(total: Arc<L>, split: bool)
+where
+    L: Deref<Target = Mutex<u32>> + Send + Sync + 'static,
+{
+    let add = move |total: &Mutex<u32>| {
+        if split {
+            let v = *total.lock().unwrap();
+            *total.lock().unwrap() = v + 1;
+        } else {
+            *total.lock().unwrap() += 1;
+        }
+    };
+    let theirs = Arc::clone(&total);
+    let t = thread::spawn(move || add(&theirs));
+    add(&total);
+    t.join().unwrap();
+    assert_eq!(*total.lock().unwrap(), 2, "an increment was lost");
+}
+
+static TOTAL: LazyLock<Mutex<u32>> = LazyLock::new(|| Mutex::new(0));
+
+/// [`TOTAL`] seen through a handle like a local one's.
+struct Static;
+
+impl Deref for Static {
+    type Target = Mutex<u32>;
+
+    fn deref(&self) -> &Mutex<u32> {
+        &TOTAL
+    }
+}
+
+/// What to write for a `static` whose data the explorer cannot restore: a
+/// `static LazyLock<Mutex<T>>` starts afresh in every execution, and DFS explores it exactly
+/// as the same model with a `LazyLock` created in the model: as many executions, and the
+/// same first failing one.
+#[test]
+fn a_static_lazy_mutex_is_explored_as_a_local_one() {
+    let dfs = || {
+        Builder::new().strategy(interleave_test::StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+    };
+    for split in [false, true] {
+        let local = dfs().check(move || {
+            add_twice(Arc::new(LazyLock::new(|| Mutex::new(0))), split);
+        });
+        let shared = dfs().check(move || add_twice(Arc::new(Static), split));
+        match (local, shared) {
+            (Ok(local), Ok(shared)) => {
+                assert!(!split);
+                assert!(local.executions > 1);
+                assert_eq!(local.executions, shared.executions);
+            }
+            (Err(local), Err(shared)) => {
+                assert!(split);
+                assert_eq!(shared.kind(), FailureKind::Panic, "{shared}");
+                assert!(shared.message().contains("lost"), "{shared}");
+                assert_eq!(local.iteration(), shared.iteration(), "{local}\n{shared}");
+            }
+            (local, shared) => panic!("split {split}: {local:?} but {shared:?}"),
+        }
+    }
+}
+
+/// A `LazyLock` created outside the model with a closure (not a `static`) cannot run its
+/// initializer again in a second execution: that is misuse, saying what to write instead.
+#[test]
+fn a_captured_lazy_lock_with_a_closure_is_misuse_in_the_second_execution() {
+    let base = 40;
+    let lazy = std::sync::Arc::new(LazyLock::new(move || base + 2));
+    let failure = Builder::new()
+        .parallelism(1)
+        .iterations(5)
+        .check(move || assert_eq!(*LazyLock::force(&lazy), 42))
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+    assert_eq!(failure.iteration(), 1);
+    assert!(
+        failure
+            .message()
+            .contains("Create it inside the model closure, or make it a `static`"),
+        "{failure}"
+    );
 }

@@ -212,15 +212,28 @@ fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
 
 /// A primitive first used in another execution.
 pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> FailureDraft {
-    FailureDraft {
-        kind: FailureKind::Misuse,
-        message: format!(
+    misuse(
+        st,
+        me,
+        format!(
             "this {kind} was first used in another execution: a `static` (or a value captured \
              from outside the model closure) is shared by every execution, and a {kind} holds \
              data the explorer cannot put back to its initial state between them. Create it \
-             inside the model closure and share it with an Arc. (Static atomics, condvars and \
-             barriers are reset for every execution and need no change.)"
+             inside the model closure and share it with an Arc, or, for a `static`, write \
+             `static NAME: LazyLock<{kind}<T>> = LazyLock::new(|| {kind}::new(..))`: a static \
+             LazyLock starts afresh in every execution. (Static atomics, condvars, barriers, \
+             `Once`s, `OnceLock`s and `LazyLock`s are reset for every execution and need no \
+             change.)"
         ),
+        loc,
+    )
+}
+
+/// The model used the crate in a way it cannot model, as `message` says.
+pub(super) fn misuse(st: &ExecState, me: Tid, message: String, loc: Loc) -> FailureDraft {
+    FailureDraft {
+        kind: FailureKind::Misuse,
+        message,
         thread: Some(st.thread_info(me)),
         location: Some(loc.into()),
         backtrace: None,

@@ -109,6 +109,12 @@ impl Access<'_> {
         self.st.objects[obj].state::<S>()
     }
 
+    /// Whether `obj` was first used by an earlier execution (a `static` one, which starts
+    /// afresh here).
+    pub(crate) fn first_used_earlier(&self, obj: ObjId) -> bool {
+        self.st.objects[obj].from_earlier
+    }
+
     /// Says that the running event accesses `key` as `role`, for happens-before.
     pub(crate) fn declare(&mut self, key: Key, role: Role) {
         events::declare(self.st, key, role);
@@ -265,6 +271,18 @@ pub(crate) fn switch_point_in_model(
 #[track_caller]
 pub(crate) fn spinning(api: &str) {
     with_state(api, |a| a.spinning());
+}
+
+/// Ends the execution with a `Misuse` failure of the calling thread at `loc`, saying
+/// `message` (what is wrong and what to write instead).
+#[track_caller]
+pub(crate) fn misuse<R>(message: String, loc: Loc) -> R {
+    with_ctx("interleave-test", |ctx| {
+        let mut st = ctx.exec.state.lock();
+        let me = ctx.tid;
+        st.fail(|st| failure::misuse(st, me, message, loc));
+        sched::raise_abort(ctx, st)
+    })
 }
 
 /// Blocks the calling thread for `why` until another thread wakes it or its deadline passes.

@@ -4,9 +4,11 @@
 //! Primitives are created with `const fn new` and register lazily in the first execution
 //! that uses them. A primitive created outside the model (a `static`) is used by every
 //! execution: one whose state the runtime holds entirely (an atomic, whose values live in
-//! the memory model; a condvar or barrier, which hold only scheduling state) is registered
-//! afresh in each execution that uses it, through a process-wide table of such
-//! registrations, so that executions running at once each see it in its initial state.
+//! the memory model; a condvar or barrier, which hold only scheduling state; a one-time
+//! initializer, which keeps a later execution's status here and its value in slots of its
+//! own) is registered afresh in each execution that uses it, through a process-wide table
+//! of such registrations, so that executions running at once each see it in its initial
+//! state.
 //! Any other kind (a `Mutex<T>` holds a `T` the runtime cannot restore) is reported as
 //! misuse in every execution but the first, instead of carrying stale state.
 

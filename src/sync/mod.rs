@@ -33,6 +33,7 @@ mod mutex;
 mod once;
 mod once_lock;
 mod rwlock;
+mod slots;
 // (one line per primitive module below; keep alphabetical)
 
 pub use arc::{Arc, Weak};

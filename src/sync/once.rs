@@ -16,10 +16,15 @@ const POISONED: u8 = 2;
 /// The initializer returned.
 const COMPLETE: u8 = 3;
 
-/// Who runs an initializer, in the execution's arena.
+/// Who runs an initializer, and its outcome in an execution that is not the first to use the
+/// primitive (a `static`); the first one's outcome is the facade's.
 #[derive(Debug, Default)]
 struct RunnerState {
     runner: Option<(Tid, Loc)>,
+    /// The status in this execution (`INCOMPLETE` at first), if it is not the first.
+    status: u8,
+    /// The slot of this execution's value, in the cell's [`super::slots::Slots`].
+    slot: Option<usize>,
 }
 
 impl ObjectState for RunnerState {
@@ -29,11 +34,35 @@ impl ObjectState for RunnerState {
 }
 
 /// The state machine of a one-time initializer, shared by `Once`, `OnceLock` and `LazyLock`.
-/// The status lives here (in the facade); the arena only records which thread runs it.
+///
+/// The first execution that uses it keeps its status here (in the facade), readable without
+/// a switch point; any later execution (the core is in a `static`) keeps its own status in
+/// its arena, starting from "incomplete", so every execution runs the initializer afresh.
 #[derive(Debug)]
 pub(super) struct OnceCore {
     handle: ObjectHandle,
     status: AtomicU8,
+}
+
+/// Where an operation on a core keeps its outcome: the object in the running execution and
+/// whether that execution is the first that used it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Site {
+    obj: ObjId,
+    home: bool,
+}
+
+impl Site {
+    /// The object in the running execution.
+    pub(super) fn obj(self) -> ObjId {
+        self.obj
+    }
+
+    /// Whether the running execution is the first that used the core (its value is the
+    /// facade's).
+    pub(super) fn home(self) -> bool {
+        self.home
+    }
 }
 
 /// What a thread that reached an initializer must do.
@@ -49,7 +78,7 @@ pub(super) enum Begin<'a> {
 /// The right to run an initializer. On drop it publishes the outcome and wakes the waiters.
 pub(super) struct Runner<'a> {
     core: &'a OnceCore,
-    obj: ObjId,
+    site: Site,
     /// The initializer ran before and panicked (for [`OnceState::is_poisoned`]).
     was_poisoned: bool,
     /// Whether a panic while running poisons (`Once`, `LazyLock`) or resets (`OnceLock`).
@@ -57,16 +86,20 @@ pub(super) struct Runner<'a> {
     done: bool,
 }
 
+const API: &str = "interleave_test::sync::Once::call_once";
+
 impl OnceCore {
-    /// A core that has not run; `kind` names the primitive in reports.
+    /// A core that has not run; `kind` names the primitive in reports. A `static` one starts
+    /// afresh in every execution.
     pub(super) const fn new(kind: &'static str) -> Self {
         OnceCore {
-            handle: ObjectHandle::new(kind),
+            handle: ObjectHandle::restorable(kind),
             status: AtomicU8::new(INCOMPLETE),
         }
     }
 
-    /// A core whose initializer already completed (a cell built from a value).
+    /// A core whose initializer already completed (a cell built from a value, which cannot
+    /// be a `static`).
     pub(super) const fn completed(kind: &'static str) -> Self {
         OnceCore {
             handle: ObjectHandle::new(kind),
@@ -74,18 +107,47 @@ impl OnceCore {
         }
     }
 
-    /// The switch point before operation `kind`; returns the object's id.
-    pub(super) fn switch(&self, kind: OpKind, loc: Loc) -> ObjId {
-        runtime::switch_point(kind, Some(&self.handle), loc)
-            .expect("a switch point on an object returns its id")
+    /// The switch point before operation `kind`; returns where the outcome is kept.
+    pub(super) fn switch(&self, kind: OpKind, loc: Loc) -> Site {
+        let obj = runtime::switch_point(kind, Some(&self.handle), loc)
+            .expect("a switch point on an object returns its id");
+        let home = !runtime::with_state(API, |a| a.first_used_earlier(obj));
+        Site { obj, home }
     }
 
-    /// Whether the initializer completed (no switch point).
+    /// The status at `site`.
+    fn status(&self, site: Site) -> u8 {
+        if site.home {
+            self.status.load(Ordering::Acquire)
+        } else {
+            runtime::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).status)
+        }
+    }
+
+    /// Whether the initializer completed at `site` (no switch point).
+    pub(super) fn completed_at(&self, site: Site) -> bool {
+        self.status(site) == COMPLETE
+    }
+
+    /// The slot of the value at `site`, which is not the first execution's.
+    pub(super) fn slot(&self, site: Site) -> Option<usize> {
+        runtime::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).slot)
+    }
+
+    /// Records where the value at `site` (not the first execution's) is.
+    pub(super) fn set_slot(&self, site: Site, slot: usize) {
+        runtime::with_state(API, |a| {
+            a.obj_untracked::<RunnerState>(site.obj).slot = Some(slot);
+        });
+    }
+
+    /// Whether the first execution's initializer completed (no switch point).
     pub(super) fn is_complete(&self) -> bool {
         self.status.load(Ordering::Acquire) == COMPLETE
     }
 
-    /// Whether the initializer panicked and poisoned the core (no switch point).
+    /// Whether the first execution's initializer panicked and poisoned the core (no switch
+    /// point).
     pub(super) fn is_poisoned(&self) -> bool {
         self.status.load(Ordering::Acquire) == POISONED
     }
@@ -99,36 +161,39 @@ impl OnceCore {
     /// whether the caller must run it. `ignore_poison` lets a caller retry after a panic.
     pub(super) fn begin(
         &self,
-        obj: ObjId,
+        site: Site,
         what: &'static str,
         ignore_poison: bool,
         poison_on_panic: bool,
         loc: Loc,
     ) -> Begin<'_> {
         loop {
-            match self.status.load(Ordering::Acquire) {
+            match self.status(site) {
                 COMPLETE => return Begin::Complete,
                 POISONED if !ignore_poison => return Begin::Poisoned,
                 RUNNING => {
                     runtime::block(Blocked {
                         what,
-                        obj: Some(obj),
+                        obj: Some(site.obj),
                         thread: None,
                         deadline: None,
                         loc,
                     });
                 }
                 before => {
-                    self.status.store(RUNNING, Ordering::Relaxed);
-                    runtime::with_state("interleave_test::sync::Once::call_once", |a| {
+                    if site.home {
+                        self.status.store(RUNNING, Ordering::Relaxed);
+                    }
+                    runtime::with_state(API, |a| {
                         let me = a.me();
-                        a.obj::<RunnerState>(obj).runner = Some((me, loc));
+                        let state = a.obj::<RunnerState>(site.obj);
+                        state.runner = Some((me, loc));
+                        state.status = RUNNING;
                     });
-                    let was_poisoned = before == POISONED;
                     return Begin::Run(Runner {
                         core: self,
-                        obj,
-                        was_poisoned,
+                        site,
+                        was_poisoned: before == POISONED,
                         poison_on_panic,
                         done: false,
                     });
@@ -157,10 +222,14 @@ impl Drop for Runner<'_> {
             (false, true) => POISONED,
             (false, false) => INCOMPLETE,
         };
-        self.core.status.store(status, Ordering::Release);
-        let obj = self.obj;
-        runtime::with_state("interleave_test::sync::Once::call_once", |a| {
-            a.obj::<RunnerState>(obj).runner = None;
+        if self.site.home {
+            self.core.status.store(status, Ordering::Release);
+        }
+        let obj = self.site.obj;
+        runtime::with_state(API, |a| {
+            let state = a.obj::<RunnerState>(obj);
+            state.runner = None;
+            state.status = status;
             a.wake_all(obj);
         });
     }
@@ -174,6 +243,8 @@ impl Drop for Runner<'_> {
 /// - A thread that calls `call_once` again from inside its own closure is reported as a
 ///   deadlock naming the place where it started the closure (std may deadlock or panic).
 /// - [`OnceState`] is this crate's type with std's stable method.
+/// - A `static` `Once` starts incomplete in every execution, so each runs the closure
+///   afresh. `Debug` (no switch point) shows the state of the first execution that used it.
 pub struct Once {
     core: OnceCore,
 }
@@ -208,8 +279,8 @@ impl Once {
     #[track_caller]
     pub fn call_once<F: FnOnce()>(&self, f: F) {
         let loc = Location::caller();
-        let obj = self.core.switch(OpKind::OnceCallOnce, loc);
-        match self.core.begin(obj, "run", false, true, loc) {
+        let site = self.core.switch(OpKind::OnceCallOnce, loc);
+        match self.core.begin(site, "run", false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("Once instance has previously been poisoned"),
             Begin::Run(runner) => {
@@ -224,8 +295,8 @@ impl Once {
     #[track_caller]
     pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
         let loc = Location::caller();
-        let obj = self.core.switch(OpKind::OnceCallOnceForce, loc);
-        match self.core.begin(obj, "run", true, true, loc) {
+        let site = self.core.switch(OpKind::OnceCallOnceForce, loc);
+        match self.core.begin(site, "run", true, true, loc) {
             Begin::Complete | Begin::Poisoned => {}
             Begin::Run(runner) => {
                 f(&OnceState {
@@ -245,9 +316,10 @@ impl Once {
     /// Whether a closure has completed.
     #[track_caller]
     pub fn is_completed(&self) -> bool {
-        self.core
+        let site = self
+            .core
             .switch(OpKind::OnceIsCompleted, Location::caller());
-        self.core.is_complete()
+        self.core.completed_at(site)
     }
 }
 

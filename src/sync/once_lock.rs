@@ -3,8 +3,9 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::once::{Begin, OnceCore};
-use crate::runtime::{self, Blocked, Loc, ObjId, OpKind};
+use super::once::{Begin, OnceCore, Site};
+use super::slots::Values;
+use crate::runtime::{self, Blocked, Loc, OpKind};
 
 const KIND: &str = "OnceLock";
 
@@ -20,9 +21,14 @@ const KIND: &str = "OnceLock";
 /// - An initializer that calls `get_or_init` on its own cell is reported as a deadlock
 ///   naming the place where it started (std may deadlock or panic).
 /// - The unstable methods (`get_or_try_init`, `try_insert`, ...) are not provided.
+/// - A `static` `OnceLock` is empty at the start of every execution. A value handed out may
+///   be borrowed for as long as the cell lives, so each execution's value is kept (not
+///   dropped) until the cell is: a `static` one keeps one value per execution that set it,
+///   until the process exits. Keep such values small, or keep the state in the model.
+///   `Debug` (no switch point) shows the value of the first execution that used the cell.
 pub struct OnceLock<T> {
     core: OnceCore,
-    value: std::sync::OnceLock<T>,
+    values: Values<T>,
 }
 
 impl<T> OnceLock<T> {
@@ -30,34 +36,34 @@ impl<T> OnceLock<T> {
     pub const fn new() -> Self {
         OnceLock {
             core: OnceCore::new(KIND),
-            value: std::sync::OnceLock::new(),
+            values: Values::new(),
         }
     }
 
     /// The value, if the cell has been initialized. Never waits.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        self.core.switch(OpKind::OnceLockGet, Location::caller());
-        self.value.get()
+        let site = self.core.switch(OpKind::OnceLockGet, Location::caller());
+        self.values.get(&self.core, site)
     }
 
     /// A mutable reference to the value, if any; no synchronization is needed.
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        self.value.get_mut()
+        self.values.first.get_mut()
     }
 
     /// Blocks until the cell holds a value and returns it.
     #[track_caller]
     pub fn wait(&self) -> &T {
         let loc = Location::caller();
-        let obj = self.core.switch(OpKind::OnceLockWait, loc);
+        let site = self.core.switch(OpKind::OnceLockWait, loc);
         loop {
-            if let Some(value) = self.value.get() {
+            if let Some(value) = self.values.get(&self.core, site) {
                 return value;
             }
             runtime::block(Blocked {
                 what: "get a value from",
-                obj: Some(obj),
+                obj: Some(site.obj()),
                 thread: None,
                 deadline: None,
                 loc,
@@ -70,9 +76,9 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), T> {
         let loc = Location::caller();
-        let obj = self.core.switch(OpKind::OnceLockSet, loc);
+        let site = self.core.switch(OpKind::OnceLockSet, loc);
         let mut value = Some(value);
-        self.init(obj, loc, || {
+        self.init(site, loc, || {
             value.take().expect("the initializer runs at most once")
         });
         match value {
@@ -87,36 +93,33 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
         let loc = Location::caller();
-        let obj = self.core.switch(OpKind::OnceLockGetOrInit, loc);
-        self.init(obj, loc, f)
+        let site = self.core.switch(OpKind::OnceLockGetOrInit, loc);
+        self.init(site, loc, f)
     }
 
     /// Runs `f` unless the cell is (or becomes, while waiting) initialized.
-    fn init<F: FnOnce() -> T>(&self, obj: ObjId, loc: Loc, f: F) -> &T {
-        if let Begin::Run(runner) = self.core.begin(obj, "initialize", true, false, loc) {
+    fn init<F: FnOnce() -> T>(&self, site: Site, loc: Loc, f: F) -> &T {
+        if let Begin::Run(runner) = self.core.begin(site, "initialize", true, false, loc) {
             let value = f();
             self.core.switch(OpKind::OnceLockComplete, loc);
-            let fresh = self.value.set(value).is_ok();
-            debug_assert!(
-                fresh,
-                "only the thread running the initializer stores a value"
-            );
+            let value = self.values.store(&self.core, site, value);
             runner.complete();
+            return value;
         }
-        self.value
-            .get()
+        self.values
+            .get(&self.core, site)
             .expect("a completed OnceLock holds a value")
     }
 
     /// Consumes the cell and returns its value, if any.
     pub fn into_inner(self) -> Option<T> {
-        self.value.into_inner()
+        self.values.first.into_inner()
     }
 
     /// Takes the value out, leaving the cell empty; no synchronization is needed.
     pub fn take(&mut self) -> Option<T> {
         self.core.reset();
-        self.value.take()
+        self.values.first.take()
     }
 }
 
@@ -130,7 +133,7 @@ impl<T> From<T> for OnceLock<T> {
     fn from(value: T) -> Self {
         OnceLock {
             core: OnceCore::completed(KIND),
-            value: std::sync::OnceLock::from(value),
+            values: Values::from(value),
         }
     }
 }
@@ -148,7 +151,7 @@ impl<T: Clone> Clone for OnceLock<T> {
 impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_tuple("OnceLock");
-        match self.value.get() {
+        match self.values.first.get() {
             Some(value) => d.field(value),
             None => d.field(&format_args!("<uninit>")),
         };
