@@ -227,3 +227,55 @@ fn a_store_placed_before_an_older_one_is_found_and_replays() {
         assert!(placed, "{name}: {}", failure.schedule().to_json());
     }
 }
+
+/// Two threads each take an `AtomicBool` spinlock with `Relaxed` `compare_exchange` and
+/// unlock, and increment a counter under it: the second holder may read a stale count.
+fn relaxed_spinlock() {
+    let s = Arc::new((AtomicBool::new(false), AtomicUsize::new(0)));
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let s = Arc::clone(&s);
+            thread::spawn(move || {
+                while s.0.compare_exchange(false, true, Relaxed, Relaxed).is_err() {
+                    interleave_test::hint::spin_loop();
+                }
+                let v = s.1.load(Relaxed);
+                s.1.store(v + 1, Relaxed);
+                s.0.store(false, Relaxed);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(s.1.load(Relaxed), 2, "an increment was lost");
+}
+
+/// A relaxed spinlock's lost increment replays through JSON under every strategy. DFS finds
+/// it in its first execution, with or without reduction: a compare-and-exchange tries the
+/// newest store first (success), so the second holder takes the lock without spinning
+/// (after a spin a thread sees the newest stores) and its load tries the stale count first.
+#[test]
+fn a_relaxed_spinlock_loses_an_increment_in_the_first_dfs_execution() {
+    for (strategy, name) in STRATEGIES {
+        let failure = found(strategy, name, relaxed_spinlock);
+        assert!(
+            failure.message().contains("increment was lost"),
+            "{failure}"
+        );
+    }
+    for reduction in [Reduction::Dpor, Reduction::Off] {
+        let failure = builder(STRATEGIES[2].0)
+            .reduction(reduction)
+            .check(relaxed_spinlock)
+            .unwrap_err();
+        assert_eq!(failure.iteration(), 0, "{reduction:?}: {failure}");
+        let exchange = failure
+            .schedule()
+            .decisions()
+            .iter()
+            .filter_map(|d| d.pick())
+            .find(|(kind, _)| *kind == "exchange reads");
+        assert_eq!(exchange, Some(("exchange reads", 0)), "{failure}");
+    }
+}

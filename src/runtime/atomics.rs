@@ -188,7 +188,7 @@ pub(crate) fn compare_exchange(
         let mut options = std::mem::take(&mut st.mem.picks);
         st.mem
             .cas_readable(obj, me, failure, expected, &mut options);
-        let chosen = sched::decide(st, me, PickKind::ReadFrom, options.len());
+        let chosen = sched::decide(st, me, PickKind::CasReadFrom, options.len());
         let index = options[chosen.as_ref().map_or(0, |&i| i)];
         st.mem.picks = options;
         chosen?;

@@ -77,10 +77,11 @@ impl Decision {
     }
 
     /// For a decision other than the choice of a thread, what it decided and the option
-    /// taken, counted from 0: `("read from", n)` (an atomic load reads the `n`th store
-    /// before the newest one it may read, 0 being the newest) or `("store at", n)` (a store
-    /// goes before the `n` newest stores it may go before, 0 being last). `None` for the
-    /// choice of a thread.
+    /// taken, counted from 0: for example `("read from", n)` (an atomic load reads the `n`th
+    /// store before the newest one it may read, 0 being the newest), `("exchange reads", n)`
+    /// (a compare-and-exchange reads the newest store, for 0, or the `n`th newest of the
+    /// older ones that fail it) or `("store at", n)` (a store goes before the `n` newest
+    /// stores it may go before, 0 being last). `None` for the choice of a thread.
     pub fn pick(&self) -> Option<(&'static str, usize)> {
         self.pick.map(|(kind, value)| (kind.name(), value))
     }

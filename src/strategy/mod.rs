@@ -49,6 +49,10 @@ pub(crate) enum PickKind {
     /// Which store an atomic load reads: 0 the newest in modification order, `n` the `n`th
     /// before it.
     ReadFrom,
+    /// Which store a compare-and-exchange reads: 0 the newest (it succeeds if that holds the
+    /// expected value), `n` the `n`th newest of the older stores it may read whose value is
+    /// not the expected one (it fails).
+    CasReadFrom,
     /// Where a store goes in modification order: 0 last, `n` before the `n` newest stores
     /// it may go before.
     StoreAt,
@@ -68,8 +72,9 @@ pub(crate) enum PickKind {
 
 impl PickKind {
     /// Every kind, for reading schedules.
-    pub(crate) const ALL: [PickKind; 6] = [
+    pub(crate) const ALL: [PickKind; 7] = [
         PickKind::ReadFrom,
+        PickKind::CasReadFrom,
         PickKind::StoreAt,
         PickKind::TimeOut,
         PickKind::SpuriousWake,
@@ -81,6 +86,7 @@ impl PickKind {
     pub(crate) fn name(self) -> &'static str {
         match self {
             PickKind::ReadFrom => "read from",
+            PickKind::CasReadFrom => "exchange reads",
             PickKind::StoreAt => "store at",
             PickKind::TimeOut => "time out now",
             PickKind::SpuriousWake => "wake spuriously",
@@ -91,10 +97,14 @@ impl PickKind {
 
     /// The order in which a depth-first search tries the `options` of a decision of this
     /// kind: the oldest store a load may read first (a stale read is what finds a missing
-    /// `Acquire`/`Release`, so it comes first, as in loom), every other kind from option 0.
+    /// `Acquire`/`Release`, so it comes first, as in loom); for a compare-and-exchange, the
+    /// newest first (a stale read that fails usually only sends a spin loop round again,
+    /// after which the thread sees the newest store), then the others oldest first; every
+    /// other kind from option 0.
     pub(crate) fn search_order(self, options: usize) -> Vec<usize> {
         match self {
             PickKind::ReadFrom => (0..options).rev().collect(),
+            PickKind::CasReadFrom => std::iter::once(0).chain((1..options).rev()).collect(),
             _ => (0..options).collect(),
         }
     }
