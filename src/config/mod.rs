@@ -284,6 +284,9 @@ impl Builder {
             legacy_choices: false,
             fair_yields: matches!(self.strategy, StrategyKind::Dfs { .. }),
             weak_memory: true,
+            // Independent executions start untracked and run again tracked if they need it;
+            // DFS learns from each execution and runs every one tracked.
+            untracked_start: !matches!(self.strategy, StrategyKind::Dfs { .. }),
             explore_waits: true,
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
@@ -389,6 +392,7 @@ impl Builder {
             legacy_choices: schedule.format_version() < 2,
             fair_yields: schedule.format_version() >= 2 && schedule.strategy() == "dfs",
             weak_memory: schedule.format_version() >= 3,
+            untracked_start: false,
             explore_waits: schedule.format_version() >= 3,
             spurious: schedule.spurious_wakeups().unwrap_or(self.spurious_wakeups)
                 && schedule.format_version() >= 3,

@@ -369,7 +369,7 @@ fn independent_worker<F: Fn() + Sync>(
     plan: &Plan,
     how: &Independent<'_>,
     batch: &Batch,
-    exec: ExecConfig,
+    mut exec: ExecConfig,
     model: &F,
     loc: Loc,
     tally: &Mutex<Tally>,
@@ -385,11 +385,9 @@ fn independent_worker<F: Fn() + Sync>(
             {
                 break 'chunks;
             }
-            let mut strategy = (how.make)(i, batch.learned);
-            if !strategy.begin_execution() {
+            let Some(mut out) = run_one(how, batch, &mut exec, (i, model, loc), &mut reuse) else {
                 break 'chunks;
-            }
-            let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+            };
             counts.add(&out);
             match out.failure.take() {
                 None => reuse.recycle(out.decisions),
@@ -412,6 +410,35 @@ fn independent_worker<F: Fn() + Sync>(
         }
     }
     tally.lock().merge(counts);
+}
+
+/// Runs execution `i` of an independent run with its strategy; `None` if the strategy
+/// declines. An untracked execution that needed the memory model runs again, tracked, with
+/// a new strategy for the same index (so the same decisions), and so does every later one
+/// of this driver (see `ExecConfig::untracked_start`).
+fn run_one<'m, F: Fn() + Sync>(
+    how: &Independent<'_>,
+    batch: &Batch,
+    exec: &mut ExecConfig,
+    (i, model, loc): (u64, &'m F, Loc),
+    reuse: &mut Reuse<'m>,
+) -> Option<runtime::ExecOutcome> {
+    loop {
+        let mut strategy = (how.make)(i, batch.learned);
+        if !strategy.begin_execution() {
+            return None;
+        }
+        let out = runtime::run_execution(strategy, *exec, model, loc, reuse);
+        if !out.start_over {
+            return Some(out);
+        }
+        assert!(
+            exec.untracked_start,
+            "interleave-test: a tracked execution asked to start over; please report this bug"
+        );
+        reuse.recycle(out.decisions);
+        exec.untracked_start = false;
+    }
 }
 
 /// Executions a driver takes at once from a batch: fewer trips to the shared counter, and

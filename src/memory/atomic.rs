@@ -95,7 +95,7 @@ impl Memory {
     /// Begins an access of thread `t` with `order`: a `SeqCst` one first acquires what the
     /// `SeqCst` fences before it published.
     pub(crate) fn atomic_begin(&mut self, t: Tid, order: Ordering) {
-        if order == Ordering::SeqCst {
+        if order == Ordering::SeqCst && self.tracked {
             self.threads[t].vc.join(&self.sc);
         }
     }
@@ -174,6 +174,9 @@ impl Memory {
 
     /// Thread `t` loads store `index` of `obj` with `order`; returns its value.
     pub(crate) fn load(&mut self, obj: ObjId, t: Tid, index: usize, order: Ordering) -> u64 {
+        if !self.tracked {
+            return self.location(obj).stores[index].bits;
+        }
         let epoch = self.epoch(t);
         let loc = self.atomics[obj].as_mut().expect("touched");
         let store = &mut loc.stores[index];
@@ -209,6 +212,10 @@ impl Memory {
 
     /// Thread `t` stores `bits` to `obj` with `order`, at index `at` of modification order.
     pub(crate) fn store(&mut self, obj: ObjId, t: Tid, at: usize, bits: u64, order: Ordering) {
+        if !self.tracked {
+            self.overwrite(obj, bits);
+            return;
+        }
         let store = self.new_store(t, bits, order, false);
         if !self.weak {
             self.clear_stores(obj);
@@ -236,6 +243,13 @@ impl Memory {
         store.mark_seen(t, epoch);
         (store.bits, store.rmw, store.sc) = (bits, rmw, sc);
         store
+    }
+
+    /// Untracked: the only store of `obj` now holds `bits`.
+    fn overwrite(&mut self, obj: ObjId, bits: u64) {
+        let loc = self.atomics[obj].as_mut().expect("touched");
+        let newest = loc.stores.last_mut().expect("an atomic has a store");
+        newest.bits = bits;
     }
 
     /// Drops every store of `obj`, keeping their memory.
@@ -270,6 +284,10 @@ impl Memory {
         let Some(new) = f(old) else {
             return (self.load(obj, t, newest, failure), false);
         };
+        if !self.tracked {
+            self.overwrite(obj, new);
+            return (old, true);
+        }
         let epoch = self.epoch(t);
         let mut store = self.new_store(t, new, order, true);
         let loc = self.atomics[obj].as_mut().expect("touched");

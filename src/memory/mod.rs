@@ -85,6 +85,11 @@ pub(crate) struct Memory {
     /// every store goes last, as under sequential consistency (to replay schedules of format
     /// 2 and older, recorded so).
     weak: bool,
+    /// Whether clocks and store histories are kept. An execution may start without them
+    /// (`ExecConfig::untracked_start`): while it uses only `SeqCst` atomics and no plain
+    /// cells, they change nothing it does, since every load reads the newest store. Then
+    /// atomics keep only their newest value, and atomics are not `weak`.
+    tracked: bool,
     threads: Vec<ThreadMem>,
     /// Clocks of the primitives other than atomics, by object id.
     objects: Vec<SyncClocks>,
@@ -107,10 +112,11 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
-    /// Forgets everything for a new execution whose thread 0 starts now; `weak`: see the
-    /// field.
-    pub(crate) fn reset(&mut self, weak: bool) {
-        self.weak = weak;
+    /// Forgets everything for a new execution whose thread 0 starts now; `weak`, `tracked`:
+    /// see the fields (an untracked execution is not weak).
+    pub(crate) fn reset(&mut self, weak: bool, tracked: bool) {
+        self.weak = weak && tracked;
+        self.tracked = tracked;
         // Clocks are cleared in place, keeping their memory for the next execution: a
         // slot that is not used again is an empty clock (or a thread that is not live).
         for th in &mut self.threads {
@@ -160,6 +166,9 @@ impl Memory {
     /// Thread `parent` spawned `child`: the child starts from everything before the spawn.
     pub(crate) fn spawned(&mut self, parent: Tid, child: Tid) {
         self.add_thread(child);
+        if !self.tracked {
+            return;
+        }
         let mut vc = std::mem::take(&mut self.scratch);
         vc.copy_from(&self.threads[parent].vc);
         vc.tick(child);
@@ -171,7 +180,9 @@ impl Memory {
     /// Thread `t` finished: its end publishes everything it did (`join` acquires it).
     pub(crate) fn finished(&mut self, t: Tid) {
         self.threads[t].finished = true;
-        self.access(t, Key::Thread(t), Role::Release);
+        if self.tracked {
+            self.access(t, Key::Thread(t), Role::Release);
+        }
     }
 
     /// Thread `t` accesses the primitive (not an atomic) behind `key` as `role`:
@@ -184,6 +195,9 @@ impl Memory {
     ///
     /// A channel's parts share the channel's clocks.
     pub(crate) fn access(&mut self, t: Tid, key: Key, role: Role) {
+        if !self.tracked {
+            return;
+        }
         let (table, i) = match key {
             Key::Obj(o) | Key::Part(o, _) => (&mut self.objects, o),
             Key::Thread(u) => (&mut self.ends, u),
@@ -215,7 +229,7 @@ impl Memory {
 
     /// Thread `waker` woke thread `woken`: the woken one goes on after all the waker did.
     pub(crate) fn woke(&mut self, waker: Tid, woken: Tid) {
-        if waker == woken {
+        if waker == woken || !self.tracked {
             return;
         }
         let mut vc = std::mem::take(&mut self.scratch);
@@ -227,6 +241,9 @@ impl Memory {
 
     /// A fence of thread `t` with `order` (not `Relaxed`).
     pub(crate) fn fence(&mut self, t: Tid, order: Ordering) {
+        if !self.tracked {
+            return;
+        }
         let th = &mut self.threads[t];
         if matches!(
             order,

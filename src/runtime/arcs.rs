@@ -10,12 +10,20 @@ use super::{Key, Loc, Tid};
 use crate::op::Role;
 
 /// Where an allocation is registered: its execution and its index there.
-pub(crate) type ArcReg = (u64, usize);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ArcReg {
+    exec: u64,
+    index: usize,
+    /// Nothing follows its clones and drops but the last one: its execution is untracked
+    /// and nothing reads happens-before (see `ExecConfig::untracked_start`), so only the
+    /// value's end matters. Its strong count in the runtime is then 1 until that end.
+    quiet: bool,
+}
 
 /// What the runtime keeps of one allocation.
 #[derive(Debug)]
 pub(crate) struct ArcState {
-    /// Strong references alive.
+    /// Strong references alive (for a quiet allocation, 1 until its last drop).
     pub(crate) strong: usize,
     /// Where it was created, and by which thread.
     pub(crate) created: Loc,
@@ -26,8 +34,8 @@ pub(crate) struct ArcState {
 /// that outlives its execution is not followed any more).
 fn with_arc(reg: ArcReg, f: impl FnOnce(&mut ExecState, usize)) {
     let run = |ctx: &super::Context| {
-        if ctx.exec.id == reg.0 {
-            f(&mut ctx.exec.state.lock(), reg.1);
+        if ctx.exec.id == reg.exec {
+            f(&mut ctx.exec.state.lock(), reg.index);
         }
     };
     // Without cloning the context: this runs at every clone and drop of an `Arc`.
@@ -47,7 +55,11 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             created: loc,
             creator: ctx.tid,
         });
-        (ctx.exec.id, st.arcs.len() - 1)
+        ArcReg {
+            exec: ctx.exec.id,
+            index: st.arcs.len() - 1,
+            quiet: st.config.untracked_start && st.hb.is_none(),
+        }
     };
     if super::CURRENT.is_set() {
         return Some(super::CURRENT.with(run));
@@ -57,7 +69,9 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
 
 /// One more strong reference (a clone, or a `Weak` upgraded).
 pub(crate) fn cloned(reg: ArcReg) {
-    with_arc(reg, |st, a| st.arcs[a].strong += 1);
+    if !reg.quiet {
+        with_arc(reg, |st, a| st.arcs[a].strong += 1);
+    }
 }
 
 /// One strong reference fewer; `last`: it was the last, and the value is dropped next.
@@ -67,8 +81,12 @@ pub(crate) fn cloned(reg: ArcReg) {
 /// drop the last): a read, and a write. For the memory model a drop releases, and the last
 /// one acquires.
 pub(crate) fn dropped(reg: ArcReg, last: bool) {
+    if reg.quiet && !last {
+        return;
+    }
     with_arc(reg, |st, a| {
-        st.arcs[a].strong = st.arcs[a].strong.saturating_sub(1);
+        let strong = &mut st.arcs[a].strong;
+        *strong = if last { 0 } else { strong.saturating_sub(1) };
         let (order, sync) = match last {
             true => (Role::Write, Role::Acquire),
             false => (Role::Read, Role::Release),

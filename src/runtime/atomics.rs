@@ -36,19 +36,45 @@ pub(super) fn with_memory<R>(
     })
 }
 
+/// Runs atomic operation `kind` on `handle` at `loc` (`SeqCst` only) as `act` on the
+/// facade's value, after its switch point, if the memory model has nothing to do: the
+/// execution is untracked (see `ExecConfig::untracked_start`), so atomics are sequentially
+/// consistent, and the atomic's facade holds this execution's value, which is then the
+/// newest (no other thread runs until the next switch point). `None` otherwise (the
+/// operation goes through the memory model).
+pub(crate) fn direct<R>(
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    act: impl FnOnce() -> R,
+) -> Option<R> {
+    if !super::CURRENT.is_set() {
+        return None;
+    }
+    super::CURRENT.with(|ctx| {
+        if !ctx.exec.untracked || !handle.first_used_in(ctx.exec.id) {
+            return None;
+        }
+        sched::switch_point(ctx, kind, Some(handle), loc);
+        Some(act())
+    })
+}
+
 /// Runs the switch point before atomic operation `kind` on `handle` at `loc`, then `f` on
 /// the execution's state (locked once for both when the thread goes on at once); a refusal
-/// of the strategy fails the execution and unwinds the caller. `None` outside a model.
+/// of the strategy fails the execution and unwinds the caller. In an untracked execution
+/// an operation with `orders` other than `SeqCst` starts the execution over instead. `None`
+/// outside a model.
 fn at_switch_point<R>(
-    kind: OpKind,
-    handle: &ObjectHandle,
-    loc: Loc,
+    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    orders: [Ordering; 2],
     f: impl FnOnce(&mut ExecState, Tid, ObjId) -> Result<R, Refusal>,
 ) -> Option<R> {
     let run = |ctx: &Context| {
         let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc);
         let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
         let obj = obj.expect("a switch point on an object returns its id");
+        if orders != [Ordering::SeqCst; 2] && sched::needs_tracking(&st) {
+            return sched::start_over(ctx, st);
+        }
         match f(&mut st, ctx.tid, obj) {
             Ok(r) => r,
             Err(refusal) => {
@@ -117,11 +143,11 @@ fn stronger(a: Ordering, b: Ordering) -> Ordering {
 /// A load (operation `kind` at `loc`) of the atomic `handle` with `order`: the value read,
 /// and the newest value. `None` outside a model.
 pub(crate) fn load(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    site: (OpKind, &ObjectHandle, Loc),
     held: impl FnOnce() -> Held,
     order: Ordering,
 ) -> Option<(u64, Option<u64>)> {
-    at_switch_point(kind, handle, loc, |st, me, obj| {
+    at_switch_point(site, [order; 2], |st, me, obj| {
         let order = st.mem.effective(order);
         begin(st, me, obj, held(), order);
         let index = choose(st, me, PickKind::ReadFrom, |m, out| {
@@ -135,12 +161,12 @@ pub(crate) fn load(
 /// A store of `bits` with `order` (operation `kind` on `handle` at `loc`); returns the
 /// newest value. `None` outside a model.
 pub(crate) fn store(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    site: (OpKind, &ObjectHandle, Loc),
     held: impl FnOnce() -> Held,
     bits: u64,
     order: Ordering,
 ) -> Option<Option<u64>> {
-    at_switch_point(kind, handle, loc, |st, me, obj| {
+    at_switch_point(site, [order; 2], |st, me, obj| {
         let order = st.mem.effective(order);
         begin(st, me, obj, held(), order);
         let at = choose(st, me, PickKind::StoreAt, |m, out| {
@@ -155,12 +181,12 @@ pub(crate) fn store(
 /// `handle` at `loc`): reads the newest value `v` and writes `f(v)`. Returns `v` and the
 /// newest value. `None` outside a model.
 pub(crate) fn rmw(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    site: (OpKind, &ObjectHandle, Loc),
     held: impl FnOnce() -> Held,
     order: Ordering,
     f: impl FnOnce(u64) -> u64,
 ) -> Option<(u64, Option<u64>)> {
-    at_switch_point(kind, handle, loc, |st, me, obj| {
+    at_switch_point(site, [order; 2], |st, me, obj| {
         let order = st.mem.effective(order);
         begin(st, me, obj, held(), order);
         let (old, _) = st.mem.rmw(obj, me, order, order, |v| Some(f(v)));
@@ -175,13 +201,13 @@ pub(crate) fn rmw(
 /// (a decision, unless spurious failures are off).
 /// `None` outside a model.
 pub(crate) fn compare_exchange(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
+    site: (OpKind, &ObjectHandle, Loc),
     held: impl FnOnce() -> Held,
     (expected, new): (u64, u64),
     (success, failure): (Ordering, Ordering),
     weak: bool,
 ) -> Option<(Result<u64, u64>, Option<u64>)> {
-    at_switch_point(kind, handle, loc, |st, me, obj| {
+    at_switch_point(site, [success, failure], |st, me, obj| {
         let success = st.mem.effective(success);
         let failure = st.mem.effective(failure);
         begin(st, me, obj, held(), stronger(success, failure));
@@ -231,6 +257,9 @@ pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
         let mut st = ctx.exec.state.lock();
         if st.phase == Phase::TearingDown {
             return;
+        }
+        if sched::needs_tracking(&st) {
+            return sched::start_over(ctx, st);
         }
         let me = ctx.tid;
         let exec = ctx.exec.id;

@@ -104,7 +104,7 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
 /// the operation acts on. Atomics do so by their orderings (`runtime/atomics.rs`); a
 /// condvar orders nothing by itself (its mutex and the wake-up do).
 pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
-    if op.kind.is_atomic() || op.kind.is_condvar() {
+    if st.config.untracked_start || op.kind.is_atomic() || op.kind.is_condvar() {
         return;
     }
     if let Some(touch) = crate::hb::primary(op, t) {

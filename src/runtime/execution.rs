@@ -41,6 +41,13 @@ pub(crate) struct ExecConfig {
     /// Whether atomics follow their orderings (RC11) rather than all acting as `SeqCst`
     /// (how schedules of format 2 and older were recorded; see `crate::memory`).
     pub(crate) weak_memory: bool,
+    /// Whether the execution starts without the memory model's clocks and store histories,
+    /// which change nothing while it uses only `SeqCst` atomics and no plain cells. The
+    /// first operation that needs them ends the execution ([`ExecState::start_over`]) for
+    /// the driver to run it again from the start, tracked: the same decisions lead to the
+    /// same point, so the result is the tracked execution's. Set for independent
+    /// executions (random, PCT).
+    pub(crate) untracked_start: bool,
     /// Whether a timed wait may time out while other threads could act, and `notify_one`
     /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded
     /// when timeouts fired last and `notify_one` woke the longest waiter).
@@ -209,6 +216,10 @@ pub(crate) struct ExecState {
     /// Whether the strategy reads the runnable threads' next operations.
     pub(crate) strategy_reads_ops: bool,
     pub(crate) failure: Option<FailureDraft>,
+    /// The untracked execution reached an operation that needs tracking: it ends (its
+    /// `failure` is only what tears it down) and runs again tracked (see
+    /// [`ExecConfig::untracked_start`]).
+    pub(crate) start_over: bool,
     pub(crate) phase: Phase,
     /// The driver's mailbox: set by a thread that gives control back to the driver.
     pub(crate) next: DriverNext,
@@ -253,6 +264,9 @@ impl std::fmt::Debug for ExecState {
 pub(crate) struct Execution {
     /// Unique in the process; primitives remember the execution they were first used in.
     pub(crate) id: u64,
+    /// Whether the execution runs untracked (`ExecConfig::untracked_start`), readable
+    /// without locking the state.
+    pub(crate) untracked: bool,
     pub(crate) state: Mutex<ExecState>,
     /// What the substrates share with the driver (see `host/`).
     pub(crate) host: HostShared,
@@ -270,7 +284,7 @@ impl Execution {
         mut hb: Option<Box<Hb>>,
         mut mem: Box<Memory>,
     ) -> Arc<Self> {
-        mem.reset(config.weak_memory);
+        mem.reset(config.weak_memory, !config.untracked_start);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
         let first = Op::start(start);
@@ -281,6 +295,7 @@ impl Execution {
         let main = ThreadState::new(Some("main".to_owned()), first, hosting, 0);
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            untracked: config.untracked_start,
             state: Mutex::new(ExecState {
                 threads: {
                     let mut threads = Vec::with_capacity(4);
@@ -295,6 +310,7 @@ impl Execution {
                 strategy_reads_ops: strategy.reads_ops(),
                 strategy: Some(strategy),
                 failure: None,
+                start_over: false,
                 phase: Phase::Running,
                 next: DriverNext::Run(0),
                 running: 0,

@@ -119,6 +119,12 @@ impl ObjectHandle {
         self.kind
     }
 
+    /// Whether execution `exec` is the first that used the primitive (its facade's values
+    /// are that execution's).
+    pub(crate) fn first_used_in(&self, exec: u64) -> bool {
+        self.exec.load(Ordering::Acquire) == exec
+    }
+
     /// The object's id in execution `exec`, registering it there on first use.
     pub(crate) fn resolve(
         &self,

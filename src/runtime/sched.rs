@@ -227,6 +227,29 @@ fn after_resume(ctx: &Context, mut st: MutexGuard<'_, ExecState>) {
     }
 }
 
+/// Whether the untracked execution must start over, tracked, before an operation that needs
+/// the memory model (see `ExecConfig::untracked_start`): it does while the execution runs;
+/// once it tears down after a failure, that failure (reached without such an operation) is
+/// its result.
+pub(super) fn needs_tracking(st: &ExecState) -> bool {
+    st.config.untracked_start && st.phase == Phase::Running
+}
+
+/// Ends the untracked execution for the driver to run it again, tracked, and unwinds the
+/// calling thread (see [`needs_tracking`]).
+pub(super) fn start_over<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
+    st.start_over = true;
+    st.fail(|_| super::FailureDraft {
+        kind: crate::report::FailureKind::Misuse,
+        message: "(not reported) the execution starts over with the memory model".to_owned(),
+        thread: None,
+        location: None,
+        backtrace: None,
+        threads: vec![],
+    });
+    raise_abort(ctx, st)
+}
+
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread
 /// that keeps catching it is left alone (see `teardown.rs`).
 pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {

@@ -51,6 +51,9 @@ pub(crate) struct ExecOutcome {
     pub(crate) switches: u64,
     /// The strategy, handed back for the next execution.
     pub(crate) strategy: Box<dyn Strategy>,
+    /// The execution ended untracked where it needed tracking: run it again, tracked (see
+    /// `ExecConfig::untracked_start`). Its failure is `None`.
+    pub(crate) start_over: bool,
 }
 
 /// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
@@ -85,7 +88,13 @@ pub(crate) fn run_execution<'m>(
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
         } else if let Some(leak) = super::failure::leak(&st) {
-            st.fail(|_| leak);
+            if !st.config.untracked_start {
+                st.fail(|_| leak);
+            } else {
+                // Quiet allocations' counts are not followed: run again tracked to
+                // report them.
+                st.start_over = true;
+            }
         }
     }
     outcome(&mut st, strat)
@@ -100,7 +109,8 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
         strategy,
         preemptions: st.preemptions,
         switches: st.switches,
-        failure: st.failure.take(),
+        failure: st.failure.take().filter(|_| !st.start_over),
+        start_over: st.start_over,
         decisions: std::mem::take(&mut st.decisions),
         names,
         steps: st.step,

@@ -306,7 +306,13 @@ macro_rules! common_methods {
             loc: crate::runtime::Loc,
             order: Ordering,
         ) -> $t {
-            let (v, newest) = super::memory::load((kind, &self.handle, loc), || self.held(), order)
+            let op = (kind, &self.handle, loc);
+            if order == Ordering::SeqCst {
+                if let Some(v) = super::memory::direct(op, || self.inner.load(super::RUN)) {
+                    return v;
+                }
+            }
+            let (v, newest) = super::memory::load(op, || self.held(), order)
                 .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
             super::Bits::from_bits(v)
@@ -321,6 +327,19 @@ macro_rules! common_methods {
             f: impl FnOnce($t) -> $t,
         ) -> $t {
             let op = (kind, &self.handle, loc);
+            let mut f = Some(f);
+            if order == Ordering::SeqCst {
+                let direct = || {
+                    let old = self.inner.load(super::RUN);
+                    let f = f.take().expect("unused until here");
+                    self.inner.store(f(old), super::RUN);
+                    old
+                };
+                if let Some(old) = super::memory::direct(op, direct) {
+                    return old;
+                }
+            }
+            let f = f.expect("the direct way did not run");
             let (old, newest) = super::memory::rmw(
                 op,
                 || self.held(),
@@ -343,6 +362,20 @@ macro_rules! common_methods {
         ) -> Result<$t, $t> {
             let values = (super::Bits::to_bits(current), super::Bits::to_bits(new));
             let op = (kind, &self.handle, loc);
+            // A weak one may fail spuriously: a decision, taken in the memory model's way.
+            if !weak && orders == (Ordering::SeqCst, Ordering::SeqCst) {
+                let direct = || {
+                    let now = self.inner.load(super::RUN);
+                    if super::Bits::to_bits(now) != values.0 {
+                        return Err(now);
+                    }
+                    self.inner.store(new, super::RUN);
+                    Ok(now)
+                };
+                if let Some(result) = super::memory::direct(op, direct) {
+                    return result;
+                }
+            }
             let (result, newest) =
                 super::memory::compare_exchange(op, || self.held(), values, orders, weak)
                     .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
@@ -373,6 +406,11 @@ macro_rules! common_methods {
             super::check_store(&self.handle, "store", order);
             let kind = crate::runtime::OpKind::AtomicStore;
             let op = (kind, &self.handle, std::panic::Location::caller());
+            if order == Ordering::SeqCst
+                && super::memory::direct(op, || self.inner.store(val, super::RUN)).is_some()
+            {
+                return;
+            }
             let newest = super::memory::store(op, || self.held(), super::Bits::to_bits(val), order)
                 .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
