@@ -83,7 +83,6 @@ pub(crate) fn run_execution<'m>(
     if let Some(hb) = st.hb.take() {
         reuse.hb = Some(hb);
     }
-    reuse.mem = Some(std::mem::take(&mut st.mem));
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
@@ -97,7 +96,14 @@ pub(crate) fn run_execution<'m>(
             }
         }
     }
-    outcome(&mut st, strat)
+    let out = outcome(&mut st, strat);
+    drop(st);
+    // The memory model's buffers are kept for the next execution, if no thread left behind
+    // still holds the execution.
+    if let Ok(exec) = Arc::try_unwrap(exec) {
+        reuse.mem = Some(exec.state.into_inner().mem);
+    }
+    out
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
