@@ -115,16 +115,32 @@ impl Memory {
     /// Forgets everything for a new execution whose thread 0 starts now; `weak`, `tracked`:
     /// see the fields (an untracked execution is not weak).
     pub(crate) fn reset(&mut self, weak: bool, tracked: bool) {
+        // An untracked execution changes no clock but its threads' own: what a tracked one
+        // left is cleared in place, keeping its memory for the next execution (a slot that
+        // is not used again is an empty clock, or a thread that is not live).
+        if self.tracked {
+            self.clear_clocks();
+        }
         self.weak = weak && tracked;
         self.tracked = tracked;
-        // Clocks are cleared in place, keeping their memory for the next execution: a
-        // slot that is not used again is an empty clock (or a thread that is not live).
         for th in &mut self.threads {
             th.vc.clear();
+            th.finished = true;
+        }
+        for loc in self.atomics.drain(..).flatten() {
+            self.spare.extend(loc.stores);
+        }
+        self.cells.clear();
+        self.add_thread(0);
+        self.threads[0].vc.tick(0);
+    }
+
+    /// Clears every clock a tracked execution may have changed.
+    fn clear_clocks(&mut self) {
+        for th in &mut self.threads {
             th.fence_rel.clear();
             th.fence_acq.clear();
             th.fence_time = 0;
-            th.finished = true;
         }
         for table in [
             &mut self.objects,
@@ -139,12 +155,6 @@ impl Memory {
         }
         self.sc.clear();
         self.sc_time = 0;
-        for loc in self.atomics.drain(..).flatten() {
-            self.spare.extend(loc.stores);
-        }
-        self.cells.clear();
-        self.add_thread(0);
-        self.threads[0].vc.tick(0);
     }
 
     /// Makes thread `t` live (it starts, or is spawned).

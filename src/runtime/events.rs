@@ -52,8 +52,10 @@ pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> 
 /// thread that spun may run again: another thread has run. Those it was held back for
 /// (`st.held_back`) go on because of this event.
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
-    let op = st.threads[t].pending;
-    synchronize(st, t, &op);
+    if !st.config.untracked_start {
+        let op = st.threads[t].pending;
+        synchronize(st, t, &op);
+    }
     let decision = decided.then(|| st.decisions.len() as u32 - 1);
     let thread = &mut st.threads[t];
     let woken = std::mem::take(&mut thread.woken);

@@ -81,6 +81,10 @@ fn lookup(id: (u64, Tid), key: usize) -> Result<Option<Value>, Unavailable> {
 /// Destroys the thread-locals of the exiting model thread `ctx`, newest first. A value whose
 /// destructor creates another one has that one destroyed too.
 pub(crate) fn destroy(ctx: &Context) {
+    // Most model threads have none: no hashing then.
+    if LOCALS.with(|all| all.borrow().is_empty()) {
+        return;
+    }
     let id = (ctx.exec.id, ctx.tid);
     // A bound against destructors that keep creating values.
     for _ in 0..10_000 {
@@ -102,6 +106,9 @@ pub(crate) fn destroy(ctx: &Context) {
 /// Forgets the thread-locals of model thread `tid` of execution `exec` without dropping
 /// them: teardown left the thread behind, and their destructors never run.
 pub(crate) fn forget(exec: u64, tid: Tid) {
+    if LOCALS.with(|all| all.borrow().is_empty()) {
+        return;
+    }
     let rest = LOCALS.with(|all| all.borrow_mut().remove(&(exec, tid)));
     std::mem::forget(rest);
 }

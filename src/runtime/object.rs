@@ -126,6 +126,7 @@ impl ObjectHandle {
     }
 
     /// The object's id in execution `exec`, registering it there on first use.
+    #[inline]
     pub(crate) fn resolve(
         &self,
         exec: u64,
@@ -137,6 +138,18 @@ impl ObjectHandle {
         if self.exec.load(Ordering::Acquire) == exec {
             return Ok(self.id.load(Ordering::Acquire));
         }
+        self.resolve_first(exec, objects, loc)
+    }
+
+    /// [`resolve`](Self::resolve) where the object is not registered in `exec` yet, or is
+    /// another execution's.
+    #[cold]
+    fn resolve_first(
+        &self,
+        exec: u64,
+        objects: &mut Vec<ObjectSlot>,
+        loc: Loc,
+    ) -> Result<ObjId, ForeignObject> {
         // Two executions may run at once: claim the handle with a compare-exchange so that
         // exactly one registers it and the other sees a foreign object.
         match self
