@@ -74,7 +74,12 @@ impl Memory {
     /// `static` used again (`fresh`: `bits` is its initial value) starts from it once and is
     /// never changed behind the model's back.
     pub(crate) fn atomic_touch(&mut self, obj: ObjId, bits: u64, fresh: bool) {
-        let loc = slot(&mut self.atomics, obj).get_or_insert_with(Location::default);
+        let spare = &mut self.spare_locations;
+        let loc = slot(&mut self.atomics, obj).get_or_insert_with(|| {
+            let mut loc = spare.pop().unwrap_or_default();
+            loc.prune_at = 0;
+            loc
+        });
         if loc.stores.last().is_some_and(|s| fresh || s.bits == bits) {
             return;
         }

@@ -109,6 +109,8 @@ pub(crate) struct Memory {
     pub(crate) picks: Vec<usize>,
     /// Dropped stores, whose memory the next stores reuse.
     spare: Vec<atomic::Store>,
+    /// Locations of an earlier execution, whose memory the next atomics reuse.
+    spare_locations: Vec<atomic::Location>,
 }
 
 impl Memory {
@@ -127,8 +129,9 @@ impl Memory {
             th.vc.clear();
             th.finished = true;
         }
-        for loc in self.atomics.drain(..).flatten() {
-            self.spare.extend(loc.stores);
+        for mut loc in self.atomics.drain(..).flatten() {
+            self.spare.append(&mut loc.stores);
+            self.spare_locations.push(loc);
         }
         self.cells.clear();
         self.add_thread(0);

@@ -42,6 +42,7 @@ pub(super) fn with_memory<R>(
 /// consistent, and the atomic's facade holds this execution's value, which is then the
 /// newest (no other thread runs until the next switch point). `None` otherwise (the
 /// operation goes through the memory model).
+#[inline]
 pub(crate) fn direct<R>(
     (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
     act: impl FnOnce() -> R,

@@ -116,7 +116,9 @@ pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
 
 /// The running event accesses `key` as `role`.
 pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
-    st.mem.access(st.running, key, role);
+    if !st.config.untracked_start {
+        st.mem.access(st.running, key, role);
+    }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.declare(key, role);
     }
@@ -126,7 +128,9 @@ pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
 /// the memory model (a drop of an `Arc` releases or acquires, but any two drops may come in
 /// either order).
 pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Role) {
-    st.mem.access(st.running, key, sync);
+    if !st.config.untracked_start {
+        st.mem.access(st.running, key, sync);
+    }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.declare(key, order);
     }
@@ -135,7 +139,9 @@ pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Rol
 /// The running event changed `key` through the runtime (a write unless declared otherwise).
 pub(super) fn imply(st: &mut ExecState, key: Key) {
     if let Key::Park(_) = key {
-        st.mem.access(st.running, key, Role::Write);
+        if !st.config.untracked_start {
+            st.mem.access(st.running, key, Role::Write);
+        }
     }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.imply(key);

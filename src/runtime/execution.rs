@@ -61,6 +61,29 @@ pub(crate) struct ExecConfig {
     pub(crate) early_limit: Option<u32>,
 }
 
+/// The memory model of an execution, given back to the driver when the execution ends
+/// (`thread::run_execution`), for the next one to reuse its buffers.
+#[derive(Debug)]
+pub(crate) struct MemSlot(pub(crate) Option<Box<Memory>>);
+
+impl std::ops::Deref for MemSlot {
+    type Target = Memory;
+
+    fn deref(&self) -> &Memory {
+        self.0
+            .as_deref()
+            .expect("the memory model stays until the execution has ended")
+    }
+}
+
+impl std::ops::DerefMut for MemSlot {
+    fn deref_mut(&mut self) -> &mut Memory {
+        self.0
+            .as_deref_mut()
+            .expect("the memory model stays until the execution has ended")
+    }
+}
+
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Blocked {
@@ -243,7 +266,7 @@ pub(crate) struct ExecState {
     /// Happens-before tracking, when the strategy reads events (see `events.rs`).
     pub(crate) hb: Option<Box<Hb>>,
     /// The memory model: what atomics read, which plain accesses race.
-    pub(crate) mem: Box<Memory>,
+    pub(crate) mem: MemSlot,
     /// The `Arc` allocations made in this execution (see `arcs.rs`).
     pub(crate) arcs: Vec<super::arcs::ArcState>,
 }
@@ -323,7 +346,7 @@ impl Execution {
                 preemptions: 0,
                 switches: 0,
                 hb,
-                mem,
+                mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),
             }),
             host: HostShared::default(),

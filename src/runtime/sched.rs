@@ -38,6 +38,7 @@ pub(super) fn switch_point(
 /// [`switch_point`], also returning the execution's state still locked when the caller
 /// goes on without handing off (the common case), so that an operation that acts on the
 /// state at once (an atomic's) need not lock it again.
+#[inline]
 pub(super) fn switch_point_held<'a>(
     ctx: &'a Context,
     kind: OpKind,
@@ -158,7 +159,9 @@ pub(super) fn finish(ctx: &Context) {
             wake(&mut st, t, Wake::Notified);
         }
     }
-    st.mem.finished(me);
+    if !st.config.untracked_start {
+        st.mem.finished(me);
+    }
     if st.phase == Phase::Running {
         events::declare(&mut st, Key::Thread(me), Role::Release);
         events::end(&mut st);
@@ -416,7 +419,9 @@ pub(super) fn wake(st: &mut ExecState, tid: Tid, how: Wake) {
     match how {
         Wake::TimedOut => events::timed_out(st, tid),
         Wake::Notified => {
-            st.mem.woke(st.running, tid);
+            if !st.config.untracked_start {
+                st.mem.woke(st.running, tid);
+            }
             events::waking(st, tid);
         }
     }

@@ -96,14 +96,12 @@ pub(crate) fn run_execution<'m>(
             }
         }
     }
-    let out = outcome(&mut st, strat);
-    drop(st);
-    // The memory model's buffers are kept for the next execution, if no thread left behind
-    // still holds the execution.
-    if let Ok(exec) = Arc::try_unwrap(exec) {
-        reuse.mem = Some(exec.state.into_inner().mem);
+    // The memory model's buffers are kept for the next execution, unless a thread left
+    // behind still holds the execution (the watchdog's weak reference reads no memory).
+    if Arc::strong_count(&exec) == 1 {
+        reuse.mem = st.mem.0.take();
     }
-    out
+    outcome(&mut st, strat)
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
@@ -153,7 +151,9 @@ pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hostin
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.spawned(tid);
         }
-        st.mem.spawned(ctx.tid, tid);
+        if !st.config.untracked_start {
+            st.mem.spawned(ctx.tid, tid);
+        }
         (Arc::clone(&ctx.exec), tid, hosting)
     })
 }
