@@ -117,6 +117,11 @@ impl Memory {
     /// Forgets everything for a new execution whose thread 0 starts now; `weak`, `tracked`:
     /// see the fields (an untracked execution is not weak).
     pub(crate) fn reset(&mut self, weak: bool, tracked: bool) {
+        if !self.tracked && !tracked && self.atomics.is_empty() {
+            // After an untracked execution that used no atomic here, for another one:
+            // nothing to forget.
+            return;
+        }
         // An untracked execution changes no clock but its threads' own: what a tracked one
         // left is cleared in place, keeping its memory for the next execution (a slot that
         // is not used again is an empty clock, or a thread that is not live).

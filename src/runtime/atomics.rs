@@ -51,12 +51,28 @@ pub(crate) fn direct<R>(
         return None;
     }
     super::CURRENT.with(|ctx| {
-        if !ctx.exec.untracked || !handle.first_used_in(ctx.exec.id) {
+        if !ctx.exec.untracked || !(handle.first_used_in(ctx.exec.id) || claim(ctx, handle, loc)) {
             return None;
         }
         sched::switch_point(ctx, kind, Some(handle), loc);
         Some(act())
     })
+}
+
+/// Registers the atomic behind `handle` in the running execution if no execution has used
+/// it yet (as its switch point would, before its decision); returns whether this execution
+/// is the first that used it.
+#[cold]
+fn claim(ctx: &Context, handle: &ObjectHandle, loc: Loc) -> bool {
+    let exec = ctx.exec.id;
+    if !handle.unclaimed() {
+        return false;
+    }
+    // Another execution may claim it first (a `static` used by executions at once): then
+    // this one uses it as a later one, through the memory model.
+    let mut st = ctx.exec.state.lock();
+    let _ = handle.resolve(exec, &mut st.objects, loc);
+    handle.first_used_in(exec)
 }
 
 /// Runs the switch point before atomic operation `kind` on `handle` at `loc`, then `f` on

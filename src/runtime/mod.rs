@@ -248,6 +248,10 @@ pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> 
 /// object's id. While the calling thread unwinds, no other thread is scheduled here.
 #[track_caller]
 pub(crate) fn switch_point(kind: OpKind, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
+    if CURRENT.is_set() {
+        // The operation's name is only for the message outside a model.
+        return CURRENT.with(|ctx| sched::switch_point(ctx, kind, obj, loc));
+    }
     with_ctx(kind.name(), |ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 

@@ -125,6 +125,11 @@ impl ObjectHandle {
         self.exec.load(Ordering::Acquire) == exec
     }
 
+    /// Whether no execution has used the primitive yet.
+    pub(crate) fn unclaimed(&self) -> bool {
+        self.exec.load(Ordering::Acquire) == 0
+    }
+
     /// The object's id in execution `exec`, registering it there on first use.
     #[inline]
     pub(crate) fn resolve(
