@@ -8,6 +8,10 @@
 //! switch point (other threads may have changed it while this one waited); every call
 //! returns the newest value after it, for the facade to keep, except for a `static` used
 //! again (see `object.rs`), whose facade value belongs to the first execution that used it.
+//!
+//! In an untracked execution (`ExecConfig::untracked_start`) a `SeqCst` operation on an
+//! atomic this execution was the first to use skips all of this ([`direct`]): it acts on the
+//! facade's value after its switch point. Any other ordering starts the execution over.
 
 use std::sync::atomic::Ordering;
 

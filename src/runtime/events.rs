@@ -32,6 +32,7 @@ pub(super) fn end(st: &mut ExecState) {
 
 /// Removes from `runnable` the threads that spun while another one can run, noting them in
 /// `st.held_back`; returns whether any was removed. Only under fair yields.
+#[inline]
 pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
     st.held_back.clear();
     if !st.config.fair_yields || runnable.len() < 2 {
@@ -51,6 +52,7 @@ pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> 
 /// Thread `t` was given control (by a decision among `enabled`, if `decided`). Every other
 /// thread that spun may run again: another thread has run. Those it was held back for
 /// (`st.held_back`) go on because of this event.
+#[inline]
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
     if !st.config.untracked_start {
         let op = st.threads[t].pending;

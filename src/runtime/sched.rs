@@ -381,7 +381,7 @@ pub(super) fn enabled(st: &ExecState, t: Tid) -> bool {
 
 /// Whether the next operation of thread `t` can take effect now.
 pub(super) fn op_enabled(st: &ExecState, t: Tid) -> bool {
-    let op = st.threads[t].pending;
+    let op = &st.threads[t].pending;
     match op.kind {
         OpKind::ThreadJoin(target) => st.threads[target].finished(),
         kind => op.obj.is_none_or(|o| st.objects[o].enabled(kind, t)),
