@@ -464,7 +464,7 @@ fn one_core_spin_rate() -> f64 {
 }
 
 fn main() {
-    let quick = std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let quick = support::quick_mode();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let configs = configs(cores);
     tools::disarm_shuttle_hook();

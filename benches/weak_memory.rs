@@ -174,8 +174,7 @@ struct Plan {
 impl Plan {
     /// The plan `INTERLEAVE_BENCH_QUICK` asks for.
     fn from_env() -> Plan {
-        let quick =
-            std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        let quick = common::quick_mode();
         Plan {
             quick,
             unreduced_cap: if quick { 2_000 } else { 500_000 },

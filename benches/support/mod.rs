@@ -1,8 +1,13 @@
-//! Helpers shared by the bench targets that compare with loom and shuttle: timing,
-//! silencing their panic output, and printing markdown tables.
+//! Helpers shared by the bench targets that compare with loom and shuttle: the quick mode,
+//! timing, silencing their panic output, and printing markdown tables.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
+
+/// Whether `INTERLEAVE_BENCH_QUICK` asks for a smoke run (set, not empty, not `0`).
+pub(crate) fn quick_mode() -> bool {
+    std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
 
 /// Runs `f` and measures its wall time.
 pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {

@@ -109,12 +109,6 @@ impl Access<'_> {
         self.st.objects[obj].state::<S>()
     }
 
-    /// Whether `obj` was first used by an earlier execution (a `static` one, which starts
-    /// afresh here).
-    pub(crate) fn first_used_earlier(&self, obj: ObjId) -> bool {
-        self.st.objects[obj].from_earlier
-    }
-
     /// Says that the running event accesses `key` as `role`, for happens-before.
     pub(crate) fn declare(&mut self, key: Key, role: Role) {
         events::declare(self.st, key, role);
@@ -229,6 +223,13 @@ impl Access<'_> {
         });
         self.st.objects.len() - 1
     }
+}
+
+/// Whether the calling model thread's execution is the first that used the primitive behind
+/// `handle` (once a switch point on it registered it there). Never locks the state.
+#[track_caller]
+pub(crate) fn first_used_here(handle: &ObjectHandle) -> bool {
+    with_ctx("interleave-test", |ctx| handle.first_used_in(ctx.exec.id))
 }
 
 /// Runs `f` on the execution's state. Never switches threads.

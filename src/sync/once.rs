@@ -111,7 +111,7 @@ impl OnceCore {
     pub(super) fn switch(&self, kind: OpKind, loc: Loc) -> Site {
         let obj = runtime::switch_point(kind, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
-        let home = !runtime::with_state(API, |a| a.first_used_earlier(obj));
+        let home = runtime::first_used_here(&self.handle);
         Site { obj, home }
     }
 
