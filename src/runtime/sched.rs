@@ -56,20 +56,25 @@ pub(super) fn switch_point_held<'a>(
             return raise_abort(ctx, st);
         }
     };
-    let op = Op { kind, obj, loc };
     st.step += 1;
     let step = st.step;
     // Only a livelock report reads the trace: the last steps before the limit.
     if step + TRACE_LEN as u64 > st.config.max_steps {
+        let op = Op { kind, obj, loc };
         st.trace.push(Event { step, tid: me, op });
     }
     let thread = &mut st.threads[me];
-    thread.pending = op;
+    // Field by field: a whole `Op` built first goes through the stack, and copying it
+    // stalls on store forwarding (measured: a fifth of a switch point's time).
+    thread.pending.kind = kind;
+    thread.pending.obj = obj;
+    thread.pending.loc = loc;
     thread.steps += 1;
     if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
         thread.spins_in_row = 0;
     }
     if acts_at_once(&mut st, me) {
+        let op = st.threads[me].pending;
         events::synchronize(&mut st, me, &op);
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.also(&op);

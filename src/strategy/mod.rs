@@ -125,16 +125,17 @@ pub(crate) struct Pick {
     pub(crate) tid: Tid,
 }
 
-/// Why a strategy cannot go on with this execution.
+/// Why a strategy cannot go on with this execution. Boxed, so that a decision's
+/// `Result<Tid, Refusal>` is returned in registers (decisions are the hot path).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
     /// A replayed schedule does not fit the model.
-    Divergence(Divergence),
+    Divergence(Box<Divergence>),
     /// The same decisions led to a different situation than before.
-    Nondeterminism(Nondeterminism),
+    Nondeterminism(Box<Nondeterminism>),
     /// A replayed decision meets a different situation than when it was recorded: the model
     /// changed, or it is not deterministic (replay cannot tell which).
-    Mismatch(Nondeterminism),
+    Mismatch(Box<Nondeterminism>),
 }
 
 /// The schedule being replayed cannot be followed by this model.

@@ -126,6 +126,6 @@ impl Strategy for PctStrategy {
     }
 
     fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
-        Ok(self.rng.random_range(0..pick.options))
+        Ok(super::random::uniform_below(&mut self.rng, pick.options))
     }
 }

@@ -63,20 +63,20 @@ impl Strategy for ReplayStrategy {
         let expected = self.decisions.get(self.next);
         let Some(index) = expected.and_then(|e| runnable.iter().position(|&t| t == e.thread))
         else {
-            return Err(Refusal::Divergence(Divergence {
+            return Err(Refusal::Divergence(Box::new(Divergence {
                 decision: self.next,
                 expected: expected.map(|e| e.thread),
                 runnable: runnable.to_vec(),
-            }));
+            })));
         };
         let e = expected.expect("found above");
         if e.pick.is_some() || e.options != runnable.len() || e.op != choice.ops[index].kind.name()
         {
-            return Err(Refusal::Mismatch(Nondeterminism {
+            return Err(Refusal::Mismatch(Box::new(Nondeterminism {
                 decision: self.next,
                 before: e.describe(),
                 now: describe(runnable, choice.ops),
-            }));
+            })));
         }
         self.next += 1;
         Ok(e.thread)
@@ -84,11 +84,11 @@ impl Strategy for ReplayStrategy {
 
     fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
         let Some(e) = self.decisions.get(self.next) else {
-            return Err(Refusal::Divergence(Divergence {
+            return Err(Refusal::Divergence(Box::new(Divergence {
                 decision: self.next,
                 expected: None,
                 runnable: vec![pick.tid],
-            }));
+            })));
         };
         match e.pick {
             Some((kind, value))
@@ -100,7 +100,7 @@ impl Strategy for ReplayStrategy {
                 self.next += 1;
                 Ok(value)
             }
-            _ => Err(Refusal::Mismatch(Nondeterminism {
+            _ => Err(Refusal::Mismatch(Box::new(Nondeterminism {
                 decision: self.next,
                 before: e.describe(),
                 now: format!(
@@ -109,18 +109,18 @@ impl Strategy for ReplayStrategy {
                     pick.kind.name(),
                     pick.options
                 ),
-            })),
+            }))),
         }
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
         match self.decisions.get(self.next) {
             None => Ok(()),
-            Some(e) => Err(Refusal::Divergence(Divergence {
+            Some(e) => Err(Refusal::Divergence(Box::new(Divergence {
                 decision: self.next,
                 expected: Some(e.thread),
                 runnable: vec![],
-            })),
+            }))),
         }
     }
 }

@@ -102,11 +102,11 @@ pub(super) fn check_replayed_pick(
     if seen.pick == Some((pick.kind, pick.options)) {
         return Ok(());
     }
-    Err(Refusal::Nondeterminism(Nondeterminism {
+    Err(Refusal::Nondeterminism(Box::new(Nondeterminism {
         decision,
         before: seen.describe(),
         now: describe_pick(pick.kind, pick.options),
-    }))
+    })))
 }
 
 /// Whether decision `decision`, replayed, offers what it offered when it was `seen` (the same
@@ -129,19 +129,19 @@ pub(super) fn check_replayed(
     {
         return Ok(());
     }
-    Err(Refusal::Nondeterminism(Nondeterminism {
+    Err(Refusal::Nondeterminism(Box::new(Nondeterminism {
         decision,
         before: seen.describe(),
         now: describe(choice.runnable, choice.ops),
-    }))
+    })))
 }
 
 /// The execution ended before decision `decision`, which an earlier execution with the same
 /// decisions made after it `seen` this: the model is not deterministic.
 fn ended_before(decision: usize, seen: Seen<'_>) -> Refusal {
-    Refusal::Nondeterminism(Nondeterminism {
+    Refusal::Nondeterminism(Box::new(Nondeterminism {
         decision,
         before: seen.describe(),
         now: "the execution ended".to_owned(),
-    })
+    }))
 }
