@@ -30,6 +30,21 @@ fn threads_settled_at(expected: u64) -> u64 {
     }
 }
 
+/// The thread count once it stops changing (a thread just joined may still be listed for a
+/// moment while it exits), waiting at most two seconds.
+fn threads_steady() -> u64 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut last = status("Threads:");
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let now = status("Threads:");
+        if now == last || std::time::Instant::now() >= deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
 fn thread_names() -> String {
     let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
         .map(|d| {
@@ -89,7 +104,7 @@ fn one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat() {
         // Every OS thread of an execution (and every driver) is joined before `check`
         // returns.
         assert_eq!(
-            status("Threads:"),
+            threads_settled_at(threads_before),
             threads_before,
             "{substrate:?}: {}",
             thread_names()
@@ -146,7 +161,7 @@ fn one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory() {
         // coroutines); past that it unwinds them. The first executions fill that budget.
         let threads_before = status("Threads:");
         fail_n_times(substrate, 10_000);
-        let threads_warm = status("Threads:");
+        let threads_warm = threads_steady();
         let rss_warm = status("VmRSS:");
         fail_n_times(substrate, 90_000);
         let threads_after = threads_settled_at(threads_warm);
@@ -206,7 +221,7 @@ fn a_destructor_that_blocks_during_teardown_leaks_no_thread() {
             assert_eq!(failure.message(), "boom");
         }
         assert_eq!(
-            status("Threads:"),
+            threads_settled_at(threads_before),
             threads_before,
             "{substrate:?}: {}",
             thread_names()

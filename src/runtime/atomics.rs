@@ -51,15 +51,23 @@ pub(crate) fn direct<R>(
     (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
     act: impl FnOnce() -> R,
 ) -> Option<R> {
+    direct_switch_point(kind, handle, loc).then(act)
+}
+
+/// The switch point of [`direct`], if the operation can act on the facade's value; one
+/// copy for every atomic type and operation (only `act` differs between them), kept out
+/// of line so that the facade's methods stay small.
+#[inline(never)]
+fn direct_switch_point(kind: OpKind, handle: &ObjectHandle, loc: Loc) -> bool {
     if !super::CURRENT.is_set() {
-        return None;
+        return false;
     }
     super::CURRENT.with(|ctx| {
         if !ctx.exec.untracked || !(handle.first_used_in(ctx.exec.id) || claim(ctx, handle, loc)) {
-            return None;
+            return false;
         }
         sched::switch_point(ctx, kind, Some(handle), loc);
-        Some(act())
+        true
     })
 }
 
