@@ -284,9 +284,9 @@ impl Builder {
             legacy_choices: false,
             fair_yields: matches!(self.strategy, StrategyKind::Dfs { .. }),
             weak_memory: true,
-            // Independent executions start untracked and run again tracked if they need it;
-            // DFS learns from each execution and runs every one tracked.
-            untracked_start: !matches!(self.strategy, StrategyKind::Dfs { .. }),
+            // Executions start untracked; one that needs tracking runs again tracked (under
+            // DFS, the whole search does: see `driver::run_sequential`).
+            untracked_start: true,
             explore_waits: true,
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
@@ -329,11 +329,14 @@ impl Builder {
                 driver::run_independent(&plan, &how, &model, loc)
             }
             StrategyKind::Dfs { max_preemptions } => {
-                let dfs: Box<dyn Strategy> = match self.reduction {
-                    Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
-                    Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
+                let reduction = self.reduction;
+                let make = || -> Box<dyn Strategy> {
+                    match reduction {
+                        Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
+                        Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
+                    }
                 };
-                driver::run_sequential(&plan, dfs, max_preemptions, &model, loc)
+                driver::run_sequential(&plan, &make, max_preemptions, &model, loc)
             }
         }
     }

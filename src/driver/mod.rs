@@ -228,29 +228,34 @@ struct Batch {
 }
 
 /// Runs executions one after another under one strategy that learns from each (DFS; it has
-/// no seed),
-/// until one fails, `plan.iterations` have run, or the strategy has explored everything.
+/// no seed), made by `make`, until one fails, `plan.iterations` have run, or the strategy
+/// has explored everything.
+///
+/// Executions start untracked (see `ExecConfig::untracked_start`). The first one that needs
+/// the memory model ends the search so far: a new strategy searches again from the start,
+/// every execution tracked, and only that search is counted. An execution cannot simply run
+/// again tracked, as under random search, because the strategy has already learned from
+/// the ones before it; a failure found before any execution needed tracking is the one the
+/// tracked search would have found first (the same decisions reach the same points).
 pub(crate) fn run_sequential<F: Fn() + Sync>(
     plan: &Plan,
-    strategy: Box<dyn Strategy>,
+    make: &(dyn Fn() -> Box<dyn Strategy> + Sync),
     bound: Option<u32>,
     model: &F,
     loc: Loc,
 ) -> Result<Report, Failure> {
     let result = Mutex::new(None);
-    let strategy = Mutex::new(Some(strategy));
     on_drivers(1, plan.exec.substrate, |core| {
         let exec = ExecConfig { core, ..plan.exec };
-        let strategy = strategy.lock().take().expect("one driver");
-        *result.lock() = Some(sequential(plan, exec, strategy, bound, model, loc));
+        *result.lock() = Some(sequential(plan, exec, make, bound, model, loc));
     });
     result.into_inner().expect("the driver ran")
 }
 
 fn sequential<F: Fn() + Sync>(
     plan: &Plan,
-    exec: ExecConfig,
-    mut strategy: Box<dyn Strategy>,
+    mut exec: ExecConfig,
+    make: &(dyn Fn() -> Box<dyn Strategy> + Sync),
     bound: Option<u32>,
     model: &F,
     loc: Loc,
@@ -258,11 +263,13 @@ fn sequential<F: Fn() + Sync>(
     let start = Instant::now();
     let deadline = plan.deadline(start);
     let mut tally = Tally::default();
+    let mut strategy = make();
     let name = strategy.name();
     let mut reuse = Reuse::default();
     let mut progress = progress::Progress::new(plan.progress);
     let mut out_of_time = false;
-    for i in 0..plan.iterations {
+    let mut i = 0;
+    while i < plan.iterations {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             out_of_time = true;
             break;
@@ -271,6 +278,16 @@ fn sequential<F: Fn() + Sync>(
             break;
         }
         let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+        if out.start_over {
+            assert!(
+                exec.untracked_start,
+                "interleave-test: a tracked execution asked to start over; please report this bug"
+            );
+            reuse.recycle(out.decisions);
+            exec.untracked_start = false;
+            (strategy, tally, i) = (make(), Tally::default(), 0);
+            continue;
+        }
         tally.add(&out);
         if let Some(draft) = out.failure.take() {
             let meta = Meta {
@@ -287,6 +304,7 @@ fn sequential<F: Fn() + Sync>(
         reuse.recycle(out.decisions);
         strategy = out.strategy;
         progress.tick(tally.executions, strategy.depth(), strategy.estimate());
+        i += 1;
     }
     progress.finish();
     // At the cap, the space may have been explored by the very last execution.

@@ -265,13 +265,18 @@ pub(crate) fn compare_exchange(
 
 /// A fence with `order` (not `Relaxed`).
 pub(crate) fn fence(order: Ordering) {
-    with_memory("interleave_test::sync::atomic::fence", |st, me| {
+    with_ctx("interleave_test::sync::atomic::fence", |ctx| {
+        let mut st = ctx.exec.state.lock();
+        // Among `SeqCst` accesses alone a fence changes nothing, but reduction would see its
+        // order against accesses that an untracked execution does not declare.
+        if sched::needs_tracking(&st) {
+            return sched::start_over(ctx, st);
+        }
         let order = st.mem.effective(order);
         if order == Ordering::SeqCst {
-            super::events::declare(st, Key::SeqCst, Role::Write);
+            super::events::declare(&mut st, Key::SeqCst, Role::Write);
         }
-        st.mem.fence(me, order);
-        Ok(())
+        st.mem.fence(ctx.tid, order);
     })
 }
 

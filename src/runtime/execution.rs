@@ -45,8 +45,8 @@ pub(crate) struct ExecConfig {
     /// which change nothing while it uses only `SeqCst` atomics and no plain cells. The
     /// first operation that needs them ends the execution ([`ExecState::start_over`]) for
     /// the driver to run it again from the start, tracked: the same decisions lead to the
-    /// same point, so the result is the tracked execution's. Set for independent
-    /// executions (random, PCT).
+    /// same point, so the result is the tracked execution's (under DFS the whole search
+    /// starts over: see `driver::run_sequential`). Set except to replay.
     pub(crate) untracked_start: bool,
     /// Whether a timed wait may time out while other threads could act, and `notify_one`
     /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded

@@ -126,26 +126,28 @@ fn plain_dfs() -> Builder {
 
 /// The number of Mazurkiewicz traces of `model`.
 fn traces(model: &(dyn Fn() + Sync)) -> usize {
-    count(DfsStrategy::new(None), model).0
+    count(|| DfsStrategy::new(None), model).0
 }
 
 /// Runs `inner` to exhaustion on `model`: the traces it saw, and its executions.
-fn count<S: Strategy + 'static>(inner: S, model: &(dyn Fn() + Sync)) -> (usize, u64) {
+fn count<S: Strategy + 'static>(
+    inner: impl Fn() -> S + Sync,
+    model: &(dyn Fn() + Sync),
+) -> (usize, u64) {
     let found = StdArc::new(std::sync::Mutex::new(BTreeSet::new()));
-    let counter = TraceCounter {
-        inner,
-        traces: StdArc::clone(&found),
-        current: Signature::new(),
-        counts: Vec::new(),
+    let make = || -> Box<dyn Strategy> {
+        // A search that starts over (tracked) counts afresh.
+        found.lock().unwrap().clear();
+        Box::new(TraceCounter {
+            inner: inner(),
+            traces: StdArc::clone(&found),
+            current: Signature::new(),
+            counts: Vec::new(),
+        })
     };
-    let report = crate::driver::run_sequential(
-        &plain_dfs().plan(),
-        Box::new(counter),
-        None,
-        &model,
-        Location::caller(),
-    )
-    .unwrap();
+    let report =
+        crate::driver::run_sequential(&plain_dfs().plan(), &make, None, &model, Location::caller())
+            .unwrap();
     assert!(report.exhausted, "{report}");
     let n = found.lock().unwrap().len();
     (n, report.executions)
@@ -168,7 +170,7 @@ fn assert_optimal(name: &str, model: impl Fn() + Sync, redundant: u64) {
     );
     assert_eq!(reduced.redundant, redundant, "{name}: {reduced}");
     // Every execution that is not redundant is a trace of its own.
-    let (seen, executions) = count(DporStrategy::new(None), &model);
+    let (seen, executions) = count(|| DporStrategy::new(None), &model);
     assert_eq!(
         seen as u64, traces,
         "{name}: distinct traces among {executions} executions"
