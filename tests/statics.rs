@@ -32,6 +32,40 @@ fn a_static_atomic_is_reset_for_every_execution() {
     }
 }
 
+/// Several `static` atomics, first used in a different order by each execution (so each
+/// execution registers them in another order), each keep their own value.
+#[test]
+fn several_static_atomics_used_in_varying_orders_keep_their_own_values() {
+    static A: AtomicUsize = AtomicUsize::new(10);
+    static B: AtomicUsize = AtomicUsize::new(20);
+    static C: AtomicUsize = AtomicUsize::new(30);
+    static D: AtomicUsize = AtomicUsize::new(40);
+    static ORDER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let all = [&A, &B, &C, &D];
+    for parallelism in [1, 2] {
+        let report = Builder::new()
+            .seed(3)
+            .parallelism(parallelism)
+            .iterations(200)
+            .check(|| {
+                let turn = ORDER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let t = thread::spawn(move || all[(turn + 1) % 4].fetch_add(1, Ordering::SeqCst));
+                for k in 0..4 {
+                    // At its initial value, or one above if the other thread came first.
+                    let seen = all[(turn + k) % 4].fetch_add(1, Ordering::SeqCst);
+                    assert!(seen % 10 <= 1, "turn {turn}, k {k}: {seen}");
+                }
+                t.join().unwrap();
+                let values: Vec<usize> = all.iter().map(|a| a.load(Ordering::SeqCst)).collect();
+                let mut expected = [11, 21, 31, 41];
+                expected[(turn + 1) % 4] += 1;
+                assert_eq!(values, expected, "turn {turn}");
+            })
+            .unwrap_or_else(|f| panic!("parallelism {parallelism}: {f}"));
+        assert_eq!(report.executions, 200);
+    }
+}
+
 /// The lost update of a racy counter kept in a `static` is found as the local one is.
 #[test]
 fn a_static_racy_counter_loses_its_update() {

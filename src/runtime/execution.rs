@@ -7,7 +7,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::host::{HostShared, Hosting};
-use super::object::ObjectSlot;
+use super::object::Objects;
 use super::trace::Trace;
 use super::{Loc, ObjId, Op, Tid};
 use crate::hb::{Hb, Key};
@@ -229,7 +229,7 @@ pub(crate) enum DriverNext {
 /// Mutable state of one execution, behind [`Execution::state`].
 pub(crate) struct ExecState {
     pub(crate) threads: Vec<ThreadState>,
-    pub(crate) objects: Vec<ObjectSlot>,
+    pub(crate) objects: Objects,
     pub(crate) step: u64,
     pub(crate) clock: Duration,
     pub(crate) trace: Trace,
@@ -325,7 +325,7 @@ impl Execution {
                     threads.push(main);
                     threads
                 },
-                objects: Vec::with_capacity(8),
+                objects: Objects::with_capacity(8),
                 step: 0,
                 clock: Duration::ZERO,
                 trace: Trace::default(),

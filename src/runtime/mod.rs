@@ -220,8 +220,7 @@ impl Access<'_> {
             first_use: loc,
             state: None,
             from_earlier: false,
-        });
-        self.st.objects.len() - 1
+        })
     }
 }
 

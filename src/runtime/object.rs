@@ -6,17 +6,14 @@
 //! execution: one whose state the runtime holds entirely (an atomic, whose values live in
 //! the memory model; a condvar or barrier, which hold only scheduling state; a one-time
 //! initializer, which keeps a later execution's status here and its value in slots of its
-//! own) is registered afresh in each execution that uses it, through a process-wide table
-//! of such registrations, so that executions running at once each see it in its initial
-//! state.
+//! own) is registered afresh in each execution that uses it, found again through a table
+//! of such registrations kept by the execution (see [`Objects`]), so that executions
+//! running at once each see it in its initial state and share nothing but the handle.
 //! Any other kind (a `Mutex<T>` holds a `T` the runtime cannot restore) is reported as
 //! misuse in every execution but the first, instead of carrying stale state.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-
-use parking_lot::Mutex;
 
 use super::{Loc, ObjId, OpKind, Tid};
 
@@ -47,21 +44,47 @@ pub(crate) struct ObjectSlot {
     pub(crate) from_earlier: bool,
 }
 
-/// Registrations of restorable primitives in executions other than the first that used
-/// them: by the primitive's address and the execution, its id there. Entries of an
-/// execution are removed when it ends ([`forget_execution`]).
-static LATER: Mutex<Option<HashMap<(usize, u64), ObjId>>> = Mutex::new(None);
+/// The objects registered in one execution, by id, and the ids of the restorable
+/// primitives it registered after an earlier execution had (by the primitive's address,
+/// sorted: few per model, looked up at each of their operations).
+#[derive(Default)]
+pub(crate) struct Objects {
+    slots: Vec<ObjectSlot>,
+    later: Vec<(usize, ObjId)>,
+}
 
-/// Whether [`LATER`] was ever used in this process.
-static LATER_USED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Forgets the registrations execution `exec` made in [`LATER`].
-pub(crate) fn forget_execution(exec: u64) {
-    if !LATER_USED.load(Ordering::Relaxed) {
-        return;
+impl Objects {
+    /// No objects, room for `n`.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Objects {
+            slots: Vec::with_capacity(n),
+            later: Vec::new(),
+        }
     }
-    if let Some(map) = LATER.lock().as_mut() {
-        map.retain(|&(_, e), _| e != exec);
+
+    /// How many objects are registered.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Registers `slot` and returns its id.
+    pub(crate) fn push(&mut self, slot: ObjectSlot) -> ObjId {
+        self.slots.push(slot);
+        self.slots.len() - 1
+    }
+}
+
+impl std::ops::Index<ObjId> for Objects {
+    type Output = ObjectSlot;
+
+    fn index(&self, id: ObjId) -> &ObjectSlot {
+        &self.slots[id]
+    }
+}
+
+impl std::ops::IndexMut<ObjId> for Objects {
+    fn index_mut(&mut self, id: ObjId) -> &mut ObjectSlot {
+        &mut self.slots[id]
     }
 }
 
@@ -135,7 +158,7 @@ impl ObjectHandle {
     pub(crate) fn resolve(
         &self,
         exec: u64,
-        objects: &mut Vec<ObjectSlot>,
+        objects: &mut Objects,
         loc: Loc,
     ) -> Result<ObjId, ForeignObject> {
         // Fast path: already registered here (only this execution's state lock holder
@@ -152,44 +175,62 @@ impl ObjectHandle {
     fn resolve_first(
         &self,
         exec: u64,
-        objects: &mut Vec<ObjectSlot>,
+        objects: &mut Objects,
         loc: Loc,
     ) -> Result<ObjId, ForeignObject> {
+        // Another execution's: read before trying to claim it, so that executions using a
+        // `static` at once do not keep taking its cache line from each other.
+        let owner = self.exec.load(Ordering::Acquire);
+        if owner != 0 {
+            return self.later(exec, owner, objects, loc);
+        }
         // Two executions may run at once: claim the handle with a compare-exchange so that
         // exactly one registers it and the other sees a foreign object.
         match self
             .exec
             .compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire)
         {
-            Err(e) if e == exec => Ok(self.id.load(Ordering::Acquire)),
             Ok(_) => {
                 let id = self.register(objects, loc, false);
                 self.id.store(id, Ordering::Release);
                 Ok(id)
             }
-            Err(_) if self.restorable => Ok(self.register_later(exec, objects, loc)),
-            Err(_) => Err(ForeignObject { kind: self.kind }),
+            Err(owner) => self.later(exec, owner, objects, loc),
         }
     }
 
-    fn register(&self, objects: &mut Vec<ObjectSlot>, loc: Loc, from_earlier: bool) -> ObjId {
+    /// The id in `exec` of a primitive that execution `owner` registered first.
+    fn later(
+        &self,
+        exec: u64,
+        owner: u64,
+        objects: &mut Objects,
+        loc: Loc,
+    ) -> Result<ObjId, ForeignObject> {
+        if owner == exec {
+            return Ok(self.id.load(Ordering::Acquire));
+        }
+        if !self.restorable {
+            return Err(ForeignObject { kind: self.kind });
+        }
+        let addr = std::ptr::from_ref(self).addr();
+        match objects.later.binary_search_by_key(&addr, |&(a, _)| a) {
+            Ok(i) => Ok(objects.later[i].1),
+            Err(i) => {
+                let id = self.register(objects, loc, true);
+                objects.later.insert(i, (addr, id));
+                Ok(id)
+            }
+        }
+    }
+
+    fn register(&self, objects: &mut Objects, loc: Loc, from_earlier: bool) -> ObjId {
         objects.push(ObjectSlot {
             kind: self.kind,
             first_use: loc,
             state: self.init.map(|init| init()),
             from_earlier,
-        });
-        objects.len() - 1
-    }
-
-    /// The id of this primitive in `exec`, which is not the first execution that used it.
-    fn register_later(&self, exec: u64, objects: &mut Vec<ObjectSlot>, loc: Loc) -> ObjId {
-        let key = (std::ptr::from_ref(self).addr(), exec);
-        LATER_USED.store(true, Ordering::Relaxed);
-        let mut later = LATER.lock();
-        let map = later.get_or_insert_with(HashMap::new);
-        *map.entry(key)
-            .or_insert_with(|| self.register(objects, loc, true))
+        })
     }
 }
 

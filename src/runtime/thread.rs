@@ -77,7 +77,6 @@ pub(crate) fn run_execution<'m>(
         reuse.beat.as_ref().expect("set above").running(&exec);
     }
     host::drive(&exec, model, &mut reuse.stacks);
-    super::object::forget_execution(exec.id);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if let Some(hb) = st.hb.take() {
