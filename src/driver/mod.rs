@@ -279,26 +279,15 @@ fn sequential<F: Fn() + Sync>(
         }
         let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
         if out.start_over {
-            assert!(
-                exec.untracked_start,
-                "interleave-test: a tracked execution asked to start over; please report this bug"
-            );
             reuse.recycle(out.decisions);
-            exec.untracked_start = false;
+            track_from_now(&mut exec);
             (strategy, tally, i) = (make(), Tally::default(), 0);
+            progress = progress::Progress::new(plan.progress);
             continue;
         }
         tally.add(&out);
         if let Some(draft) = out.failure.take() {
-            let meta = Meta {
-                test: plan.test.clone(),
-                strategy: name.to_owned(),
-                seed: None,
-                iteration: i,
-                substrate: exec.substrate,
-                format_version: crate::schedule::VERSION,
-                settings: settings(&exec),
-            };
+            let meta = meta(plan, name, None, i, &exec);
             return Err(failure(draft, &out, meta));
         }
         reuse.recycle(out.decisions);
@@ -410,15 +399,7 @@ fn independent_worker<F: Fn() + Sync>(
             match out.failure.take() {
                 None => reuse.recycle(out.decisions),
                 Some(draft) => {
-                    let meta = Meta {
-                        test: plan.test.clone(),
-                        strategy: how.name.to_owned(),
-                        seed: Some(plan.seed),
-                        iteration: i,
-                        substrate: exec.substrate,
-                        format_version: crate::schedule::VERSION,
-                        settings: settings(&exec),
-                    };
+                    let meta = meta(plan, how.name, Some(plan.seed), i, &exec);
                     keep_lowest(tally, batch, failure(draft, &out, meta));
                 }
             }
@@ -450,12 +431,30 @@ fn run_one<'m, F: Fn() + Sync>(
         if !out.start_over {
             return Some(out);
         }
-        assert!(
-            exec.untracked_start,
-            "interleave-test: a tracked execution asked to start over; please report this bug"
-        );
         reuse.recycle(out.decisions);
-        exec.untracked_start = false;
+        track_from_now(exec);
+    }
+}
+
+/// After an untracked execution asked to start over: every later execution is tracked.
+fn track_from_now(exec: &mut ExecConfig) {
+    assert!(
+        exec.untracked_start,
+        "interleave-test: a tracked execution asked to start over; please report this bug"
+    );
+    exec.untracked_start = false;
+}
+
+/// What a failure of execution `iteration` of a run of `plan` records about the run.
+fn meta(plan: &Plan, strategy: &str, seed: Option<u64>, iteration: u64, exec: &ExecConfig) -> Meta {
+    Meta {
+        test: plan.test.clone(),
+        strategy: strategy.to_owned(),
+        seed,
+        iteration,
+        substrate: exec.substrate,
+        format_version: crate::schedule::VERSION,
+        settings: settings(exec),
     }
 }
 
