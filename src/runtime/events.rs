@@ -117,6 +117,11 @@ pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
 }
 
 /// The running event accesses `key` as `role`.
+///
+/// Here and in the other calls into the memory model the runtime checks
+/// `untracked_start` first although the memory model checks it too: skipping the call and
+/// the model's box is measured (callgrind, 2 to 4% of the instructions of an untracked
+/// execution of the throughput models).
 pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
     if !st.config.untracked_start {
         st.mem.access(st.running, key, role);
