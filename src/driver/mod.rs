@@ -6,6 +6,7 @@
 //! when several executions fail the one with the lowest index is reported; every execution
 //! below it has run by then, because indices are handed out in order.
 
+mod distinct;
 mod progress;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -79,7 +80,8 @@ pub(crate) fn settings(exec: &ExecConfig) -> Settings {
     }
 }
 
-/// Counts of an exploration, and its lowest failure so far.
+/// Counts of an exploration, and its lowest failure so far. Its memory does not depend on
+/// the number of executions.
 #[derive(Default)]
 struct Tally {
     executions: u64,
@@ -87,20 +89,31 @@ struct Tally {
     total_steps: u64,
     preemptions: u64,
     switches: u64,
-    /// Hashes of the decision sequences seen, one per execution, to count distinct
-    /// schedules at the end (appending is cheaper per execution than a set that grows).
-    schedules: Vec<u64>,
+    /// The distinct schedules of a run of independent executions (random, PCT), which may
+    /// repeat one; `None` under DFS, whose executions are distinct by construction (each
+    /// follows a path of the tree of decisions that no earlier one followed).
+    distinct: Option<distinct::Distinct>,
     failure: Option<Failure>,
 }
 
 impl Tally {
+    /// A tally of a run of independent executions, which counts distinct schedules.
+    fn counting_distinct() -> Self {
+        Tally {
+            distinct: Some(distinct::Distinct::default()),
+            ..Tally::default()
+        }
+    }
+
     fn add(&mut self, out: &ExecOutcome) {
         self.executions += 1;
         self.max_steps = self.max_steps.max(out.steps);
         self.total_steps += out.steps;
         self.preemptions += out.preemptions;
         self.switches += out.switches;
-        self.schedules.push(schedule_hash(&out.decisions));
+        if let Some(distinct) = &mut self.distinct {
+            distinct.insert(schedule_hash(&out.decisions));
+        }
     }
 
     /// Adds the counts of `other` (a driver's own), keeping this tally's failure.
@@ -110,18 +123,21 @@ impl Tally {
         self.total_steps += other.total_steps;
         self.preemptions += other.preemptions;
         self.switches += other.switches;
-        self.schedules.extend(other.schedules);
+        if let (Some(mine), Some(theirs)) = (&mut self.distinct, other.distinct) {
+            mine.merge(theirs);
+        }
     }
 
-    fn report(mut self, end: Ending<'_>) -> Report {
+    fn report(self, end: Ending<'_>) -> Report {
+        let (distinct_schedules, distinct_schedules_exact) = match &self.distinct {
+            Some(distinct) => distinct.count(),
+            None => (self.executions, true),
+        };
         Report {
             substrate: end.substrate,
             executions: self.executions,
-            distinct_schedules: {
-                self.schedules.sort_unstable();
-                self.schedules.dedup();
-                self.schedules.len() as u64
-            },
+            distinct_schedules,
+            distinct_schedules_exact,
             exhausted: end.exhausted,
             stopped_by: end.stopped_by,
             bound: end.bound,
@@ -138,11 +154,13 @@ impl Tally {
     }
 }
 
-/// A hash of the chosen threads of `decisions` (FNV-1a, cheaper than std's hasher on the
-/// per-execution path); two schedules with the same hash count as one.
+/// A hash of `decisions`: the chosen threads and the options picked (FNV-1a, cheaper than
+/// std's hasher on the per-execution path); two schedules with the same hash count as one.
 fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
+    let fnv = |h: u64, x: u64| (h ^ x).wrapping_mul(0x0000_0100_0000_01b3);
     decisions.iter().fold(0xcbf2_9ce4_8422_2325, |h, d| {
-        (h ^ d.chosen as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        let picked = d.pick.map_or(0, |(_, value)| value as u64 + 1);
+        fnv(fnv(h, d.chosen as u64), picked)
     })
 }
 
@@ -168,7 +186,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
 ) -> Result<Report, Failure> {
     let start = Instant::now();
     let deadline = plan.deadline(start);
-    let tally = Mutex::new(Tally::default());
+    let tally = Mutex::new(Tally::counting_distinct());
     let mut first = 0;
     let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
     while first < plan.iterations && tally.lock().failure.is_none() && !out_of_time() {
@@ -383,7 +401,7 @@ fn independent_worker<F: Fn() + Sync>(
 ) {
     let mut reuse = Reuse::default();
     // Counted here and added once at the end: the shared tally is for failures.
-    let mut counts = Tally::default();
+    let mut counts = Tally::counting_distinct();
     'chunks: loop {
         let first = batch.next.fetch_add(CHUNK, Ordering::Relaxed);
         for i in first..first.saturating_add(CHUNK).min(batch.end) {

@@ -35,8 +35,16 @@ impl fmt::Display for Limit {
 pub struct Report {
     /// Executions run.
     pub executions: u64,
-    /// Distinct schedules among them (different decision sequences).
+    /// Distinct schedules among them (different decision sequences). Under DFS every
+    /// execution follows a schedule of its own, so this is `executions`. Random and PCT
+    /// runs count them exactly up to 4096 distinct schedules, and past that estimate them
+    /// in fixed memory (a HyperLogLog sketch, standard error about 0.8%); see
+    /// [`distinct_schedules_exact`](Self::distinct_schedules_exact).
     pub distinct_schedules: u64,
+    /// Whether [`distinct_schedules`](Self::distinct_schedules) is exact; `false` when it is
+    /// an estimate (a random or PCT run with more than 4096 distinct schedules), which
+    /// `Display` writes as "≈N distinct schedules".
+    pub distinct_schedules_exact: bool,
     /// Whether the strategy explored its whole space: every class of schedules (DFS without
     /// a bound) or every one reachable within the preemption bound. Always `false` for
     /// random and PCT.
@@ -131,10 +139,15 @@ impl fmt::Display for Report {
             write!(f, " ({} redundant)", self.redundant)?;
         }
         let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
+        let about = if self.distinct_schedules_exact {
+            ""
+        } else {
+            "≈"
+        };
         write!(
             f,
-            ", {} distinct schedules; steps per execution max {}, mean {mean}; {} preemptions, \
-             {} context switches; {:.2?} on {}",
+            ", {about}{} distinct schedules; steps per execution max {}, mean {mean}; {} \
+             preemptions, {} context switches; {:.2?} on {}",
             self.distinct_schedules,
             self.max_steps,
             self.preemptions,
