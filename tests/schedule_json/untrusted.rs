@@ -143,6 +143,54 @@ fn a_duplicate_key_is_an_error_naming_the_key_and_where() {
     );
 }
 
+/// Regression (issue 17): a schedule file naming `"version"` twice was reported accepted.
+/// The format version decides how a schedule replays, so it is refused like any other key
+/// given twice, whichever value comes first, from text and from a file.
+#[test]
+fn a_duplicate_version_is_refused_like_any_other_key() {
+    let golden = golden::text();
+    let key = "\"version\": 3,";
+    assert!(golden.lines().nth(2).is_some_and(|l| l.trim() == key));
+    for again in ["3", "2", "1", "\"3\"", "99"] {
+        // A second `version` on a line of its own after the golden one, and a first one
+        // before it: either way the one on line 4 is the second, its closing quote at
+        // column 11.
+        let after = golden.replacen(key, &format!("{key}\n  \"version\": {again},"), 1);
+        let before = golden.replacen(key, &format!("\"version\": {again},\n  {key}"), 1);
+        for twice in [after, before] {
+            let expected = ScheduleError::DuplicateKey {
+                key: "\"version\"".into(),
+                line: 4,
+                column: 11,
+            };
+            assert_eq!(
+                Schedule::from_json(&twice),
+                Err(expected.clone()),
+                "{twice}"
+            );
+            let dir = TempDir::new("version-twice");
+            let path = dir.0.join("twice.json");
+            std::fs::write(&path, &twice).unwrap();
+            let e = Schedule::load(&path).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: invalid schedule: key \"version\" is given twice in one object (again \
+                     at line 4, column 11); keep only one",
+                    path.display()
+                )
+            );
+            assert_eq!(
+                e,
+                ScheduleError::InFile {
+                    path,
+                    error: Box::new(expected)
+                }
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_keys_are_skipped_but_not_without_bound() {
     let golden = golden::text();
