@@ -16,7 +16,8 @@ pub(crate) struct ArcReg {
     index: usize,
     /// Nothing follows its clones and drops but the last one: its execution is untracked
     /// and nothing reads happens-before (see `ExecConfig::untracked_start`), so only the
-    /// value's end matters. Its strong count in the runtime is then 1 until that end.
+    /// value's end matters. Its strong count in the runtime is then 1 until that end. Never
+    /// for one an initializer makes, which its cell may keep (see `kept.rs`).
     quiet: bool,
 }
 
@@ -28,6 +29,10 @@ pub(crate) struct ArcState {
     /// Where it was created, and by which thread.
     pub(crate) created: Loc,
     pub(crate) creator: Tid,
+    /// The execution's step when it was created (see `kept.rs`).
+    pub(crate) born: u64,
+    /// Whether its clones and drops are not followed (see [`ArcReg`]).
+    pub(crate) quiet: bool,
 }
 
 /// Runs `f` on the execution's state if the caller runs in the execution of `reg` (an `Arc`
@@ -50,15 +55,21 @@ fn with_arc(reg: ArcReg, f: impl FnOnce(&mut ExecState, usize)) {
 pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
     let run = |ctx: &super::Context| {
         let mut st = ctx.exec.state.lock();
+        // One made by an initializer may be kept by its cell, which needs its exact count.
+        let quiet =
+            st.config.untracked_start && st.hb.is_none() && !st.kept.in_initializer(ctx.tid);
+        let born = st.step;
         st.arcs.push(ArcState {
             strong: 1,
             created: loc,
             creator: ctx.tid,
+            born,
+            quiet,
         });
         ArcReg {
             exec: ctx.exec.id,
             index: st.arcs.len() - 1,
-            quiet: st.config.untracked_start && st.hb.is_none(),
+            quiet,
         }
     };
     if super::CURRENT.is_set() {
@@ -95,12 +106,13 @@ pub(crate) fn dropped(reg: ArcReg, last: bool) {
     });
 }
 
-/// The allocations of an execution that passed whose strong count is not zero: leaked
-/// (a cycle of `Arc`s, `mem::forget`, or a reference kept somewhere the model outlives).
+/// The allocations of an execution that passed with more strong references than the
+/// once-cells still alive hold (see `kept.rs`): leaked (a cycle of `Arc`s, `mem::forget`,
+/// or a reference kept somewhere the model outlives).
 pub(crate) fn leaked(st: &ExecState) -> Vec<(usize, &ArcState)> {
     st.arcs
         .iter()
         .enumerate()
-        .filter(|(_, a)| a.strong > 0)
+        .filter(|&(i, a)| a.strong > super::kept::held(st, i))
         .collect()
 }

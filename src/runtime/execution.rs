@@ -269,6 +269,8 @@ pub(crate) struct ExecState {
     pub(crate) mem: MemSlot,
     /// The `Arc` allocations made in this execution (see `arcs.rs`).
     pub(crate) arcs: Vec<super::arcs::ArcState>,
+    /// The references once-cells hold (see `kept.rs`).
+    pub(crate) kept: super::kept::Kept,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -348,6 +350,7 @@ impl Execution {
                 hb,
                 mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),
+                kept: super::kept::Kept::default(),
             }),
             host: HostShared::default(),
         })

@@ -244,17 +244,13 @@ pub(super) fn misuse(st: &ExecState, me: Tid, message: String, loc: Loc) -> Fail
 /// `Arc`s still alive at the end of an execution that otherwise passed, if any.
 pub(super) fn leak(st: &ExecState) -> Option<FailureDraft> {
     let leaked = super::arcs::leaked(st);
-    let (first, arc) = *leaked.first()?;
+    let &(first, arc) = leaked.first()?;
     let threads = leaked
         .iter()
-        .map(|(obj, a)| {
+        .map(|&(obj, a)| {
             ThreadReport::new(
                 st.thread_info(a.creator),
-                format!(
-                    "created Arc #{obj} here; {} strong reference{} left",
-                    a.strong,
-                    if a.strong == 1 { "" } else { "s" }
-                ),
+                format!("created Arc #{obj} here; {}", references_left(st, obj)),
                 Some(a.created.into()),
                 vec![],
             )
@@ -264,20 +260,39 @@ pub(super) fn leak(st: &ExecState) -> Option<FailureDraft> {
         kind: FailureKind::Leak,
         message: format!(
             "{} Arc{} still alive when every thread had finished: Arc #{first}, created at {} by \
-             thread {}, has {} strong reference{} left. A cycle of Arcs (break it with a Weak), \
-             a mem::forget, or a clone kept in a static or thread-local outlives the model",
+             thread {}, has {}. A cycle of Arcs (break it with a Weak), a mem::forget, or a \
+             reference kept in a static or thread-local outlives the model. A static may hold \
+             it: a static keeps only the Arcs made for its value, by its initializer \
+             (LazyLock, OnceLock::get_or_init, Once::call_once) or in the argument of \
+             OnceLock::set; a clone the model stores in a static otherwise (pushed into a \
+             static collection, or given to set) is reported. Make the Arc inside the \
+             initializer, or take the reference out of the static before the model ends",
             leaked.len(),
             if leaked.len() == 1 { " is" } else { "s are" },
             SourceLocation::from(arc.created),
             st.thread_info(arc.creator),
-            arc.strong,
-            if arc.strong == 1 { "" } else { "s" },
+            references_left(st, first),
         ),
         thread: Some(st.thread_info(arc.creator)),
         location: Some(arc.created.into()),
         backtrace: None,
         threads,
     })
+}
+
+/// "2 strong references left", and how many of them a once-cell holds.
+fn references_left(st: &ExecState, arc: usize) -> String {
+    let strong = st.arcs[arc].strong;
+    let plural = if strong == 1 { "" } else { "s" };
+    let left = format!("{strong} strong reference{plural} left");
+    match super::kept::holder(st, arc) {
+        Some(cell) if super::kept::held(st, arc) > 0 => format!(
+            "{left}, {} of them held by the value of {} #{cell} (made by its initializer)",
+            super::kept::held(st, arc),
+            st.objects[cell].kind,
+        ),
+        _ => left,
+    }
 }
 
 /// Two accesses to the cell `obj` raced.

@@ -13,6 +13,7 @@ mod events;
 mod execution;
 mod failure;
 mod host;
+pub(crate) mod kept;
 pub(crate) mod locals;
 pub(crate) mod object;
 mod panic;

@@ -148,6 +148,12 @@ impl ObjectHandle {
         self.exec.load(Ordering::Acquire) == exec
     }
 
+    /// The object's id in execution `exec`, if that execution is the first that used it.
+    pub(crate) fn id_in(&self, exec: u64) -> Option<ObjId> {
+        self.first_used_in(exec)
+            .then(|| self.id.load(Ordering::Acquire))
+    }
+
     /// Whether no execution has used the primitive yet.
     pub(crate) fn unclaimed(&self) -> bool {
         self.exec.load(Ordering::Acquire) == 0

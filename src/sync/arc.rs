@@ -5,7 +5,8 @@
 //! `Release`), and the last drop acquires every earlier one before the value's destructor
 //! runs (std's `Acquire` fence), so a destructor that touches a `cell::UnsafeCell` the other
 //! owners wrote is not a data race. An `Arc` created inside a model and still alive when the
-//! execution has otherwise passed is a [`FailureKind::Leak`](crate::FailureKind::Leak).
+//! execution has otherwise passed is a [`FailureKind::Leak`](crate::FailureKind::Leak),
+//! unless a once-cell keeps it: see [`Arc`].
 //!
 //! # Differences from std
 //! - The value is boxed (one allocation more), which is what lets an `Arc<dyn Trait>` be
@@ -38,6 +39,18 @@ struct Inner<T: ?Sized> {
 /// the other owners wrote is not a data race. An `Arc` created inside a model and still
 /// alive when the execution has otherwise passed is a
 /// [`FailureKind::Leak`](crate::FailureKind::Leak).
+///
+/// A [`LazyLock`](super::LazyLock), [`OnceLock`](super::OnceLock) or [`Once`](super::Once)
+/// keeps the value made for it as long as it lives (a `static` one: for the process), and
+/// the `Arc`s made for that value are not leaks: those its initializer creates (the
+/// `LazyLock`'s function, the closure of `get_or_init` or `call_once`, `Arc`s inside the
+/// value included), and those the calling thread creates just before `OnceLock::set` (since
+/// its last switch point: `CELL.set(Arc::new(v))`). The cell holds the references they had
+/// when it stored the value; more references left at the end are reported. A reference the
+/// model stores in a static otherwise (a clone pushed into a static collection, or an `Arc`
+/// made earlier and cloned into `set`) is reported, and the report says that a static may
+/// hold it. A cell dropped during the execution keeps nothing, so what a local cell held is
+/// checked like anything else.
 ///
 /// # Differences from std
 /// - The value is boxed, which is what lets an `Arc<dyn Trait>` be made without unsized

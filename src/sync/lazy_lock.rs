@@ -27,6 +27,8 @@ use crate::runtime::{self, Loc, OpKind};
 ///   one value per execution that used it, until the process exits. Keep such values small,
 ///   or keep the state in the model. `Debug` (no switch point) shows the value of the first
 ///   execution that used it.
+/// - The [`Arc`](super::Arc)s the initializer creates are kept with the value and are not
+///   reported as leaks while the `LazyLock` lives (see `Arc`).
 pub struct LazyLock<T, F = fn() -> T> {
     core: OnceCore,
     values: Values<T>,

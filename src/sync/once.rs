@@ -5,6 +5,7 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::runtime::kept::{self, Mark};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// No thread has completed the initializer (and none panicked in it since the last reset).
@@ -152,9 +153,28 @@ impl OnceCore {
         self.status.load(Ordering::Acquire) == POISONED
     }
 
-    /// Forgets any outcome (for `OnceLock::take`, which has exclusive access).
+    /// Forgets any outcome (for `OnceLock::take`, which has exclusive access); the cell no
+    /// longer keeps what its initializer made.
     pub(super) fn reset(&mut self) {
         *self.status.get_mut() = INCOMPLETE;
+        self.released();
+    }
+
+    /// The value leaves the cell's keeping (taken out, or lent mutably): the `Arc`s made
+    /// for it are checked for leaks like any others (see `runtime::kept`).
+    pub(super) fn released(&self) {
+        kept::released(&self.handle);
+    }
+
+    /// Where the calling thread is before an operation that stores a value it made (see
+    /// `runtime::kept`).
+    pub(super) fn mark(&self) -> Mark {
+        kept::mark()
+    }
+
+    /// The value the calling thread made after `mark` is kept at `site` (`OnceLock::set`).
+    pub(super) fn keep_made(&self, site: Site, mark: Mark) {
+        runtime::with_state(API, |a| a.claim_made(site.obj, mark));
     }
 
     /// Waits while another thread runs the initializer (blocked as `what`), then says
@@ -189,6 +209,7 @@ impl OnceCore {
                         let state = a.obj::<RunnerState>(site.obj);
                         state.runner = Some((me, loc));
                         state.status = RUNNING;
+                        a.initializer_started(site.obj);
                     });
                     return Begin::Run(Runner {
                         core: self,
@@ -231,7 +252,16 @@ impl Drop for Runner<'_> {
             state.runner = None;
             state.status = status;
             a.wake_all(obj);
+            // What the initializer made is the cell's once it completed.
+            a.initializer_ended(obj, status == COMPLETE);
         });
+    }
+}
+
+impl Drop for OnceCore {
+    /// A cell dropped during its execution (a local one) keeps nothing any more.
+    fn drop(&mut self) {
+        self.released();
     }
 }
 
@@ -245,6 +275,8 @@ impl Drop for Runner<'_> {
 /// - [`OnceState`] is this crate's type with std's stable method.
 /// - A `static` `Once` starts incomplete in every execution, so each runs the closure
 ///   afresh. `Debug` (no switch point) shows the state of the first execution that used it.
+/// - The [`Arc`](super::Arc)s the closure creates are taken to be kept for the `Once` (in
+///   another static, say) and are not reported as leaks while it lives (see `Arc`).
 pub struct Once {
     core: OnceCore,
 }

@@ -26,6 +26,9 @@ const KIND: &str = "OnceLock";
 ///   dropped) until the cell is: a `static` one keeps one value per execution that set it,
 ///   until the process exits. Keep such values small, or keep the state in the model.
 ///   `Debug` (no switch point) shows the value of the first execution that used the cell.
+/// - The [`Arc`](super::Arc)s made for the value (by `get_or_init`'s closure, or just
+///   before `set` in its argument) are kept with it and are not reported as leaks while the
+///   cell lives (see `Arc`); `take`, `into_inner` and `get_mut` give them back to the model.
 pub struct OnceLock<T> {
     core: OnceCore,
     values: Values<T>,
@@ -49,6 +52,7 @@ impl<T> OnceLock<T> {
 
     /// A mutable reference to the value, if any; no synchronization is needed.
     pub fn get_mut(&mut self) -> Option<&mut T> {
+        self.core.released();
         self.values.first.get_mut()
     }
 
@@ -76,13 +80,17 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), T> {
         let loc = Location::caller();
+        let made = self.core.mark();
         let site = self.core.switch(OpKind::OnceLockSet, loc);
         let mut value = Some(value);
         self.init(site, loc, || {
             value.take().expect("the initializer runs at most once")
         });
         match value {
-            None => Ok(()),
+            None => {
+                self.core.keep_made(site, made);
+                Ok(())
+            }
             Some(value) => Err(value),
         }
     }
