@@ -110,6 +110,7 @@ fn one_hundred_thousand_executions_leave_no_thread_behind_and_memory_flat() {
             thread_names()
         );
         // 90,000 more executions add less than 2 MiB of resident memory.
+        eprintln!("90,000 executions, {substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB");
         assert!(
             rss_after < rss_warm + 2048,
             "{substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB"
@@ -175,6 +176,9 @@ fn one_hundred_thousand_failing_executions_do_not_grow_threads_or_memory() {
             threads_warm,
             "{substrate:?}: {}",
             thread_names()
+        );
+        eprintln!(
+            "90,000 failing executions, {substrate:?}: RSS {rss_warm} KiB -> {rss_after} KiB"
         );
         assert!(
             rss_after < rss_warm + 2048,
