@@ -232,7 +232,8 @@ struct Batch {
 /// has explored everything.
 ///
 /// Executions start untracked (see `ExecConfig::untracked_start`). The first one that needs
-/// the memory model ends the search so far: a new strategy searches again from the start,
+/// the memory model (it runs on to its end, and is discarded whatever it did) ends the
+/// search so far: a new strategy searches again from the start,
 /// every execution tracked, and only that search is counted. An execution cannot simply run
 /// again tracked, as under random search, because the strategy has already learned from
 /// the ones before it; a failure found before any execution needed tracking is the one the
@@ -412,7 +413,8 @@ fn independent_worker<F: Fn() + Sync>(
 }
 
 /// Runs execution `i` of an independent run with its strategy; `None` if the strategy
-/// declines. An untracked execution that needed the memory model runs again, tracked, with
+/// declines. An untracked execution that needed the memory model is discarded (whatever it
+/// did after it met the operation that needed it) and runs again, tracked, with
 /// a new strategy for the same index (so the same decisions), and so does every later one
 /// of this driver (see `ExecConfig::untracked_start`).
 fn run_one<'m, F: Fn() + Sync>(

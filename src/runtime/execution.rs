@@ -43,10 +43,11 @@ pub(crate) struct ExecConfig {
     pub(crate) weak_memory: bool,
     /// Whether the execution starts without the memory model's clocks and store histories,
     /// which change nothing while it uses only `SeqCst` atomics and no plain cells. The
-    /// first operation that needs them ends the execution ([`ExecState::start_over`]) for
-    /// the driver to run it again from the start, tracked: the same decisions lead to the
-    /// same point, so the result is the tracked execution's (under DFS the whole search
-    /// starts over: see `driver::run_sequential`). Set except to replay.
+    /// first operation that needs them marks the execution ([`ExecState::start_over`]),
+    /// which runs on to its end untracked, no thread unwound, for the driver to discard it
+    /// and run it again from the start, tracked: the same decisions lead to the same point,
+    /// so the result is the tracked execution's (under DFS the whole search starts over:
+    /// see `driver::run_sequential`). Set except to replay.
     pub(crate) untracked_start: bool,
     /// Whether a timed wait may time out while other threads could act, and `notify_one`
     /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded
@@ -239,9 +240,9 @@ pub(crate) struct ExecState {
     /// Whether the strategy reads the runnable threads' next operations.
     pub(crate) strategy_reads_ops: bool,
     pub(crate) failure: Option<FailureDraft>,
-    /// The untracked execution reached an operation that needs tracking: it ends (its
-    /// `failure` is only what tears it down) and runs again tracked (see
-    /// [`ExecConfig::untracked_start`]).
+    /// The untracked execution reached an operation that needs tracking: it runs on to its
+    /// end, untracked, and whatever it does then is discarded (its `failure` included); the
+    /// driver runs it again tracked (see [`ExecConfig::untracked_start`]).
     pub(crate) start_over: bool,
     pub(crate) phase: Phase,
     /// The driver's mailbox: set by a thread that gives control back to the driver.

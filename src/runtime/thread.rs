@@ -51,8 +51,9 @@ pub(crate) struct ExecOutcome {
     pub(crate) switches: u64,
     /// The strategy, handed back for the next execution.
     pub(crate) strategy: Box<dyn Strategy>,
-    /// The execution ended untracked where it needed tracking: run it again, tracked (see
-    /// `ExecConfig::untracked_start`). Its failure is `None`.
+    /// The execution was untracked and met an operation that needs tracking; it ran on to
+    /// its end untracked, and the driver discards it and runs it again, tracked (see
+    /// `ExecConfig::untracked_start`). Its failure, if it had one, is dropped: `None`.
     pub(crate) start_over: bool,
 }
 
