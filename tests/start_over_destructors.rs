@@ -62,7 +62,8 @@ impl Drop for Unfinished {
 
 /// [`Unfinished`], silent while its thread unwinds. Models that really fail need it: once
 /// the process has left 64 threads behind, teardown unwinds every thread of a failed
-/// execution, and an [`Unfinished`] would then abort the process.
+/// execution, and an [`Unfinished`] would then abort the process (with the report
+/// `tests/abort_report.rs` checks).
 struct Polite(bool);
 
 impl Drop for Polite {

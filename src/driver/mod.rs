@@ -7,7 +7,9 @@
 //! below it has run by then, because indices are handed out in order.
 
 mod progress;
+mod rescue;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -33,6 +35,10 @@ pub(crate) struct Plan {
     pub(crate) progress: bool,
     /// The reduction a DFS search uses (`None` for other strategies).
     pub(crate) reduction: Option<crate::Reduction>,
+    /// The regression corpus of the `#[interleave]` test that runs, if one does: where a
+    /// schedule is stored when the process must abort before a failure can be returned
+    /// (see `runtime/abort.rs`).
+    pub(crate) corpus: Option<crate::corpus::Corpus>,
 }
 
 impl Plan {
@@ -268,6 +274,7 @@ fn sequential<F: Fn() + Sync>(
     let name = strategy.name();
     let mut reuse = Reuse::default();
     let mut progress = progress::Progress::new(plan.progress);
+    let saver = rescue::saver(meta(plan, name, None, 0, &exec), plan.corpus.as_ref());
     let mut out_of_time = false;
     let mut i = 0;
     while i < plan.iterations {
@@ -278,7 +285,8 @@ fn sequential<F: Fn() + Sync>(
         if !strategy.begin_execution() {
             break;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+        let origin = rescue::origin(&saver, i);
+        let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
         if out.start_over {
             reuse.recycle(out.decisions);
             track_from_now(&mut exec);
@@ -383,6 +391,8 @@ fn independent_worker<F: Fn() + Sync>(
     tally: &Mutex<Tally>,
 ) {
     let mut reuse = Reuse::default();
+    let meta_0 = meta(plan, how.name, Some(plan.seed), 0, &exec);
+    let saver = rescue::saver(meta_0, plan.corpus.as_ref());
     // Counted here and added once at the end: the shared tally is for failures.
     let mut counts = Tally::default();
     'chunks: loop {
@@ -393,7 +403,8 @@ fn independent_worker<F: Fn() + Sync>(
             {
                 break 'chunks;
             }
-            let Some(mut out) = run_one(how, batch, &mut exec, (i, model, loc), &mut reuse) else {
+            let run = (i, model, loc);
+            let Some(mut out) = run_one((how, batch, &saver), &mut exec, run, &mut reuse) else {
                 break 'chunks;
             };
             counts.add(&out);
@@ -418,8 +429,7 @@ fn independent_worker<F: Fn() + Sync>(
 /// a new strategy for the same index (so the same decisions), and so does every later one
 /// of this driver (see `ExecConfig::untracked_start`).
 fn run_one<'m, F: Fn() + Sync>(
-    how: &Independent<'_>,
-    batch: &Batch,
+    (how, batch, saver): (&Independent<'_>, &Batch, &Arc<dyn runtime::Rescue>),
     exec: &mut ExecConfig,
     (i, model, loc): (u64, &'m F, Loc),
     reuse: &mut Reuse<'m>,
@@ -429,7 +439,8 @@ fn run_one<'m, F: Fn() + Sync>(
         if !strategy.begin_execution() {
             return None;
         }
-        let out = runtime::run_execution(strategy, *exec, model, loc, reuse);
+        let origin = rescue::origin(saver, i);
+        let out = runtime::run_execution(strategy, origin, *exec, model, loc, reuse);
         if !out.start_over {
             return Some(out);
         }
@@ -475,9 +486,10 @@ fn keep_lowest(tally: &Mutex<Tally>, batch: &Batch, found: Failure) {
     }
 }
 
-/// Runs one execution that follows `schedule`.
+/// Runs one execution that follows `schedule`; `corpus`: the regression corpus of the test
+/// that replays, if one does (see [`Plan::corpus`]).
 pub(crate) fn replay<F: Fn() + Sync>(
-    exec: ExecConfig,
+    (exec, corpus): (ExecConfig, Option<&crate::corpus::Corpus>),
     model: &F,
     schedule: &Schedule,
     meta: Meta,
@@ -485,7 +497,8 @@ pub(crate) fn replay<F: Fn() + Sync>(
 ) -> Result<(), Failure> {
     let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
     let mut reuse = Reuse::default();
-    let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+    let origin = rescue::origin(&rescue::saver(meta.clone(), corpus), meta.iteration);
+    let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),

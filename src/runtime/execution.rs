@@ -294,15 +294,18 @@ pub(crate) struct Execution {
     pub(crate) state: Mutex<ExecState>,
     /// What the substrates share with the driver (see `host/`).
     pub(crate) host: HostShared,
+    /// Where its schedule goes if the process must abort (see `abort.rs`).
+    pub(crate) origin: Option<super::Origin>,
 }
 
 impl Execution {
     /// A new execution whose thread 0 (`main`) starts at `start`; its decisions go to
     /// `decisions` (an empty buffer). `hb` (reset here) tracks happens-before if the
-    /// strategy reads events.
+    /// strategy reads events. `origin`: where it comes from, for a report before an abort.
     pub(crate) fn new(
         strategy: Box<dyn Strategy>,
         config: ExecConfig,
+        origin: Option<super::Origin>,
         start: Loc,
         decisions: Vec<DecisionRecord>,
         mut hb: Option<Box<Hb>>,
@@ -351,6 +354,7 @@ impl Execution {
                 arcs: Vec::new(),
             }),
             host: HostShared::default(),
+            origin,
         })
     }
 }

@@ -58,10 +58,12 @@ pub(crate) struct ExecOutcome {
 }
 
 /// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
-/// finished or the execution failed and tore down. `reuse` keeps what the driver reuses
-/// from one execution to the next. The strategy comes back in the outcome.
+/// finished or the execution failed and tore down. `origin` says where its schedule goes
+/// if the process must abort (see `abort.rs`); `reuse` keeps what the driver reuses from
+/// one execution to the next. The strategy comes back in the outcome.
 pub(crate) fn run_execution<'m>(
     strategy: Box<dyn Strategy>,
+    origin: Option<super::Origin>,
     config: ExecConfig,
     model: &'m (dyn Fn() + Sync),
     loc: Loc,
@@ -70,7 +72,7 @@ pub(crate) fn run_execution<'m>(
     let decisions = std::mem::take(&mut reuse.decisions);
     let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
     let mem = reuse.mem.take().unwrap_or_default();
-    let exec = Execution::new(strategy, config, loc, decisions, hb, mem);
+    let exec = Execution::new(strategy, config, origin, loc, decisions, hb, mem);
     if let Some(limit) = config.watchdog {
         if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
             reuse.beat = Some(super::watchdog::Beat::new(limit));
