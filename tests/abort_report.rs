@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use interleave_test::__private::{TestSpec, run_test};
+use interleave_test::cell::UnsafeCell;
+use interleave_test::sync::Arc;
 use interleave_test::{Builder, FailureKind, Schedule, StrategyKind, Substrate, thread};
 
 /// Selects the case the child process runs.
@@ -67,6 +69,23 @@ fn main_panics_with_work_unfinished() {
     panic!("main gave up"); // MAIN_PANICS
 }
 
+/// A spawned thread holding an [`Unfinished`] writes a cell thread 0 wrote: the race is
+/// found at its write (DFS runs thread 0 first), and the thread unwinds from there.
+fn a_guarded_thread_races() {
+    let cell = Arc::new(UnsafeCell::new(()));
+    let c2 = Arc::clone(&cell);
+    let racer = thread::Builder::new()
+        .name("racer".into())
+        .spawn(move || {
+            let mut unfinished = Unfinished(false);
+            c2.with_mut(|_| ()); // THE_RACE
+            unfinished.0 = true;
+        })
+        .unwrap();
+    cell.with_mut(|_| ());
+    racer.join().unwrap();
+}
+
 /// Not a test on its own: the child process of the tests below.
 #[test]
 fn child() {
@@ -82,6 +101,7 @@ fn child() {
             let _ = coroutines().check(a_guarded_thread_waits_while_main_fails);
         }
         Ok("own panic") => drop(coroutines().check(main_panics_with_work_unfinished)),
+        Ok("failing thread") => drop(coroutines().check(a_guarded_thread_races)),
         _ => return,
     }
     unreachable!("the destructor's panic aborts the process");
@@ -278,4 +298,31 @@ fn a_destructor_panicking_while_its_thread_unwinds_from_its_own_panic_is_reporte
     let heading = "The schedule of execution 0 so far; Builder::replay runs it again:\n";
     let schedule = printed_schedule(&stderr, heading);
     assert_eq!(schedule.strategy(), "dfs");
+}
+
+#[test]
+fn a_destructor_panicking_in_the_thread_where_the_execution_failed_is_reported() {
+    let (out, stderr) = run_child("failing thread", &[]);
+    assert_aborted(&out, &stderr);
+    let expected = [
+        format!(
+            "interleave-test: model thread 'racer' (#1) panicked in a destructor at {}",
+            at("DESTRUCTOR_PANICS")
+        ),
+        "while interleave-test unwound it after the execution failed there: the thread's \
+         work was not finished\n"
+            .to_owned(),
+        format!(
+            "The execution's failure: data race in thread 'racer' (#1) at {}",
+            at("THE_RACE")
+        ),
+    ];
+    for text in &expected {
+        assert!(stderr.contains(text.as_str()), "{text:?} in\n{stderr}");
+    }
+    assert!(!stderr.contains("That thread had not failed"), "{stderr}");
+    let heading = "Builder::replay runs it again to the failure above:\n";
+    // Not replayed here: the racing thread is unwound on every substrate, so a replay
+    // aborts this process too.
+    assert_eq!(printed_schedule(&stderr, heading).strategy(), "dfs");
 }

@@ -47,35 +47,9 @@ pub(super) fn report(
     destructor: Option<&PanicRecord>,
     cause: Option<&PanicRecord>,
 ) {
-    let thread = &st.threads[ctx.tid];
-    let who = st.thread_info(ctx.tid);
     let mut text = String::from("\ninterleave-test: ");
-    let (panic_at, panic_message) = match destructor {
-        Some(r) => (
-            r.location
-                .as_ref()
-                .map(|l| format!(" at {l}"))
-                .unwrap_or_default(),
-            r.message.as_str(),
-        ),
-        None => (String::new(), "(its message was not recorded)"),
-    };
-    let teardown = thread.unwinding == Unwinding::Teardown;
-    let _ = write!(
-        text,
-        "model thread {who} panicked in a destructor{panic_at} while "
-    );
-    let _ = if teardown {
-        writeln!(
-            text,
-            "interleave-test unwound it to tear down an execution that had failed: \
-             {panic_message}\nThat thread had not failed: teardown unwinds it because {}.",
-            teardown::why_unwound(st, ctx.tid)
-        )
-    } else {
-        writeln!(text, "it was unwinding from a panic: {panic_message}")
-            .and_then(|()| cause_line(&mut text, cause))
-    };
+    let teardown = st.threads[ctx.tid].unwinding == Unwinding::Teardown;
+    let _ = what_happened(&mut text, (ctx, st), destructor, cause);
     let _ = writeln!(
         text,
         "Rust aborts the process after a panic in a destructor during unwinding{}, so this \
@@ -86,7 +60,7 @@ pub(super) fn report(
         } else {
             ", as it would abort the real program"
         },
-        thread.pending.loc
+        st.threads[ctx.tid].pending.loc
     );
     failure_line(&mut text, st);
     fix_lines(&mut text, teardown);
@@ -95,17 +69,56 @@ pub(super) fn report(
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-/// The panic the thread was unwinding from, if the hook kept it.
-fn cause_line(text: &mut String, cause: Option<&PanicRecord>) -> std::fmt::Result {
-    let Some(r) = cause else {
-        return Ok(());
+/// Which thread's destructor panicked, where and with what, and why the thread unwound.
+fn what_happened(
+    text: &mut String,
+    (ctx, st): (&Context, &ExecState),
+    destructor: Option<&PanicRecord>,
+    cause: Option<&PanicRecord>,
+) -> std::fmt::Result {
+    let (panic_at, panic_message) = match destructor {
+        Some(r) => (at(r.location.as_ref()), r.message.as_str()),
+        None => (String::new(), "(its message was not recorded)"),
     };
-    let at = r
-        .location
+    let who = st.thread_info(ctx.tid);
+    write!(
+        text,
+        "model thread {who} panicked in a destructor{panic_at} while "
+    )?;
+    let failed_here = st
+        .failure
         .as_ref()
-        .map(|l| format!(" at {l}"))
-        .unwrap_or_default();
-    writeln!(text, "The panic it was unwinding from{at}: {}", r.message)
+        .and_then(|f| f.thread.as_ref())
+        .is_some_and(|t| t.id() == ctx.tid);
+    match st.threads[ctx.tid].unwinding {
+        Unwinding::Teardown if failed_here => writeln!(
+            text,
+            "interleave-test unwound it after the execution failed there: {panic_message}"
+        ),
+        Unwinding::Teardown => writeln!(
+            text,
+            "interleave-test unwound it to tear down an execution that had failed: \
+             {panic_message}\nThat thread had not failed: teardown unwinds it because {}.",
+            teardown::why_unwound(st, ctx.tid)
+        ),
+        _ => {
+            writeln!(text, "it was unwinding from a panic: {panic_message}")?;
+            match cause {
+                Some(r) => writeln!(
+                    text,
+                    "The panic it was unwinding from{}: {}",
+                    at(r.location.as_ref()),
+                    r.message
+                ),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// " at <location>", or nothing.
+fn at(location: Option<&crate::report::SourceLocation>) -> String {
+    location.map(|l| format!(" at {l}")).unwrap_or_default()
 }
 
 /// The execution's failure, if one was recorded.
@@ -118,15 +131,12 @@ fn failure_line(text: &mut String, st: &ExecState) {
         .as_ref()
         .map(|t| format!(" in thread {t}"))
         .unwrap_or_default();
-    let at = f
-        .location
-        .as_ref()
-        .map(|l| format!(" at {l}"))
-        .unwrap_or_default();
     let _ = writeln!(
         text,
-        "The execution's failure: {}{thread}{at}: {}",
-        f.kind, f.message
+        "The execution's failure: {}{thread}{}: {}",
+        f.kind,
+        at(f.location.as_ref()),
+        f.message
     );
 }
 

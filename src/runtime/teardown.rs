@@ -133,7 +133,9 @@ pub(super) fn why_unwound(st: &ExecState, t: Tid) -> String {
                 thread as it is)"
             .to_owned();
     }
-    "a thread that must finish was blocked, and may be waiting for it".to_owned()
+    "it was running when the execution failed, or a thread that must finish may be \
+     waiting for it"
+        .to_owned()
 }
 
 /// Asks thread `t` to unwind when it next runs, and runs it.
