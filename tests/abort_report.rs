@@ -86,22 +86,22 @@ fn a_guarded_thread_races() {
     racer.join().unwrap();
 }
 
-/// Not a test on its own: the child process of the tests below.
+/// Not a test on its own: the child process of the tests below. The substrate and the
+/// strategy come from INTERLEAVE_SUBSTRATE and INTERLEAVE_STRATEGY.
 #[test]
 fn child() {
     match std::env::var(CHILD).as_deref() {
-        // Through the `#[interleave]` entry, on OS threads (INTERLEAVE_SUBSTRATE), with
-        // the corpus under INTERLEAVE_REGRESSIONS.
-        Ok("thread 0 on OS threads") => run_test(&spec(), main_waits_for_a_failing_thread),
-        Ok("past the cap on coroutines") => {
+        // Through the `#[interleave]` entry, with the corpus under INTERLEAVE_REGRESSIONS.
+        Ok("thread 0") => run_test(&spec(), main_waits_for_a_failing_thread),
+        Ok("past the cap") => {
             for _ in 0..64 {
-                let failure = coroutines().check(leaves_a_thread_behind).unwrap_err();
+                let failure = Builder::new().check(leaves_a_thread_behind).unwrap_err();
                 assert_eq!(failure.message(), "leave one behind");
             }
-            let _ = coroutines().check(a_guarded_thread_waits_while_main_fails);
+            let _ = Builder::new().check(a_guarded_thread_waits_while_main_fails);
         }
-        Ok("own panic") => drop(coroutines().check(main_panics_with_work_unfinished)),
-        Ok("failing thread") => drop(coroutines().check(a_guarded_thread_races)),
+        Ok("own panic") => drop(Builder::new().check(main_panics_with_work_unfinished)),
+        Ok("failing thread") => drop(Builder::new().check(a_guarded_thread_races)),
         _ => return,
     }
     unreachable!("the destructor's panic aborts the process");
@@ -118,17 +118,16 @@ fn spec() -> TestSpec {
     }
 }
 
-fn coroutines() -> Builder {
-    Builder::new()
-        .substrate(Substrate::Coroutines)
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: None,
-        })
-}
+const SUBSTRATES: [&str; 2] = ["coroutines", "threads"];
 
-/// Runs `case` in a child process with `env` and no other setting of the crate's from this
-/// process's environment; returns its output, with stderr as text.
-fn run_child(case: &str, env: &[(&str, &Path)]) -> (Output, String) {
+/// Runs `case` in a child process on `substrate` under `strategy`, with `env` and no other
+/// setting of the crate's from this process's environment; returns its output, with
+/// stderr as text.
+fn run_child(
+    case: &str,
+    (substrate, strategy): (&str, &str),
+    env: &[(&str, &Path)],
+) -> (Output, String) {
     let mut child = Command::new(std::env::current_exe().unwrap());
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("INTERLEAVE_") {
@@ -138,11 +137,24 @@ fn run_child(case: &str, env: &[(&str, &Path)]) -> (Output, String) {
     let out = child
         .args(["child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, case)
+        .env("INTERLEAVE_SUBSTRATE", substrate)
+        .env("INTERLEAVE_STRATEGY", strategy)
         .envs(env.iter().copied())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (out, stderr)
+}
+
+/// Asserts that `stderr` contains each of `expected`.
+#[track_caller]
+fn assert_says(stderr: &str, expected: &[String], run: &str) {
+    for text in expected {
+        assert!(
+            stderr.contains(text.as_str()),
+            "{run}: {text:?} in\n{stderr}"
+        );
+    }
 }
 
 /// Asserts that the child died of the abort (SIGABRT on Unix).
@@ -183,13 +195,10 @@ fn fresh_dir(tag: &str) -> PathBuf {
 
 #[test]
 fn a_destructor_panicking_in_thread_0_torn_down_on_os_threads_is_reported_and_stored() {
+    // Only on OS threads: on coroutines teardown leaves thread 0 as it is.
     let corpus = fresh_dir("corpus");
-    let threads = Path::new("threads");
-    let env = [
-        ("INTERLEAVE_SUBSTRATE", threads),
-        ("INTERLEAVE_REGRESSIONS", corpus.as_path()),
-    ];
-    let (out, stderr) = run_child("thread 0 on OS threads", &env);
+    let env = [("INTERLEAVE_REGRESSIONS", corpus.as_path())];
+    let (out, stderr) = run_child("thread 0", ("threads", "random"), &env);
     assert_aborted(&out, &stderr);
     let expected = [
         format!(
@@ -208,9 +217,7 @@ fn a_destructor_panicking_in_thread_0_torn_down_on_os_threads_is_reported_and_st
          `interleave_test::thread::panicking()` is true"
             .to_owned(),
     ];
-    for text in &expected {
-        assert!(stderr.contains(text.as_str()), "{text:?} in\n{stderr}");
-    }
+    assert_says(&stderr, &expected, "threads");
     let heading = "Builder::replay runs it again to the failure above:\n";
     let schedule = printed_schedule(&stderr, heading);
     assert_eq!(schedule.test(), Some("abort_report::child"));
@@ -221,17 +228,14 @@ fn a_destructor_panicking_in_thread_0_torn_down_on_os_threads_is_reported_and_st
     let stored: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(stored.len(), 1, "{dir:?}");
     let path = stored[0].as_ref().unwrap().path();
-    assert!(
-        stderr.contains(&format!(
-            "It is stored in the regression corpus as {}",
-            path.display()
-        )),
-        "{stderr}"
+    let said = format!(
+        "It is stored in the regression corpus as {}",
+        path.display()
     );
+    assert!(stderr.contains(&said), "{stderr}");
     assert_eq!(Schedule::load(&path).unwrap(), schedule);
     // On coroutines teardown leaves thread 0 as it is: the replay returns the failure.
-    let failure = Builder::new()
-        .substrate(Substrate::Coroutines)
+    let failure = coroutines()
         .replay(main_waits_for_a_failing_thread, &schedule)
         .unwrap_err();
     assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
@@ -240,89 +244,108 @@ fn a_destructor_panicking_in_thread_0_torn_down_on_os_threads_is_reported_and_st
     let _ = std::fs::remove_dir_all(&corpus);
 }
 
+/// Replays a schedule printed by a child here, on coroutines.
+fn coroutines() -> Builder {
+    Builder::new().substrate(Substrate::Coroutines)
+}
+
 #[test]
 fn a_destructor_panicking_when_every_thread_is_unwound_past_the_cap_is_reported() {
-    let (out, stderr) = run_child("past the cap on coroutines", &[]);
-    assert_aborted(&out, &stderr);
-    let expected = [
-        format!(
-            "interleave-test: model thread 'guarded' (#1) panicked in a destructor at {}",
-            at("DESTRUCTOR_PANICS")
-        ),
-        "teardown unwinds it because the process has left 64 threads of failed executions \
-         behind (the most it keeps), so teardown unwinds every thread"
-            .to_owned(),
-        format!(
-            "The execution's failure: panic in thread 'main' (#0) at {}",
-            at("MAIN_FAILS")
-        ),
-    ];
-    for text in &expected {
-        assert!(stderr.contains(text.as_str()), "{text:?} in\n{stderr}");
+    // DFS runs the spawned thread while thread 0 yields (fair yields), so it has started
+    // and is left behind when thread 0 panics; random and PCT may not run it.
+    for substrate in SUBSTRATES {
+        let (out, stderr) = run_child("past the cap", (substrate, "dfs"), &[]);
+        assert_aborted(&out, &stderr);
+        let expected = [
+            format!(
+                "interleave-test: model thread 'guarded' (#1) panicked in a destructor at {}",
+                at("DESTRUCTOR_PANICS")
+            ),
+            "teardown unwinds it because the process has left 64 threads of failed \
+             executions behind (the most it keeps), so teardown unwinds every thread"
+                .to_owned(),
+            format!(
+                "The execution's failure: panic in thread 'main' (#0) at {}",
+                at("MAIN_FAILS")
+            ),
+        ];
+        assert_says(&stderr, &expected, substrate);
+        assert!(!stderr.contains("regression corpus"), "{stderr}");
+        let heading = "Builder::replay runs it again to the failure above:\n";
+        let schedule = printed_schedule(&stderr, heading);
+        assert_eq!(schedule.strategy(), "dfs");
+        assert_eq!(schedule.test(), None);
+        // This process left far fewer than 64 threads behind: the replay returns the
+        // failure.
+        let failure = coroutines()
+            .replay(a_guarded_thread_waits_while_main_fails, &schedule)
+            .unwrap_err();
+        assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+        assert_eq!(failure.message(), "main gave up");
     }
-    assert!(!stderr.contains("regression corpus"), "{stderr}");
-    let heading = "Builder::replay runs it again to the failure above:\n";
-    let schedule = printed_schedule(&stderr, heading);
-    assert_eq!(schedule.strategy(), "dfs");
-    assert_eq!(schedule.test(), None);
-    // This process left far fewer than 64 threads behind: the replay returns the failure.
-    let failure = coroutines()
-        .replay(a_guarded_thread_waits_while_main_fails, &schedule)
-        .unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
-    assert_eq!(failure.message(), "main gave up");
 }
 
 #[test]
 fn a_destructor_panicking_while_its_thread_unwinds_from_its_own_panic_is_reported() {
-    let (out, stderr) = run_child("own panic", &[]);
-    assert_aborted(&out, &stderr);
-    let expected = [
-        format!(
-            "interleave-test: model thread 'main' (#0) panicked in a destructor at {}",
-            at("DESTRUCTOR_PANICS")
-        ),
-        "while it was unwinding from a panic: the thread's work was not finished\n".to_owned(),
-        format!(
-            "The panic it was unwinding from at {}5: main gave up\n",
-            at("MAIN_PANICS")
-        ),
-        "Rust aborts the process after a panic in a destructor during unwinding, as it would \
-         abort the real program"
-            .to_owned(),
-    ];
-    for text in &expected {
-        assert!(stderr.contains(text.as_str()), "{text:?} in\n{stderr}");
+    for substrate in SUBSTRATES {
+        for strategy in ["random", "pct", "dfs"] {
+            let (out, stderr) = run_child("own panic", (substrate, strategy), &[]);
+            assert_aborted(&out, &stderr);
+            let expected = [
+                format!(
+                    "interleave-test: model thread 'main' (#0) panicked in a destructor at {}",
+                    at("DESTRUCTOR_PANICS")
+                ),
+                "while it was unwinding from a panic: the thread's work was not finished\n"
+                    .to_owned(),
+                format!(
+                    "The panic it was unwinding from at {}5: main gave up\n",
+                    at("MAIN_PANICS")
+                ),
+                "Rust aborts the process after a panic in a destructor during unwinding, as \
+                 it would abort the real program"
+                    .to_owned(),
+            ];
+            let run = format!("{substrate}, {strategy}");
+            assert_says(&stderr, &expected, &run);
+            assert!(!stderr.contains("The execution's failure"), "{stderr}");
+            // Whichever execution of the driver threads comes first aborts the process.
+            let heading = " so far; Builder::replay runs it again:\n";
+            let schedule = printed_schedule(&stderr, heading);
+            assert_eq!(schedule.strategy(), strategy, "{run}");
+            let named = format!(
+                "The schedule of execution {}{heading}",
+                schedule.iteration()
+            );
+            assert!(stderr.contains(&named), "{run}: {stderr}");
+        }
     }
-    assert!(!stderr.contains("The execution's failure"), "{stderr}");
-    let heading = "The schedule of execution 0 so far; Builder::replay runs it again:\n";
-    let schedule = printed_schedule(&stderr, heading);
-    assert_eq!(schedule.strategy(), "dfs");
 }
 
 #[test]
 fn a_destructor_panicking_in_the_thread_where_the_execution_failed_is_reported() {
-    let (out, stderr) = run_child("failing thread", &[]);
-    assert_aborted(&out, &stderr);
-    let expected = [
-        format!(
-            "interleave-test: model thread 'racer' (#1) panicked in a destructor at {}",
-            at("DESTRUCTOR_PANICS")
-        ),
-        "while interleave-test unwound it after the execution failed there: the thread's \
-         work was not finished\n"
-            .to_owned(),
-        format!(
-            "The execution's failure: data race in thread 'racer' (#1) at {}",
-            at("THE_RACE")
-        ),
-    ];
-    for text in &expected {
-        assert!(stderr.contains(text.as_str()), "{text:?} in\n{stderr}");
+    // DFS runs thread 0's write first, so the race is found at the guarded thread's write.
+    for substrate in SUBSTRATES {
+        let (out, stderr) = run_child("failing thread", (substrate, "dfs"), &[]);
+        assert_aborted(&out, &stderr);
+        let expected = [
+            format!(
+                "interleave-test: model thread 'racer' (#1) panicked in a destructor at {}",
+                at("DESTRUCTOR_PANICS")
+            ),
+            "while interleave-test unwound it after the execution failed there: the thread's \
+             work was not finished\n"
+                .to_owned(),
+            format!(
+                "The execution's failure: data race in thread 'racer' (#1) at {}",
+                at("THE_RACE")
+            ),
+        ];
+        assert_says(&stderr, &expected, substrate);
+        assert!(!stderr.contains("That thread had not failed"), "{stderr}");
+        let heading = "Builder::replay runs it again to the failure above:\n";
+        // Not replayed here: the racing thread is unwound on every substrate, so a replay
+        // aborts this process too.
+        assert_eq!(printed_schedule(&stderr, heading).strategy(), "dfs");
     }
-    assert!(!stderr.contains("That thread had not failed"), "{stderr}");
-    let heading = "Builder::replay runs it again to the failure above:\n";
-    // Not replayed here: the racing thread is unwound on every substrate, so a replay
-    // aborts this process too.
-    assert_eq!(printed_schedule(&stderr, heading).strategy(), "dfs");
 }
