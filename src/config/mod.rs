@@ -96,6 +96,10 @@ pub struct Builder {
     /// it: the process then exits with a report that names the thread and where it was,
     /// rather than hang without a word.
     pub watchdog: Option<Duration>,
+    /// The regression corpus of the `#[interleave]` test this builder runs (set by
+    /// `for_test`): where a schedule is stored when the process must abort before the
+    /// failure can be returned (a destructor panicked during unwinding).
+    pub(crate) regressions: Option<crate::corpus::Corpus>,
 }
 
 impl Default for Builder {
@@ -131,6 +135,7 @@ impl Builder {
                 Some(secs) => Some(Duration::from_secs(secs)),
                 None => Some(DEFAULT_WATCHDOG),
             },
+            regressions: None,
         }
     }
 
@@ -353,6 +358,7 @@ impl Builder {
             parallelism: self.parallelism,
             progress: self.progress,
             reduction: dfs.then_some(self.reduction),
+            corpus: self.regressions.clone(),
         }
     }
 
@@ -406,7 +412,8 @@ impl Builder {
                 .unwrap_or(self.thread_panics_fail),
             ..self.exec_config()
         };
-        driver::replay(exec, &model, schedule, meta, Location::caller())
+        let run = (exec, self.regressions.as_ref());
+        driver::replay(run, &model, schedule, meta, Location::caller())
     }
 
     /// The panic message of [`explore`](Self::explore): the failure, where its schedule was
@@ -459,6 +466,8 @@ impl Builder {
     /// environment variable is set (it wins, so CI can turn a knob for every test).
     pub(crate) fn for_test(spec: &crate::test_support::TestSpec) -> Builder {
         let mut b = Builder::new().name(spec.name);
+        let root = regressions_root(spec.manifest_dir);
+        b.regressions = Some(crate::corpus::Corpus::new(&root, spec.name));
         let pick = |var: &str, value: Option<u64>| value.filter(|_| !env_is_set(var));
         if let Some(n) = pick(env::ITERATIONS, spec.iterations) {
             b = b.iterations(n);

@@ -8,7 +8,9 @@
 
 mod distinct;
 mod progress;
+mod rescue;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -34,6 +36,10 @@ pub(crate) struct Plan {
     pub(crate) progress: bool,
     /// The reduction a DFS search uses (`None` for other strategies).
     pub(crate) reduction: Option<crate::Reduction>,
+    /// The regression corpus of the `#[interleave]` test that runs, if one does: where a
+    /// schedule is stored when the process must abort before a failure can be returned
+    /// (see `runtime/abort.rs`).
+    pub(crate) corpus: Option<crate::corpus::Corpus>,
 }
 
 impl Plan {
@@ -250,7 +256,8 @@ struct Batch {
 /// has explored everything.
 ///
 /// Executions start untracked (see `ExecConfig::untracked_start`). The first one that needs
-/// the memory model ends the search so far: a new strategy searches again from the start,
+/// the memory model (it runs on to its end, and is discarded whatever it did) ends the
+/// search so far: a new strategy searches again from the start,
 /// every execution tracked, and only that search is counted. An execution cannot simply run
 /// again tracked, as under random search, because the strategy has already learned from
 /// the ones before it; a failure found before any execution needed tracking is the one the
@@ -285,6 +292,7 @@ fn sequential<F: Fn() + Sync>(
     let name = strategy.name();
     let mut reuse = Reuse::default();
     let mut progress = progress::Progress::new(plan.progress);
+    let saver = rescue::saver(meta(plan, name, None, 0, &exec), plan.corpus.as_ref());
     let mut out_of_time = false;
     let mut i = 0;
     while i < plan.iterations {
@@ -295,7 +303,8 @@ fn sequential<F: Fn() + Sync>(
         if !strategy.begin_execution() {
             break;
         }
-        let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+        let origin = rescue::origin(&saver, i);
+        let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
         if out.start_over {
             reuse.recycle(out.decisions);
             track_from_now(&mut exec);
@@ -400,6 +409,8 @@ fn independent_worker<F: Fn() + Sync>(
     tally: &Mutex<Tally>,
 ) {
     let mut reuse = Reuse::default();
+    let meta_0 = meta(plan, how.name, Some(plan.seed), 0, &exec);
+    let saver = rescue::saver(meta_0, plan.corpus.as_ref());
     // Counted here and added once at the end: the shared tally is for failures.
     let mut counts = Tally::counting_distinct();
     'chunks: loop {
@@ -410,7 +421,8 @@ fn independent_worker<F: Fn() + Sync>(
             {
                 break 'chunks;
             }
-            let Some(mut out) = run_one(how, batch, &mut exec, (i, model, loc), &mut reuse) else {
+            let run = (i, model, loc);
+            let Some(mut out) = run_one((how, batch, &saver), &mut exec, run, &mut reuse) else {
                 break 'chunks;
             };
             counts.add(&out);
@@ -430,12 +442,12 @@ fn independent_worker<F: Fn() + Sync>(
 }
 
 /// Runs execution `i` of an independent run with its strategy; `None` if the strategy
-/// declines. An untracked execution that needed the memory model runs again, tracked, with
+/// declines. An untracked execution that needed the memory model is discarded (whatever it
+/// did after it met the operation that needed it) and runs again, tracked, with
 /// a new strategy for the same index (so the same decisions), and so does every later one
 /// of this driver (see `ExecConfig::untracked_start`).
 fn run_one<'m, F: Fn() + Sync>(
-    how: &Independent<'_>,
-    batch: &Batch,
+    (how, batch, saver): (&Independent<'_>, &Batch, &Arc<dyn runtime::Rescue>),
     exec: &mut ExecConfig,
     (i, model, loc): (u64, &'m F, Loc),
     reuse: &mut Reuse<'m>,
@@ -445,7 +457,8 @@ fn run_one<'m, F: Fn() + Sync>(
         if !strategy.begin_execution() {
             return None;
         }
-        let out = runtime::run_execution(strategy, *exec, model, loc, reuse);
+        let origin = rescue::origin(saver, i);
+        let out = runtime::run_execution(strategy, origin, *exec, model, loc, reuse);
         if !out.start_over {
             return Some(out);
         }
@@ -491,9 +504,10 @@ fn keep_lowest(tally: &Mutex<Tally>, batch: &Batch, found: Failure) {
     }
 }
 
-/// Runs one execution that follows `schedule`.
+/// Runs one execution that follows `schedule`; `corpus`: the regression corpus of the test
+/// that replays, if one does (see [`Plan::corpus`]).
 pub(crate) fn replay<F: Fn() + Sync>(
-    exec: ExecConfig,
+    (exec, corpus): (ExecConfig, Option<&crate::corpus::Corpus>),
     model: &F,
     schedule: &Schedule,
     meta: Meta,
@@ -501,7 +515,8 @@ pub(crate) fn replay<F: Fn() + Sync>(
 ) -> Result<(), Failure> {
     let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
     let mut reuse = Reuse::default();
-    let mut out = runtime::run_execution(strategy, exec, model, loc, &mut reuse);
+    let origin = rescue::origin(&rescue::saver(meta.clone(), corpus), meta.iteration);
+    let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),

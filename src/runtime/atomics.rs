@@ -11,7 +11,9 @@
 //!
 //! In an untracked execution (`ExecConfig::untracked_start`) a `SeqCst` operation on an
 //! atomic this execution was the first to use skips all of this ([`direct`]): it acts on the
-//! facade's value after its switch point. Any other ordering starts the execution over.
+//! facade's value after its switch point. Any other ordering marks the execution to start
+//! over (see `sched::start_over`) and acts as `SeqCst` through the untracked memory model,
+//! which keeps only the newest store (taken from the facade's value at each operation).
 
 use std::sync::atomic::Ordering;
 
@@ -90,8 +92,8 @@ fn claim(ctx: &Context, handle: &ObjectHandle, loc: Loc) -> bool {
 /// Runs the switch point before atomic operation `kind` on `handle` at `loc`, then `f` on
 /// the execution's state (locked once for both when the thread goes on at once); a refusal
 /// of the strategy fails the execution and unwinds the caller. In an untracked execution
-/// an operation with `orders` other than `SeqCst` starts the execution over instead. `None`
-/// outside a model.
+/// an operation with `orders` other than `SeqCst` marks the execution to start over, and
+/// goes on as a `SeqCst` one. `None` outside a model.
 fn at_switch_point<R>(
     (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
     orders: [Ordering; 2],
@@ -102,7 +104,8 @@ fn at_switch_point<R>(
         let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
         let obj = obj.expect("a switch point on an object returns its id");
         if orders != [Ordering::SeqCst; 2] && sched::needs_tracking(&st) {
-            return sched::start_over(ctx, st);
+            // The operation goes on as `SeqCst`: an untracked memory model is not weak.
+            sched::start_over(&mut st);
         }
         match f(&mut st, ctx.tid, obj) {
             Ok(r) => r,
@@ -270,7 +273,7 @@ pub(crate) fn fence(order: Ordering) {
         // Among `SeqCst` accesses alone a fence changes nothing, but reduction would see its
         // order against accesses that an untracked execution does not declare.
         if sched::needs_tracking(&st) {
-            return sched::start_over(ctx, st);
+            sched::start_over(&mut st); // and goes on: untracked, a fence does nothing
         }
         let order = st.mem.effective(order);
         if order == Ordering::SeqCst {
@@ -281,19 +284,21 @@ pub(crate) fn fence(order: Ordering) {
 }
 
 /// An access to the plain cell behind `handle` at `loc`, a write if `write`. A data race
-/// fails the execution and unwinds the caller; outside a model, or while the execution
-/// tears down, nothing is checked.
+/// fails the execution and unwinds the caller; outside a model, in an untracked execution
+/// (which this marks to start over) or while the execution tears down, nothing is checked.
 pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
     if !super::in_model() {
         return;
     }
     with_ctx("interleave_test::cell::UnsafeCell", |ctx| {
         let mut st = ctx.exec.state.lock();
-        if st.phase == Phase::TearingDown {
-            return;
-        }
         if sched::needs_tracking(&st) {
-            return sched::start_over(ctx, st);
+            // Not even registered: a `static` cell registered here would be foreign to the
+            // tracked run of this very execution.
+            sched::start_over(&mut st);
+        }
+        if st.phase == Phase::TearingDown || st.config.untracked_start {
+            return;
         }
         let me = ctx.tid;
         let exec = ctx.exec.id;

@@ -43,10 +43,11 @@ pub(crate) struct ExecConfig {
     pub(crate) weak_memory: bool,
     /// Whether the execution starts without the memory model's clocks and store histories,
     /// which change nothing while it uses only `SeqCst` atomics and no plain cells. The
-    /// first operation that needs them ends the execution ([`ExecState::start_over`]) for
-    /// the driver to run it again from the start, tracked: the same decisions lead to the
-    /// same point, so the result is the tracked execution's (under DFS the whole search
-    /// starts over: see `driver::run_sequential`). Set except to replay.
+    /// first operation that needs them marks the execution ([`ExecState::start_over`]),
+    /// which runs on to its end untracked, no thread unwound, for the driver to discard it
+    /// and run it again from the start, tracked: the same decisions lead to the same point,
+    /// so the result is the tracked execution's (under DFS the whole search starts over:
+    /// see `driver::run_sequential`). Set except to replay.
     pub(crate) untracked_start: bool,
     /// Whether a timed wait may time out while other threads could act, and `notify_one`
     /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded
@@ -239,9 +240,9 @@ pub(crate) struct ExecState {
     /// Whether the strategy reads the runnable threads' next operations.
     pub(crate) strategy_reads_ops: bool,
     pub(crate) failure: Option<FailureDraft>,
-    /// The untracked execution reached an operation that needs tracking: it ends (its
-    /// `failure` is only what tears it down) and runs again tracked (see
-    /// [`ExecConfig::untracked_start`]).
+    /// The untracked execution reached an operation that needs tracking: it runs on to its
+    /// end, untracked, and whatever it does then is discarded (its `failure` included); the
+    /// driver runs it again tracked (see [`ExecConfig::untracked_start`]).
     pub(crate) start_over: bool,
     pub(crate) phase: Phase,
     /// The driver's mailbox: set by a thread that gives control back to the driver.
@@ -295,15 +296,18 @@ pub(crate) struct Execution {
     pub(crate) state: Mutex<ExecState>,
     /// What the substrates share with the driver (see `host/`).
     pub(crate) host: HostShared,
+    /// Where its schedule goes if the process must abort (see `abort.rs`).
+    pub(crate) origin: Option<super::Origin>,
 }
 
 impl Execution {
     /// A new execution whose thread 0 (`main`) starts at `start`; its decisions go to
     /// `decisions` (an empty buffer). `hb` (reset here) tracks happens-before if the
-    /// strategy reads events.
+    /// strategy reads events. `origin`: where it comes from, for a report before an abort.
     pub(crate) fn new(
         strategy: Box<dyn Strategy>,
         config: ExecConfig,
+        origin: Option<super::Origin>,
         start: Loc,
         decisions: Vec<DecisionRecord>,
         mut hb: Option<Box<Hb>>,
@@ -353,6 +357,7 @@ impl Execution {
                 kept: super::kept::Kept::default(),
             }),
             host: HostShared::default(),
+            origin,
         })
     }
 }

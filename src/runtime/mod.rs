@@ -7,6 +7,7 @@
 //! through the scoped thread-local [`CURRENT`], which the host sets for the running model
 //! thread.
 
+mod abort;
 pub(crate) mod arcs;
 pub(crate) mod atomics;
 mod events;
@@ -24,6 +25,7 @@ mod trace;
 mod waits;
 mod watchdog;
 
+pub(crate) use abort::{Origin, Rescue};
 pub(crate) use waits::{Early, early, notify_which};
 
 use std::sync::Arc;

@@ -45,6 +45,9 @@ pub(crate) struct PanicRecord {
 std::thread_local! {
     /// The hook's record of the last panic of a model thread on this OS thread.
     static LAST_PANIC: RefCell<Option<PanicRecord>> = const { RefCell::new(None) };
+    /// The panic a model thread on this OS thread was unwinding from when one of its
+    /// destructors panicked too (for the report before the abort: see `abort.rs`).
+    static CAUSE: RefCell<Option<PanicRecord>> = const { RefCell::new(None) };
 }
 
 /// The address of the hook this module installed last (0: none), to tell whether it is
@@ -138,11 +141,15 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
     // The state is busy only if the runtime itself panicked while holding it.
     if let Some(mut st) = ctx.exec.state.try_lock() {
         if record.message == CLEANUP_PANIC {
-            warn_abort(&st, ctx.tid);
+            let (last, cause) = (LAST_PANIC.take(), CAUSE.take());
+            super::abort::report(&ctx, &st, last.as_ref(), cause.as_ref());
         }
         let thread = &mut st.threads[ctx.tid];
-        if thread.unwinding == Unwinding::No {
-            thread.unwinding = Unwinding::Panic;
+        match thread.unwinding {
+            Unwinding::No => thread.unwinding = Unwinding::Panic,
+            // A destructor panics while the thread unwinds from its own panic: keep that.
+            Unwinding::Panic if record.message != CLEANUP_PANIC => CAUSE.set(LAST_PANIC.take()),
+            _ => {}
         }
     }
     if record.message != CLEANUP_PANIC {
@@ -152,34 +159,8 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
 }
 
 /// The message of the panic std raises when a destructor panics during unwinding, right
-/// before it aborts the process.
+/// before it aborts the process (the hook reports it first: see `abort.rs`).
 const CLEANUP_PANIC: &str = "panic in a destructor during cleanup";
-
-/// A destructor panicked while model thread `tid` was unwinding: std aborts the process
-/// right after this hook. Say which thread did what, and what to do, first.
-fn warn_abort(st: &super::ExecState, tid: super::Tid) {
-    let thread = &st.threads[tid];
-    let why = match thread.unwinding {
-        Unwinding::Teardown => "interleave-test was unwinding it after the execution failed",
-        _ => "it was unwinding from a panic",
-    };
-    let earlier = LAST_PANIC.with(|last| {
-        last.borrow()
-            .as_ref()
-            .map(|r| format!(": {}", r.message))
-            .unwrap_or_default()
-    });
-    let message = format!(
-        "\ninterleave-test: model thread {} panicked in a destructor while {why}{earlier}\n\
-         its last switch point was {}; a panic in a destructor during unwinding aborts the \
-         process, as on a real thread.\nMake that destructor return without panicking when \
-         `interleave_test::thread::panicking()` is true.\n",
-        st.thread_info(tid),
-        thread.pending.loc
-    );
-    use std::io::Write;
-    let _ = std::io::stderr().write_all(message.as_bytes());
-}
 
 /// The text of a panic payload: the string it carries, or a description of its type.
 fn message_of(payload: &(dyn Any + Send)) -> String {

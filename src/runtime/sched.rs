@@ -235,27 +235,24 @@ fn after_resume(ctx: &Context, mut st: MutexGuard<'_, ExecState>) {
     }
 }
 
-/// Whether the untracked execution must start over, tracked, before an operation that needs
-/// the memory model (see `ExecConfig::untracked_start`): it does while the execution runs;
-/// once it tears down after a failure, that failure (reached without such an operation) is
-/// its result.
+/// Whether an operation that needs the memory model (see `ExecConfig::untracked_start`)
+/// makes this untracked execution start over: it does while the execution runs; once it
+/// tears down after a failure, that failure (reached without such an operation) is its
+/// result.
 pub(super) fn needs_tracking(st: &ExecState) -> bool {
     st.config.untracked_start && st.phase == Phase::Running
 }
 
-/// Ends the untracked execution for the driver to run it again, tracked, and unwinds the
-/// calling thread (see [`needs_tracking`]).
-pub(super) fn start_over<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
+/// Marks the untracked execution for the driver to run again, tracked (see
+/// [`needs_tracking`]). Starting over is not a failure, so no thread is unwound for it: the
+/// operation that needed tracking goes on untracked (a load reads the newest store, which
+/// RC11 allows; a cell access is not checked for races; a fence adds nothing to sequential
+/// consistency), and the execution runs to its end, bounded by `max_steps` as any other,
+/// whatever it then does (pass, panic, deadlock, livelock): the driver discards it and
+/// reports only the tracked run. A failure of the discarded run still tears it down as
+/// any failure does: that is what the program does under this schedule.
+pub(super) fn start_over(st: &mut ExecState) {
     st.start_over = true;
-    st.fail(|_| super::FailureDraft {
-        kind: crate::report::FailureKind::Misuse,
-        message: "(not reported) the execution starts over with the memory model".to_owned(),
-        thread: None,
-        location: None,
-        backtrace: None,
-        threads: vec![],
-    });
-    raise_abort(ctx, st)
 }
 
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread

@@ -117,6 +117,27 @@ fn must_finish(st: &ExecState, t: Tid) -> bool {
     st.unwind_all == Some(true) || !abandonable(st, t)
 }
 
+/// Why teardown unwinds thread `t` rather than leave it as it is, for a report: the end
+/// of a sentence ("teardown unwinds it because ...").
+pub(super) fn why_unwound(st: &ExecState, t: Tid) -> String {
+    if st.unwind_all == Some(true) {
+        return format!(
+            "the process has left {LEAVE_BEHIND_CAP} threads of failed executions behind (the \
+             most it keeps), so teardown unwinds every thread"
+        );
+    }
+    if !abandonable(st, t) {
+        return "its OS thread must finish before the exploration returns (the model \
+                closure's thread on the OS-thread substrate, or a scoped thread; on \
+                coroutines, the default substrate, teardown leaves the model closure's \
+                thread as it is)"
+            .to_owned();
+    }
+    "it was running when the execution failed, or a thread that must finish may be \
+     waiting for it"
+        .to_owned()
+}
+
 /// Asks thread `t` to unwind when it next runs, and runs it.
 fn abort(st: &mut ExecState, t: Tid) -> Target {
     let th = &mut st.threads[t];

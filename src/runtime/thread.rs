@@ -51,16 +51,19 @@ pub(crate) struct ExecOutcome {
     pub(crate) switches: u64,
     /// The strategy, handed back for the next execution.
     pub(crate) strategy: Box<dyn Strategy>,
-    /// The execution ended untracked where it needed tracking: run it again, tracked (see
-    /// `ExecConfig::untracked_start`). Its failure is `None`.
+    /// The execution was untracked and met an operation that needs tracking; it ran on to
+    /// its end untracked, and the driver discards it and runs it again, tracked (see
+    /// `ExecConfig::untracked_start`). Its failure, if it had one, is dropped: `None`.
     pub(crate) start_over: bool,
 }
 
 /// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
-/// finished or the execution failed and tore down. `reuse` keeps what the driver reuses
-/// from one execution to the next. The strategy comes back in the outcome.
+/// finished or the execution failed and tore down. `origin` says where its schedule goes
+/// if the process must abort (see `abort.rs`); `reuse` keeps what the driver reuses from
+/// one execution to the next. The strategy comes back in the outcome.
 pub(crate) fn run_execution<'m>(
     strategy: Box<dyn Strategy>,
+    origin: Option<super::Origin>,
     config: ExecConfig,
     model: &'m (dyn Fn() + Sync),
     loc: Loc,
@@ -69,7 +72,7 @@ pub(crate) fn run_execution<'m>(
     let decisions = std::mem::take(&mut reuse.decisions);
     let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
     let mem = reuse.mem.take().unwrap_or_default();
-    let exec = Execution::new(strategy, config, loc, decisions, hb, mem);
+    let exec = Execution::new(strategy, config, origin, loc, decisions, hb, mem);
     if let Some(limit) = config.watchdog {
         if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
             reuse.beat = Some(super::watchdog::Beat::new(limit));
