@@ -7,8 +7,12 @@
 //! below it has run by then, because indices are handed out in order.
 
 mod distinct;
+mod outcome;
 mod progress;
 mod rescue;
+
+pub(crate) use outcome::schedule_mismatch;
+use outcome::{decision, failure, schedule};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::report::{Failure, RecentStep, Report, SourceLocation, ThreadInfo};
-use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, FailureDraft, Loc, Reuse};
-use crate::schedule::{Decision, Schedule, ScheduleError, Settings};
+use crate::report::{Failure, Report};
+use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
+use crate::schedule::{Schedule, Settings};
 use crate::strategy::{ReplayStrategy, Strategy};
 
 /// What an exploration needs besides the model.
@@ -520,92 +524,5 @@ pub(crate) fn replay<F: Fn() + Sync>(
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),
-    }
-}
-
-/// A runtime failure, completed with its schedule and the last decisions.
-fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
-    let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
-    let decisions: Vec<Decision> = out
-        .decisions
-        .iter()
-        .map(|d| decision(d, &out.names))
-        .collect();
-    let first_recent = out
-        .decisions
-        .len()
-        .saturating_sub(crate::report::RECENT_DECISIONS);
-    let recent = out.decisions[first_recent..]
-        .iter()
-        .map(|d: &DecisionRecord| RecentStep {
-            step: d.step,
-            thread: info(d.chosen),
-            op: match d.pick {
-                None => d.op.kind.name().to_owned(),
-                Some((kind, value)) => format!(
-                    "{}, {} {value} of {}",
-                    d.op.kind.name(),
-                    kind.name(),
-                    d.options
-                ),
-            },
-            location: SourceLocation::from(d.op.loc),
-        })
-        .collect();
-    Failure {
-        kind: draft.kind,
-        message: draft.message,
-        thread: draft.thread,
-        location: draft.location,
-        threads: draft.threads,
-        recent,
-        schedule: schedule(decisions, &meta),
-        iteration: meta.iteration,
-        backtrace: draft.backtrace,
-        substrate: meta.substrate,
-    }
-}
-
-/// A replay refused before it started: the schedule belongs to another test.
-pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
-    Failure {
-        kind: crate::FailureKind::Divergence,
-        message: e.to_string(),
-        thread: None,
-        location: None,
-        threads: vec![],
-        recent: vec![],
-        schedule: schedule(vec![], &meta),
-        iteration: meta.iteration,
-        backtrace: None,
-        substrate: meta.substrate,
-    }
-}
-
-fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
-    Schedule {
-        version: meta.format_version,
-        crate_version: env!("CARGO_PKG_VERSION").to_owned(),
-        test: meta.test.clone(),
-        strategy: meta.strategy.clone(),
-        seed: meta.seed,
-        iteration: meta.iteration,
-        settings: match meta.format_version {
-            v if v >= 3 => meta.settings,
-            _ => Settings::default(),
-        },
-        decisions,
-    }
-}
-
-fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
-    Decision {
-        thread: d.chosen,
-        step: d.step,
-        options: d.options,
-        name: names.get(d.chosen).cloned().flatten(),
-        op: d.op.kind.name().to_owned(),
-        location: SourceLocation::from(d.op.loc).to_string(),
-        pick: d.pick,
     }
 }

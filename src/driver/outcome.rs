@@ -1,0 +1,94 @@
+//! Completing what an execution left: a runtime failure becomes a [`Failure`] with its
+//! schedule and last decisions.
+
+use super::Meta;
+use crate::report::{Failure, RecentStep, SourceLocation, ThreadInfo};
+use crate::runtime::{DecisionRecord, ExecOutcome, FailureDraft};
+use crate::schedule::{Decision, Schedule, ScheduleError, Settings};
+
+/// A runtime failure, completed with its schedule and the last decisions.
+pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
+    let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
+    let decisions: Vec<Decision> = out
+        .decisions
+        .iter()
+        .map(|d| decision(d, &out.names))
+        .collect();
+    let first_recent = out
+        .decisions
+        .len()
+        .saturating_sub(crate::report::RECENT_DECISIONS);
+    let recent = out.decisions[first_recent..]
+        .iter()
+        .map(|d: &DecisionRecord| RecentStep {
+            step: d.step,
+            thread: info(d.chosen),
+            op: match d.pick {
+                None => d.op.kind.name().to_owned(),
+                Some((kind, value)) => format!(
+                    "{}, {} {value} of {}",
+                    d.op.kind.name(),
+                    kind.name(),
+                    d.options
+                ),
+            },
+            location: SourceLocation::from(d.op.loc),
+        })
+        .collect();
+    Failure {
+        kind: draft.kind,
+        message: draft.message,
+        thread: draft.thread,
+        location: draft.location,
+        threads: draft.threads,
+        recent,
+        schedule: schedule(decisions, &meta),
+        iteration: meta.iteration,
+        backtrace: draft.backtrace,
+        substrate: meta.substrate,
+    }
+}
+
+/// A replay refused before it started: the schedule belongs to another test.
+pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
+    Failure {
+        kind: crate::FailureKind::Divergence,
+        message: e.to_string(),
+        thread: None,
+        location: None,
+        threads: vec![],
+        recent: vec![],
+        schedule: schedule(vec![], &meta),
+        iteration: meta.iteration,
+        backtrace: None,
+        substrate: meta.substrate,
+    }
+}
+
+pub(super) fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
+    Schedule {
+        version: meta.format_version,
+        crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+        test: meta.test.clone(),
+        strategy: meta.strategy.clone(),
+        seed: meta.seed,
+        iteration: meta.iteration,
+        settings: match meta.format_version {
+            v if v >= 3 => meta.settings,
+            _ => Settings::default(),
+        },
+        decisions,
+    }
+}
+
+pub(super) fn decision(d: &DecisionRecord, names: &[Option<String>]) -> Decision {
+    Decision {
+        thread: d.chosen,
+        step: d.step,
+        options: d.options,
+        name: names.get(d.chosen).cloned().flatten(),
+        op: d.op.kind.name().to_owned(),
+        location: SourceLocation::from(d.op.loc).to_string(),
+        pick: d.pick,
+    }
+}
