@@ -136,6 +136,14 @@ pub(crate) enum OpKind {
     /// One compare-exchange attempt of those (named).
     AtomicUpdateExchange(&'static str),
     Fence,
+    /// Dropping a strong reference that shares its allocation (`Arc::drop`).
+    ArcDrop,
+    /// `Arc::try_unwrap` or `Arc::into_inner` of a shared allocation.
+    ArcTryUnwrap,
+    /// Dropping a weak reference that shares its allocation.
+    WeakDrop,
+    /// `Weak::upgrade` of a live allocation.
+    WeakUpgrade,
 }
 
 impl OpKind {
@@ -192,6 +200,10 @@ impl OpKind {
             AtomicCompareExchangeWeak => "atomic compare_exchange_weak",
             AtomicRmw(name) | AtomicUpdateLoad(name) | AtomicUpdateExchange(name) => name,
             Fence => "fence",
+            ArcDrop => "arc drop",
+            ArcTryUnwrap => "arc try_unwrap",
+            WeakDrop => "weak drop",
+            WeakUpgrade => "weak upgrade",
         }
     }
 }
@@ -207,6 +219,8 @@ impl OpKind {
         Some(match self {
             ThreadStart | ThreadYield | ThreadSleep | ThreadScope | SpinLoop | Fence
             | ThreadIsFinished | ThreadUnpark => return None,
+            // What they touch is declared by `runtime/arcs.rs`.
+            ArcDrop | ArcTryUnwrap | WeakDrop | WeakUpgrade => return None,
             ChannelSend | ChannelTrySend | ChannelRecv | ChannelRecvTimeout | ChannelTryRecv
             | ChannelSenderDrop | ChannelReceiverDrop => return None,
             ThreadJoin(_) | MutexLock | MutexRelock | RwLockWrite => Role::Acquire,

@@ -14,6 +14,7 @@ use std::process::{Command, Output};
 use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::Arc;
+use interleave_test::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use interleave_test::{Builder, FailureKind, Schedule, StrategyKind, Substrate, thread};
 
 /// Selects the case the child process runs.
@@ -43,22 +44,38 @@ fn main_waits_for_a_failing_thread() {
 /// A spawned thread waits for good while thread 0 panics: teardown leaves it behind (DFS
 /// runs it first while thread 0 yields).
 fn leaves_a_thread_behind() {
-    let _parked = thread::spawn(thread::park);
-    thread::yield_now();
+    let started = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = started.clone();
+    let _parked = thread::spawn(move || {
+        flag.store(true, SeqCst);
+        thread::park();
+    });
+    wait_until_set(&started);
     panic!("leave one behind");
+}
+
+/// Spins until `flag` is set: DFS then holds thread 0 back until the spawned thread set it,
+/// so that thread has started when thread 0 goes on.
+fn wait_until_set(flag: &AtomicBool) {
+    while !flag.load(SeqCst) {
+        thread::yield_now();
+    }
 }
 
 /// A spawned thread holds an [`Unfinished`] and waits for good while thread 0 panics (as
 /// in [`leaves_a_thread_behind`]).
 fn a_guarded_thread_waits_while_main_fails() {
+    let started = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = started.clone();
     let _guarded = thread::Builder::new()
         .name("guarded".into())
-        .spawn(|| {
+        .spawn(move || {
             let _unfinished = Unfinished(false);
+            flag.store(true, SeqCst);
             thread::park();
         })
         .unwrap();
-    thread::yield_now();
+    wait_until_set(&started);
     panic!("main gave up"); // MAIN_FAILS
 }
 
@@ -251,8 +268,8 @@ fn coroutines() -> Builder {
 
 #[test]
 fn a_destructor_panicking_when_every_thread_is_unwound_past_the_cap_is_reported() {
-    // DFS runs the spawned thread while thread 0 yields (fair yields), so it has started
-    // and is left behind when thread 0 panics; random and PCT may not run it.
+    // Thread 0 waits for the spawned thread to start (under DFS it is held back at its
+    // spin until then), so that thread is left behind when thread 0 panics.
     for substrate in SUBSTRATES {
         let (out, stderr) = run_child("past the cap", (substrate, "dfs"), &[]);
         assert_aborted(&out, &stderr);

@@ -3,9 +3,12 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Limit, Reduction, StrategyKind, thread};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 /// DFS without reduction: every schedule (within the bound) runs.
 fn dfs(bound: Option<u32>) -> Builder {

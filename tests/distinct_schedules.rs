@@ -6,12 +6,14 @@
 use std::collections::HashSet;
 use std::sync::Mutex as StdMutex;
 
-use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::{Builder, Reduction, Report, StrategyKind, Substrate, thread};
 
 mod common;
 use common::SUBSTRATES;
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 /// Main and two spawned threads each add to a counter `ops` times. Every operation that
 /// can be a decision's outcome (a thread's start, a spawn, an add, a join) is followed at

@@ -7,8 +7,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use interleave_test::sync::{Arc, Mutex, RwLock};
+use interleave_test::sync::{Mutex, RwLock};
 use interleave_test::{Builder, FailureKind, Limit, Reduction, StrategyKind, thread};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 /// DFS with its default reduction, on coroutines whatever the environment says: what is
 /// checked here does not depend on the substrate, and the unreduced searches some tests

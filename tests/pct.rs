@@ -1,12 +1,14 @@
 //! PCT: finds the known bugs with fixed seeds, finds a depth-3 ordering bug that uniform
 //! random scheduling misses, does not stall on spin loops, and is reproducible by seed.
 
-use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use interleave_test::{Builder, FailureKind, StrategyKind, thread};
 
 mod common;
 use common::{abba, lost_wakeup, racy_counter};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 fn pct(seed: u64, depth: u32) -> Builder {
     Builder::new()

@@ -81,7 +81,7 @@ mod golden {
     use std::path::PathBuf;
 
     pub(crate) fn path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v3.json")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v4.json")
     }
 
     /// The golden run: the first failing execution of [`lost_update`] under [`GOLDEN_SEED`].
@@ -319,18 +319,18 @@ fn another_format_is_not_a_schedule() {
 }
 
 #[test]
-fn version_4_is_unsupported() {
-    let e = parse_err(|d| d["version"] = 4.into());
+fn version_5_is_unsupported() {
+    let e = parse_err(|d| d["version"] = 5.into());
     assert_eq!(
         e,
         ScheduleError::UnsupportedVersion {
-            found: "4".into(),
-            supported: 3
+            found: "5".into(),
+            supported: 4
         }
     );
     let shown = e.to_string();
     assert!(
-        shown.contains("version 4") && shown.contains("reads versions 1 to 3"),
+        shown.contains("version 5") && shown.contains("reads versions 1 to 4"),
         "{shown}"
     );
 }
@@ -378,6 +378,30 @@ fn a_format_2_file_replays_with_its_own_rule() {
     );
     assert_eq!(replayed.schedule().format_version(), 2);
     assert_eq!(replayed.schedule().decisions(), old.decisions());
+}
+
+/// A file of format 3, written before `Arc` drops were switch points (the golden model's
+/// threads drop their clones of an `Arc` as they end), replays with the rule it was
+/// recorded with to the same failure, of format 3 too; read as format 4 its decisions no
+/// longer fit.
+#[test]
+fn a_format_3_file_replays_with_its_own_rule() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v3.json");
+    let old = Schedule::load(&path).unwrap();
+    assert_eq!(old.format_version(), 3);
+    let replayed = golden::builder()
+        .replay(lost_update, &old)
+        .expect_err("the old schedule still fails");
+    assert!(
+        replayed.message().contains("an update was lost"),
+        "{replayed}"
+    );
+    assert_eq!(replayed.schedule().format_version(), 3);
+    assert_eq!(replayed.schedule().decisions(), old.decisions());
+    let as_new =
+        Schedule::from_json(&old.to_json().replace("\"version\": 3", "\"version\": 4")).unwrap();
+    let other = golden::builder().replay(lost_update, &as_new).unwrap_err();
+    assert_ne!(other.schedule().decisions(), old.decisions(), "{other}");
 }
 
 /// Regression: a version written as a string was reported as "unsupported schedule version
@@ -525,13 +549,13 @@ fn load_of_bad_content_names_the_path_and_the_problem() {
     let path = dir.0.join("bad.json");
     std::fs::write(
         &path,
-        "{\"format\": \"interleave-test-schedule\", \"version\": 4}",
+        "{\"format\": \"interleave-test-schedule\", \"version\": 5}",
     )
     .unwrap();
     let e = Schedule::load(&path).unwrap_err();
     let expected_inner = ScheduleError::UnsupportedVersion {
-        found: "4".into(),
-        supported: 3,
+        found: "5".into(),
+        supported: 4,
     };
     assert_eq!(
         e,

@@ -54,8 +54,10 @@ fn a_seqcst_lost_update_replays_tracked_to_the_same_failure() {
 /// shows): every execution starts over at its first relaxed access, and the stale read is
 /// still found, the same one whatever the parallelism.
 fn seqcst_then_relaxed_message() {
-    let s = Arc::new((AtomicUsize::new(0), AtomicBool::new(false), Mutex::new(0)));
-    let s2 = Arc::clone(&s);
+    // Plumbing (std's `Arc`, whose drops are not switch points): the test is about the
+    // atomics, and its seed was chosen for the decisions they make.
+    let s = std::sync::Arc::new((AtomicUsize::new(0), AtomicBool::new(false), Mutex::new(0)));
+    let s2 = std::sync::Arc::clone(&s);
     let writer = thread::spawn(move || {
         for _ in 0..3 {
             s2.0.fetch_add(1, SeqCst);

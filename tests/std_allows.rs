@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use interleave_test::sync::atomic::AtomicBool;
 use interleave_test::sync::mpsc::channel;
-use interleave_test::sync::{Arc, Condvar, Mutex};
+use interleave_test::sync::{Condvar, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Schedule, StrategyKind, thread};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 const DFS: StrategyKind = StrategyKind::Dfs {
     max_preemptions: None,

@@ -4,11 +4,14 @@
 use std::time::Duration;
 
 use interleave_test::sync::mpsc::channel;
-use interleave_test::sync::{Arc, Condvar, Mutex};
+use interleave_test::sync::{Condvar, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Reduction, Schedule, StrategyKind, thread};
 
 mod common;
 use common::{abba, lost_wakeup, racy_counter};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// the counts here are of the primitives the models share.
+use std::sync::Arc;
 
 /// A thread locks a mutex it already holds, after another thread has run: every schedule
 /// deadlocks.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::driver::{self, Independent, Meta, Plan};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
+use crate::runtime::spins::SpinRule;
 use crate::schedule::Schedule;
 use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
@@ -79,6 +80,15 @@ pub struct Builder {
     /// set). Each is a decision the search explores; turning them off takes fewer
     /// executions, for models that already handle them or that want to ignore them.
     pub spurious_wakeups: bool,
+    /// Whether DFS holds back a thread that comes back to a switch point with nothing
+    /// changed since it was last there (a spin loop), until every other thread that could
+    /// run then has run (on unless set). Without it a spin-wait is unrolled along the first
+    /// path until `max_steps` and reported as a livelock. With it, what the search skips is
+    /// the schedules in which such a thread goes on first; they differ only where the
+    /// thread's own state changed (a bounded retry loop that gives up before another thread
+    /// acts), and a report whose search held a thread back says "under fair scheduling of
+    /// spin loops". Random and PCT hold nothing back.
+    pub fair_spins: bool,
     /// Executions run at once, each on its own OS threads (at least 1). Results do not depend
     /// on it. With more than one, the model closure runs on several threads at once, so it
     /// must be `Sync`, and a `static` shared between executions is reported as misuse by
@@ -123,6 +133,7 @@ impl Builder {
             name: None,
             thread_panics_fail: true,
             spurious_wakeups: true,
+            fair_spins: true,
             parallelism: env_u64(env::PARALLELISM)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or_else(default_parallelism),
@@ -232,6 +243,12 @@ impl Builder {
         self
     }
 
+    /// Sets whether DFS holds back threads that repeat a spin (see the field).
+    pub fn fair_spins(mut self, on: bool) -> Self {
+        self.fair_spins = on;
+        self
+    }
+
     /// Sets whether a panic in a spawned thread fails the execution (see the field).
     pub fn thread_panics_fail(mut self, fail: bool) -> Self {
         self.thread_panics_fail = fail;
@@ -287,7 +304,11 @@ impl Builder {
             core: None,
             watchdog: self.watchdog,
             legacy_choices: false,
-            fair_yields: matches!(self.strategy, StrategyKind::Dfs { .. }),
+            arc_drops: true,
+            spins: match self.strategy {
+                StrategyKind::Dfs { .. } if self.fair_spins => SpinRule::Repeats,
+                _ => SpinRule::Off,
+            },
             weak_memory: true,
             // Executions start untracked; one that needs tracking runs again tracked (under
             // DFS, the whole search does: see `driver::run_sequential`).
@@ -399,7 +420,8 @@ impl Builder {
         }
         let exec = ExecConfig {
             legacy_choices: schedule.format_version() < 2,
-            fair_yields: schedule.format_version() >= 2 && schedule.strategy() == "dfs",
+            spins: replay_spins(schedule),
+            arc_drops: schedule.format_version() >= 4,
             weak_memory: schedule.format_version() >= 3,
             untracked_start: false,
             explore_waits: schedule.format_version() >= 3,
@@ -559,4 +581,18 @@ pub fn model<F: Fn() + Sync>(f: F) -> Report {
 #[track_caller]
 pub fn replay<F: Fn() + Sync>(model: F, schedule: &Schedule) -> Result<(), Failure> {
     Builder::new().replay(model, schedule)
+}
+
+/// How threads that spin were held back when `schedule` was recorded: DFS held back a
+/// thread after every yield, spin-loop hint or failed `try_lock` until another thread had
+/// run in formats 2 and 3, and one that repeated a spin in format 4 unless `fair_spins` was
+/// off; random and PCT never did.
+fn replay_spins(schedule: &Schedule) -> SpinRule {
+    match schedule.format_version() {
+        _ if schedule.strategy() != "dfs" => SpinRule::Off,
+        ..=1 => SpinRule::Off,
+        2..=3 => SpinRule::AnotherRan,
+        _ if schedule.fair_spins() == Some(false) => SpinRule::Off,
+        _ => SpinRule::Repeats,
+    }
 }

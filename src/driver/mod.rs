@@ -87,6 +87,7 @@ pub(crate) fn settings(exec: &ExecConfig) -> Settings {
         max_steps: Some(exec.max_steps),
         thread_panics_fail: Some(exec.thread_panics_fail),
         spurious_wakeups: Some(exec.spurious),
+        fair_spins: Some(exec.spins != crate::runtime::spins::SpinRule::Off),
     }
 }
 
@@ -99,6 +100,7 @@ struct Tally {
     total_steps: u64,
     preemptions: u64,
     switches: u64,
+    spin_holds: u64,
     /// The distinct schedules of a run of independent executions (random, PCT), which may
     /// repeat one; `None` under DFS, whose executions are distinct by construction (each
     /// follows a path of the tree of decisions that no earlier one followed).
@@ -121,6 +123,7 @@ impl Tally {
         self.total_steps += out.steps;
         self.preemptions += out.preemptions;
         self.switches += out.switches;
+        self.spin_holds += out.spin_holds;
         if let Some(distinct) = &mut self.distinct {
             distinct.insert(schedule_hash(&out.decisions));
         }
@@ -133,6 +136,7 @@ impl Tally {
         self.total_steps += other.total_steps;
         self.preemptions += other.preemptions;
         self.switches += other.switches;
+        self.spin_holds += other.spin_holds;
         if let (Some(mine), Some(theirs)) = (&mut self.distinct, other.distinct) {
             mine.merge(theirs);
         }
@@ -159,6 +163,7 @@ impl Tally {
             total_steps: self.total_steps,
             preemptions: self.preemptions,
             context_switches: self.switches,
+            spin_holds: self.spin_holds,
             elapsed: end.start.elapsed(),
         }
     }

@@ -51,8 +51,9 @@ pub(crate) enum Key {
     /// The virtual clock, read by `Instant::now`; it moves only when no thread can run, and
     /// whatever runs then happens after everything before.
     Time,
-    /// Whether a thread that spun may run again (under fair yields): the event that spun
-    /// and the event that lets it go on write it, the thread's next event reads it.
+    /// Whether a thread held back as a spinner may run again (`runtime/spins.rs`): the event
+    /// that lets it go on writes it (and, under the legacy rule, the event that spun), the
+    /// thread's next event reads it.
     Yield(Tid),
     /// Marks the event in which a thread spun: it conflicts with every event of another
     /// thread (whichever runs next decides when the spinner goes on), for races and sleep

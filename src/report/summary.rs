@@ -72,6 +72,12 @@ pub struct Report {
     pub preemptions: u64,
     /// Changes of the running thread over all executions.
     pub context_switches: u64,
+    /// Scheduling points, over all executions, at which DFS held back a thread that came
+    /// back to a switch point with nothing changed since it was last there (a spin loop),
+    /// until the other threads had run (see [`Builder::fair_spins`](crate::Builder::fair_spins)).
+    /// When it is not 0, an exhausted search covered every schedule *under fair scheduling
+    /// of spin loops*, and says so.
+    pub spin_holds: u64,
     /// Wall-clock time of the exploration.
     pub elapsed: Duration,
     /// What ran the model threads.
@@ -90,7 +96,12 @@ impl Report {
             (Some(_), None) => "DPOR, source sets and sleep sets",
             (Some(_), Some(_)) => "bounded POR",
         };
-        format!("reduction: {reduction}; bound: {bound}")
+        let fair = if self.spin_holds > 0 {
+            "; under fair scheduling of spin loops"
+        } else {
+            ""
+        };
+        format!("reduction: {reduction}; bound: {bound}{fair}")
     }
 
     fn headline(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -6,7 +6,7 @@
 //! runs).
 
 use super::execution::ExecState;
-use super::{Key, Loc, Tid};
+use super::{Key, Loc, OpKind, Tid};
 use crate::op::Role;
 
 /// Where an allocation is registered: its execution and its index there.
@@ -19,6 +19,9 @@ pub(crate) struct ArcReg {
     /// value's end matters. Its strong count in the runtime is then 1 until that end. Never
     /// for one an initializer makes, which its cell may keep (see `kept.rs`).
     quiet: bool,
+    /// Its execution holds back threads that repeat a spin, which must learn of every
+    /// change of the counts, quiet or not (`spins.rs`).
+    spins: bool,
 }
 
 /// What the runtime keeps of one allocation.
@@ -70,6 +73,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             exec: ctx.exec.id,
             index: st.arcs.len() - 1,
             quiet,
+            spins: st.config.spins == super::spins::SpinRule::Repeats,
         }
     };
     if super::CURRENT.is_set() {
@@ -78,31 +82,96 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
     super::host::exiting_context().map(|ctx| run(&ctx))
 }
 
-/// One more strong reference (a clone, or a `Weak` upgraded).
-pub(crate) fn cloned(reg: ArcReg) {
-    if !reg.quiet {
-        with_arc(reg, |st, a| st.arcs[a].strong += 1);
+/// The switch point before `kind` (a drop, an upgrade, a `try_unwrap`) on the allocation of
+/// `reg` while another reference to it exists: which thread's drop is the last one, and
+/// so runs the destructor, or whether an upgrade comes before it, is a choice of the
+/// search. Its location is where the allocation was made (a drop has no caller location).
+/// Nothing for an allocation of another execution.
+pub(crate) fn switch_point(reg: ArcReg, kind: OpKind) {
+    let run = |ctx: &super::Context| {
+        if ctx.exec.id == reg.exec {
+            let st = ctx.exec.state.lock();
+            if !st.config.arc_drops {
+                return;
+            }
+            let loc = st.arcs[reg.index].created;
+            drop(st);
+            super::sched::switch_point(ctx, kind, None, loc);
+        }
+    };
+    if super::CURRENT.is_set() {
+        super::CURRENT.with(run);
+    } else if let Some(ctx) = super::host::exiting_context() {
+        run(&ctx);
     }
+}
+
+/// The calling thread read what other references' drops change (a count, or `get_mut`,
+/// `make_mut` or a failed `try_unwrap`, which depend on it): for reduction it conflicts
+/// with every drop.
+pub(crate) fn observed(reg: ArcReg) {
+    with_arc(reg, |st, a| {
+        super::events::order_only(st, Key::Alloc(a), Role::Write);
+        let t = st.running;
+        super::spins::observes(st, t, Key::Alloc(a));
+    });
+}
+
+/// A weak reference was dropped: it commutes with other weak drops, and conflicts with the
+/// drops of strong ones and with what reads the counts.
+pub(crate) fn weak_dropped(reg: ArcReg) {
+    with_arc(reg, |st, a| {
+        super::events::order_only(st, Key::Alloc(a), Role::Read);
+        let t = st.running;
+        super::spins::changes(st, t, Key::Alloc(a));
+    });
+}
+
+/// A weak reference was upgraded: one more strong reference, and the last drop conflicts
+/// with it (before it, the upgrade fails).
+pub(crate) fn upgraded(reg: ArcReg) {
+    cloned(reg);
+    observed(reg);
+}
+
+/// One more strong reference (a clone, or a `Weak` upgraded). For reduction it reads the
+/// counts, so it conflicts with drops and count reads, which write them (a clone never
+/// changes which drop is the last, but it changes what `strong_count` says).
+pub(crate) fn cloned(reg: ArcReg) {
+    if reg.quiet && !reg.spins {
+        return;
+    }
+    with_arc(reg, |st, a| {
+        let t = st.running;
+        super::spins::changes(st, t, Key::Alloc(a));
+        if !reg.quiet {
+            st.arcs[a].strong += 1;
+            super::events::order_only(st, Key::Alloc(a), Role::Read);
+        }
+    });
 }
 
 /// One strong reference fewer; `last`: it was the last, and the value is dropped next.
 ///
-/// For reduction, drops that leave references behind commute (decrements whose result
-/// nobody sees), and the last one conflicts with each of them (another order makes another
-/// drop the last): a read, and a write. For the memory model a drop releases, and the last
-/// one acquires.
+/// For reduction every drop writes the counts: two drops of one allocation never commute,
+/// since running one first can make the other the last (a sleeping thread whose drop was
+/// not the last would otherwise stay asleep while another drop makes its own the last, and
+/// the search would miss who runs the destructor). For the memory model a drop releases,
+/// and the last one acquires.
 pub(crate) fn dropped(reg: ArcReg, last: bool) {
-    if reg.quiet && !last {
+    if reg.quiet && !last && !reg.spins {
         return;
     }
     with_arc(reg, |st, a| {
+        let t = st.running;
+        super::spins::changes(st, t, Key::Alloc(a));
+        if reg.quiet && !last {
+            return;
+        }
         let strong = &mut st.arcs[a].strong;
         *strong = if last { 0 } else { strong.saturating_sub(1) };
-        let (order, sync) = match last {
-            true => (Role::Write, Role::Acquire),
-            false => (Role::Read, Role::Release),
-        };
-        super::events::declare_split(st, Key::Alloc(a), order, sync);
+        let sync = if last { Role::Acquire } else { Role::Release };
+        super::events::declare_split(st, Key::Alloc(a), Role::Write, sync);
     });
 }
 

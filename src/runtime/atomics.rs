@@ -309,6 +309,10 @@ pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
                 return raise(ctx, st);
             }
         };
+        match write {
+            true => super::spins::changes(&mut st, me, super::Key::Obj(obj)),
+            false => super::spins::observes(&mut st, me, super::Key::Obj(obj)),
+        }
         if let Err(race) = st.mem.cell_access(obj, me, write, loc) {
             st.fail(|st| failure::data_race(st, obj, &race));
             raise(ctx, st)

@@ -4,13 +4,8 @@
 //! reaches its next switch point, blocks or finishes. What it touches besides its
 //! operation's own object is declared by the `Access` methods the facade calls.
 //!
-//! **Fair yields** (DFS only, `ExecConfig::fair_yields`): a thread that spins (`yield_now`,
-//! `hint::spin_loop`, a failed `try_lock`) is not a choice again until another thread has
-//! run (loom's rule), so an exhaustive search of a correct spin-wait ends, and a real
-//! livelock still runs into `max_steps`. For happens-before, the event that lets such a
-//! thread run again *releases* it (`Key::Yield`), and the event in which a thread spins
-//! races with every event of another thread: whichever runs next after it decides when
-//! the spinner goes on.
+//! Which spinning threads are held back, and what that means for happens-before, is
+//! `spins.rs`'s.
 
 use super::execution::{ExecState, Status};
 use std::time::Duration;
@@ -30,28 +25,8 @@ pub(super) fn end(st: &mut ExecState) {
     }
 }
 
-/// Removes from `runnable` the threads that spun while another one can run, noting them in
-/// `st.held_back`; returns whether any was removed. Only under fair yields.
-#[inline]
-pub(super) fn hold_back_yielded(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
-    st.held_back.clear();
-    if !st.config.fair_yields || runnable.len() < 2 {
-        return false;
-    }
-    let threads = &st.threads;
-    let yielded = |t: &Tid| threads[*t].yielded;
-    if !runnable.iter().any(yielded) || runnable.iter().all(yielded) {
-        return false;
-    }
-    st.held_back
-        .extend(runnable.iter().copied().filter(yielded));
-    runnable.retain(|t| !yielded(t));
-    true
-}
-
-/// Thread `t` was given control (by a decision among `enabled`, if `decided`). Every other
-/// thread that spun may run again: another thread has run. Those it was held back for
-/// (`st.held_back`) go on because of this event.
+/// Thread `t` was given control (by a decision among `enabled`, if `decided`); what that
+/// means for threads held back is `spins::begin`'s.
 #[inline]
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
     if !st.config.untracked_start {
@@ -68,24 +43,13 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
             hb.declare(key, Role::Read);
         }
     }
-    if !st.config.fair_yields {
-        return;
-    }
-    for u in 0..st.threads.len() {
-        if u != t {
-            st.threads[u].yielded = false;
-        }
-    }
-    for i in 0..st.held_back.len() {
-        let u = st.held_back[i];
-        st.threads[u].woken = true;
-        st.threads[u].woken_on = Some(Key::Yield(u));
-        declare(st, Key::Yield(u), Role::Write);
-    }
+    let op = st.threads[t].pending;
+    super::spins::performs(st, t, &op);
+    super::spins::begin(st, t);
 }
 
-/// The running thread `me` spins: it is held back until another thread has run, and its
-/// event races with every event of another thread. It sees the newest stores of every
+/// The running thread `me` spins (see `spins::spun` for what that means for the search). It
+/// sees the newest stores of every
 /// atomic from now on, and the virtual clock moves on, by 1 µs for the first spin in a row
 /// and twice as much for each next one (so a loop that polls `Instant::now` against a
 /// deadline ends in a few dozen spins, whatever the deadline).
@@ -96,12 +60,7 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
     let quantum = Duration::from_micros(1u64 << (*in_row).min(30));
     *in_row += 1;
     super::waits::time_passes(st, st.clock.saturating_add(quantum));
-    if !st.config.fair_yields {
-        return;
-    }
-    st.threads[me].yielded = true;
-    declare(st, Key::Yield(me), Role::Write);
-    declare(st, Key::Spin, Role::Write);
+    super::spins::spun(st, me);
 }
 
 /// Thread `t` performs `op` now: for the memory model it synchronizes through the primitive
@@ -140,6 +99,14 @@ pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Rol
     }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.declare(key, order);
+    }
+}
+
+/// The running event accesses `key` as `role` for partial-order reduction only: the memory
+/// model learns nothing from it (reading a reference count orders nothing).
+pub(super) fn order_only(st: &mut ExecState, key: Key, role: Role) {
+    if let Some(hb) = st.hb.as_deref_mut() {
+        hb.declare(key, role);
     }
 }
 

@@ -34,10 +34,12 @@ pub(crate) struct ExecConfig {
     /// Whether every unblocked thread is a choice, even one whose next operation cannot take
     /// effect (how schedules of format 1 were recorded; set to replay them).
     pub(crate) legacy_choices: bool,
-    /// Whether a thread that spun is held back until another thread has run (see
-    /// `events.rs`), so that DFS does not run a spin loop for ever; set for DFS and to
-    /// replay its schedules.
-    pub(crate) fair_yields: bool,
+    /// Whether drops, upgrades and `try_unwrap` of a shared `Arc` are switch points (off to
+    /// replay schedules of format 3 and older, recorded when they were not).
+    pub(crate) arc_drops: bool,
+    /// How threads that spin are held back, so that DFS does not run a spin loop for ever
+    /// (see `spins.rs`).
+    pub(crate) spins: super::spins::SpinRule,
     /// Whether atomics follow their orderings (RC11) rather than all acting as `SeqCst`
     /// (how schedules of format 2 and older were recorded; see `crate::memory`).
     pub(crate) weak_memory: bool,
@@ -165,8 +167,13 @@ pub(crate) struct ThreadState {
     /// deprioritize spinners).
     pub(crate) spinning: bool,
     /// It spun (yield, spin loop, failed `try_lock`) and no other thread has run since:
-    /// under fair yields it is not a choice while another thread can run.
+    /// under `SpinRule::AnotherRan` it is not a choice while another thread can run.
     pub(crate) yielded: bool,
+    /// Where its last operation, a `try_lock`, `try_read` or `try_write`, failed (a failed
+    /// try is a spin for strategies only when it fails again there).
+    pub(crate) last_failed_try: Option<super::Loc>,
+    /// What `SpinRule::Repeats` knows of it.
+    pub(crate) spins: super::spins::Spins,
     /// Its next event resumes it after it waited: for happens-before, the event could not
     /// have run earlier.
     pub(crate) woken: bool,
@@ -258,8 +265,12 @@ pub(crate) struct ExecState {
     pub(crate) scratch: Vec<Tid>,
     /// Reused buffer for the runnable threads' next operations.
     pub(crate) scratch_ops: Vec<Op>,
-    /// The threads held back at the last scheduling point (fair yields).
+    /// The threads held back at the last scheduling point (see `spins.rs`).
     pub(crate) held_back: Vec<Tid>,
+    /// How often each key changed (under `SpinRule::Repeats`).
+    pub(crate) versions: super::spins::Versions,
+    /// Scheduling points at which a thread was held back under `SpinRule::Repeats`.
+    pub(crate) spin_holds: u64,
     /// Times a thread was switched away from while it could have continued.
     pub(crate) preemptions: u64,
     /// Times the running thread changed.
@@ -349,6 +360,8 @@ impl Execution {
                 scratch: Vec::new(),
                 scratch_ops: Vec::new(),
                 held_back: Vec::new(),
+                versions: super::spins::Versions::default(),
+                spin_holds: 0,
                 preemptions: 0,
                 switches: 0,
                 hb,
@@ -379,6 +392,8 @@ impl ThreadState {
             spins_in_row: 0,
             spinning: false,
             yielded: false,
+            last_failed_try: None,
+            spins: super::spins::Spins::default(),
             woken: false,
             woken_on: None,
             started: false,

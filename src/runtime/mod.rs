@@ -19,6 +19,7 @@ pub(crate) mod locals;
 pub(crate) mod object;
 mod panic;
 mod sched;
+pub(crate) mod spins;
 mod teardown;
 mod thread;
 mod trace;
@@ -117,10 +118,14 @@ impl Access<'_> {
         events::declare(self.st, key, role);
     }
 
-    /// Says that the running event gives back lock `obj` (a condvar wait releasing its
-    /// mutex), for happens-before.
-    pub(crate) fn releases(&mut self, obj: ObjId) {
+    /// Says that the running event gives back lock `obj` (an unlock, or a condvar wait
+    /// releasing its mutex), for happens-before; `wrote`: the data it guards was borrowed
+    /// mutably, which changes the lock for threads that repeat a spin (`spins.rs`).
+    pub(crate) fn releases(&mut self, obj: ObjId, wrote: bool) {
         events::declare(self.st, Key::Obj(obj), Role::Release);
+        if wrote {
+            spins::changes(self.st, self.me, Key::Obj(obj));
+        }
     }
 
     /// Makes `tid` runnable if it is blocked; it learns `Wake::Notified`.
@@ -182,12 +187,14 @@ impl Access<'_> {
     /// Current virtual time since the execution started.
     pub(crate) fn now(&mut self) -> Duration {
         events::declare(self.st, Key::Time, Role::Read);
+        spins::observes(self.st, self.me, Key::Time);
         self.st.clock
     }
 
     /// Whether thread `tid` has finished.
     pub(crate) fn is_finished(&mut self, tid: Tid) -> bool {
         events::declare(self.st, Key::Thread(tid), Role::Read);
+        spins::observes(self.st, self.me, Key::Thread(tid));
         matches!(self.st.threads[tid].status, execution::Status::Finished)
     }
 
@@ -273,11 +280,42 @@ pub(crate) fn switch_point_in_model(
 }
 
 /// Says that the calling thread is spinning: waiting for another thread without blocking
-/// (`yield_now`, `hint::spin_loop`, a failed `try_lock`). Strategies may then prefer other
-/// threads (PCT drops its priority).
+/// (`yield_now`, `hint::spin_loop`). Strategies may then prefer other threads (PCT drops its
+/// priority).
 #[track_caller]
 pub(crate) fn spinning(api: &str) {
     with_state(api, |a| a.spinning());
+}
+
+/// Says that the calling thread's `try_lock`, `try_read` or `try_write` failed: an ordinary
+/// operation, and a sign of waiting for `spins.rs`; a spin for strategies that prefer
+/// other threads only when it fails again where its last operation failed (a loop of
+/// tries with nothing in between). Schedules of formats 2 and 3 were recorded with every
+/// failed try a spin, and replay them so.
+#[track_caller]
+pub(crate) fn failed_try(api: &str) {
+    with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        spins::hint(st, me);
+        let loc = st.threads[me].pending.loc;
+        let again = st.threads[me].last_failed_try.replace(loc) == Some(loc);
+        if again || st.config.spins == spins::SpinRule::AnotherRan {
+            events::spun(st, me);
+        }
+    });
+}
+
+/// Says that the operation the calling thread just performed, which changes shared state
+/// when it succeeds, changed nothing (a failed `try_lock` or compare-and-exchange, an atomic
+/// write of the value it held, a lock released without its data borrowed mutably): for
+/// `spins.rs` it was an observation. Call it right after the operation, before any other
+/// switch point. Does nothing outside a model.
+pub(crate) fn unchanged() {
+    if CURRENT.is_set() {
+        CURRENT.with(|ctx| spins::unchanged(&mut ctx.exec.state.lock()));
+    } else if let Some(ctx) = host::exiting_context() {
+        spins::unchanged(&mut ctx.exec.state.lock());
+    }
 }
 
 /// Ends the execution with a `Misuse` failure of the calling thread at `loc`, saying

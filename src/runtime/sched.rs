@@ -10,7 +10,8 @@ use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwind
 use super::host::{self, Target};
 use super::trace::{Event, TRACE_LEN};
 use super::{
-    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, teardown,
+    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
+    teardown,
 };
 use crate::op::Role;
 use crate::strategy::{Choice, Pick, PickKind, Refusal};
@@ -73,8 +74,15 @@ pub(super) fn switch_point_held<'a>(
     if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
         thread.spins_in_row = 0;
     }
+    if !matches!(
+        kind,
+        OpKind::MutexTryLock | OpKind::RwLockTryRead | OpKind::RwLockTryWrite
+    ) {
+        thread.last_failed_try = None;
+    }
     if acts_at_once(&mut st, me) {
         let op = st.threads[me].pending;
+        spins::performs(&mut st, me, &op);
         events::synchronize(&mut st, me, &op);
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.also(&op);
@@ -88,6 +96,8 @@ pub(super) fn switch_point_held<'a>(
         st.fail(|st| failure::livelock(st, me));
         return raise_abort(ctx, st);
     }
+    let op = st.threads[me].pending;
+    spins::reached(&mut st, me, &op);
     events::end(&mut st);
     let next = pick_next(&mut st, me);
     (obj, dispatch(ctx, st, next))
@@ -159,6 +169,7 @@ pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
     st.threads[me].status = Status::Finished;
+    spins::changes(&mut st, me, Key::Thread(me));
     for t in 0..st.threads.len() {
         if matches!(st.threads[t].status, Status::Blocked(b) if b.thread == Some(me)) {
             wake(&mut st, t, Wake::Notified);
@@ -279,7 +290,10 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
-    let held_back = events::hold_back_yielded(st, &mut runnable);
+    // Only the legacy rule's holds are a dependency the strategy must know of; a thread
+    // that repeated a spin waits as a blocked thread does (`spins.rs`).
+    let held_back =
+        spins::hold_back(st, &mut runnable) && st.config.spins == spins::SpinRule::AnotherRan;
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),

@@ -49,6 +49,8 @@ pub(crate) struct ExecOutcome {
     pub(crate) preemptions: u64,
     /// Times the running thread changed.
     pub(crate) switches: u64,
+    /// Scheduling points at which a thread that repeated a spin was held back.
+    pub(crate) spin_holds: u64,
     /// The strategy, handed back for the next execution.
     pub(crate) strategy: Box<dyn Strategy>,
     /// The execution was untracked and met an operation that needs tracking; it ran on to
@@ -115,6 +117,7 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
         strategy,
         preemptions: st.preemptions,
         switches: st.switches,
+        spin_holds: st.spin_holds,
         failure: st.failure.take().filter(|_| !st.start_over),
         start_over: st.start_over,
         decisions: std::mem::take(&mut st.decisions),

@@ -70,6 +70,7 @@ pub(super) fn time_passes(st: &mut ExecState, deadline: Duration) {
     if deadline <= st.clock {
         return;
     }
+    super::spins::moved(st, Key::Time);
     st.clock = deadline;
     for t in 0..st.threads.len() {
         if matches!(st.threads[t].status, Status::Blocked(b) if b.deadline.is_some_and(|d| d <= deadline))

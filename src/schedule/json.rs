@@ -36,6 +36,7 @@ pub(super) fn write(s: &Schedule) -> String {
             "spurious_wakeups",
             s.settings.spurious_wakeups.map(|v| json!(v)),
         ),
+        ("fair_spins", s.settings.fair_spins.map(|v| json!(v))),
     ];
     let header = header
         .into_iter()
@@ -107,6 +108,7 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
             max_steps: opt_u64(fields, "max_steps", "max_steps")?,
             thread_panics_fail: opt_bool(fields, "thread_panics_fail")?,
             spurious_wakeups: opt_bool(fields, "spurious_wakeups")?,
+            fair_spins: opt_bool(fields, "fair_spins")?,
         },
         decisions,
     })

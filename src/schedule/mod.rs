@@ -9,7 +9,7 @@
 //! ```json
 //! {
 //!   "format": "interleave-test-schedule",
-//!   "version": 3,
+//!   "version": 4,
 //!   "crate_version": "0.1.0",
 //!   "test": "counter_race",
 //!   "strategy": "random",
@@ -18,6 +18,7 @@
 //!   "max_steps": 100000,
 //!   "thread_panics_fail": true,
 //!   "spurious_wakeups": true,
+//!   "fair_spins": false,
 //!   "decisions": [
 //!     { "thread": 1, "step": 4, "of": 2, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" },
 //!     { "thread": 1, "step": 4, "of": 2, "pick": "read from", "value": 1, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" }
@@ -41,6 +42,11 @@ pub(crate) use error::shorten;
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
 /// The schedule format version this crate writes.
 ///
+/// - 4: under DFS a thread is held back only when it repeats a spin (it comes back to a
+///   switch point, having spun, with nothing it observed changed), until what it observed
+///   changes (before: after every yield, spin-loop hint or failed `try_lock`, until one
+///   other thread had run); the `fair_spins` setting is recorded; a drop of a shared `Arc`,
+///   `try_unwrap`, `into_inner`, `Weak::upgrade` and the drop of a `Weak` are switch points.
 /// - 3: atomics follow their orderings (weak memory), and what std allows a wait to do is
 ///   explored: decisions other than a thread's (`pick` and `value`: which store a load
 ///   reads, where a store goes, early timeouts, spurious wake-ups and failures, which
@@ -51,7 +57,7 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///   is blocked, not a choice).
 /// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
 ///   read, and replayed with that rule.
-pub(crate) const VERSION: u64 = 3;
+pub(crate) const VERSION: u64 = 4;
 
 /// The oldest schedule format version this crate reads.
 pub(crate) const OLDEST_VERSION: u64 = 1;
@@ -134,6 +140,8 @@ pub(crate) struct Settings {
     pub(crate) max_steps: Option<u64>,
     pub(crate) thread_panics_fail: Option<bool>,
     pub(crate) spurious_wakeups: Option<bool>,
+    /// Whether DFS held back threads that repeated a spin (from format 4).
+    pub(crate) fair_spins: Option<bool>,
 }
 
 impl Schedule {
@@ -161,6 +169,12 @@ impl Schedule {
         self.settings.spurious_wakeups
     }
 
+    /// Whether the run that recorded it held back threads that repeated a spin
+    /// ([`Builder::fair_spins`](crate::Builder::fair_spins)), if recorded (format 4 on).
+    pub fn fair_spins(&self) -> Option<bool> {
+        self.settings.fair_spins
+    }
+
     /// The decisions, in order.
     pub fn decisions(&self) -> &[Decision] {
         &self.decisions
@@ -186,10 +200,12 @@ impl Schedule {
         self.iteration
     }
 
-    /// The format version of its decisions: 3 for schedules this version writes. Older ones
-    /// replay with the rules they were recorded with: before 3, every atomic acted as
-    /// `SeqCst`; before 2, every thread that was not blocked was a choice, even one whose
-    /// next operation could not take effect.
+    /// The format version of its decisions: 4 for schedules this version writes. Older ones
+    /// replay with the rules they were recorded with: before 4, `Arc` drops were not switch
+    /// points and DFS held back a thread after every yield, spin-loop hint or failed
+    /// `try_lock` until another thread had run; before 3, every atomic acted as `SeqCst`;
+    /// before 2, every thread that was not blocked was a choice, even one whose next
+    /// operation could not take effect.
     pub fn format_version(&self) -> u64 {
         self.version
     }

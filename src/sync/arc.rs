@@ -23,11 +23,15 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::panic::Location;
 
+use crate::runtime::OpKind;
 use crate::runtime::arcs::{self, ArcReg};
 
 /// What the shared allocation holds.
 struct Inner<T: ?Sized> {
     reg: Option<ArcReg>,
+    /// It was cloned or downgraded (see [`shared`]). Only the running model thread touches
+    /// it, and hand-offs order everything, so relaxed accesses suffice.
+    shared: std::sync::atomic::AtomicBool,
     value: Box<T>,
 }
 
@@ -56,7 +60,13 @@ struct Inner<T: ?Sized> {
 /// - The value is boxed, which is what lets an `Arc<dyn Trait>` be made without unsized
 ///   coercion (unstable for types outside std): use
 ///   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>`.
-/// - Clones and drops are not switch points.
+/// - A drop is a switch point once the allocation was cloned or downgraded, and so are
+///   `try_unwrap` and `into_inner`, and every [`Weak::upgrade`] and drop of a `Weak`: which
+///   thread's drop is the last one, and so runs the value's destructor, is a choice of the
+///   search.
+///   Reports show such a switch point at the line where the allocation was made (a drop
+///   has no caller location). Clones are not switch points (they commute with everything
+///   else: a thread that clones holds a reference, so no drop can be the last meanwhile).
 /// - Missing: `new_cyclic`, `pin`, `new_uninit` and the other unstable or `unsafe` methods.
 pub struct Arc<T: ?Sized> {
     /// Always `Some` but while the reference is taken apart (`try_unwrap`).
@@ -66,6 +76,19 @@ pub struct Arc<T: ?Sized> {
 /// A reference that does not keep the value alive, as [`std::sync::Weak`].
 pub struct Weak<T: ?Sized> {
     inner: std::sync::Weak<Inner<T>>,
+    /// The allocation's registration (`None` for `Weak::new` and allocations made outside
+    /// a model), kept here because a weak reference cannot read it without upgrading.
+    reg: Option<ArcReg>,
+}
+
+/// Whether the allocation was ever cloned or downgraded: only then can another thread's
+/// operation on it come before or after this one's. Not whether another reference exists
+/// *now*, which depends on how far the other threads got: a switch point that exists in one
+/// order of two drops and not in the other would make equivalent schedules differ in their
+/// steps, and partial-order reduction miss some (a thread holding the only reference of an
+/// allocation never shared is the only one that can make it shared).
+fn shared<T: ?Sized>(inner: &std::sync::Arc<Inner<T>>) -> bool {
+    inner.shared.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 impl<T> Arc<T> {
@@ -78,11 +101,19 @@ impl<T> Arc<T> {
     /// The value, if this is the only strong reference (the others' drops are acquired);
     /// `Err(self)` otherwise.
     pub fn try_unwrap(mut this: Self) -> Result<T, Self> {
-        if Arc::strong_count(&this) != 1 {
+        let inner = this.inner();
+        let reg = inner.reg;
+        if let Some(reg) = reg.filter(|_| shared(inner)) {
+            arcs::switch_point(reg, OpKind::ArcTryUnwrap);
+        }
+        if std::sync::Arc::strong_count(this.inner()) != 1 {
+            if let Some(reg) = reg {
+                arcs::observed(reg);
+            }
             return Err(this);
         }
         let inner = this.inner.take().expect("present until taken apart");
-        if let Some(reg) = inner.reg {
+        if let Some(reg) = reg {
             arcs::dropped(reg, true);
         }
         match std::sync::Arc::into_inner(inner) {
@@ -92,9 +123,17 @@ impl<T> Arc<T> {
     }
 
     /// The value, if this is the only strong reference; `None` otherwise (the reference is
-    /// dropped either way), as std's `Arc::into_inner`.
-    pub fn into_inner(this: Self) -> Option<T> {
-        Arc::try_unwrap(this).ok()
+    /// dropped either way), as std's `Arc::into_inner`: of threads that each call it on
+    /// their reference, exactly one gets the value.
+    pub fn into_inner(mut this: Self) -> Option<T> {
+        let inner = this.inner.take().expect("present until taken apart");
+        if let Some(reg) = inner.reg {
+            if shared(&inner) {
+                arcs::switch_point(reg, OpKind::ArcTryUnwrap);
+            }
+            arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);
+        }
+        std::sync::Arc::into_inner(inner).map(|inner| *inner.value)
     }
 }
 
@@ -103,6 +142,7 @@ impl<T: ?Sized> Arc<T> {
         Arc {
             inner: Some(std::sync::Arc::new(Inner {
                 reg: arcs::created(loc),
+                shared: std::sync::atomic::AtomicBool::new(false),
                 value,
             })),
         }
@@ -116,18 +156,32 @@ impl<T: ?Sized> Arc<T> {
 
     /// A new [`Weak`] reference to the allocation.
     pub fn downgrade(this: &Self) -> Weak<T> {
+        let inner = this.inner();
+        inner
+            .shared
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         Weak {
             inner: std::sync::Arc::downgrade(this.inner()),
+            reg: this.inner().reg,
+        }
+    }
+
+    /// Tells the runtime that the caller read what other references' drops change.
+    fn observe(this: &Self) {
+        if let Some(reg) = this.inner().reg {
+            arcs::observed(reg);
         }
     }
 
     /// Strong references alive.
     pub fn strong_count(this: &Self) -> usize {
+        Arc::observe(this);
         std::sync::Arc::strong_count(this.inner())
     }
 
     /// Weak references alive.
     pub fn weak_count(this: &Self) -> usize {
+        Arc::observe(this);
         std::sync::Arc::weak_count(this.inner())
     }
 
@@ -138,6 +192,7 @@ impl<T: ?Sized> Arc<T> {
 
     /// A mutable reference to the value, if no other strong or weak reference exists.
     pub fn get_mut(this: &mut Self) -> Option<&mut T> {
+        Arc::observe(this);
         let inner = this.inner.as_mut().expect("present until taken apart");
         std::sync::Arc::get_mut(inner).map(|inner| &mut *inner.value)
     }
@@ -163,7 +218,11 @@ impl<T: Clone> Arc<T> {
 impl<T: ?Sized> Clone for Arc<T> {
     /// Another strong reference to the same allocation.
     fn clone(&self) -> Self {
-        if let Some(reg) = self.inner().reg {
+        let inner = self.inner();
+        inner
+            .shared
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(reg) = inner.reg {
             arcs::cloned(reg);
         }
         Arc {
@@ -180,6 +239,9 @@ impl<T: ?Sized> Drop for Arc<T> {
             return;
         };
         if let Some(reg) = inner.reg {
+            if shared(&inner) {
+                arcs::switch_point(reg, OpKind::ArcDrop);
+            }
             arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);
         }
         drop(inner);
@@ -281,6 +343,7 @@ impl<T> Weak<T> {
     pub fn new() -> Self {
         Weak {
             inner: std::sync::Weak::new(),
+            reg: None,
         }
     }
 }
@@ -288,20 +351,31 @@ impl<T> Weak<T> {
 impl<T: ?Sized> Weak<T> {
     /// A strong reference, if the value is still alive.
     pub fn upgrade(&self) -> Option<Arc<T>> {
-        let inner = self.inner.upgrade()?;
-        if let Some(reg) = inner.reg {
-            arcs::cloned(reg);
-        }
+        let Some(reg) = self.reg else {
+            return self.inner.upgrade().map(|inner| Arc { inner: Some(inner) });
+        };
+        arcs::switch_point(reg, OpKind::WeakUpgrade);
+        let Some(inner) = self.inner.upgrade() else {
+            arcs::observed(reg);
+            return None;
+        };
+        arcs::upgraded(reg);
         Some(Arc { inner: Some(inner) })
     }
 
     /// Strong references alive.
     pub fn strong_count(&self) -> usize {
+        if let Some(reg) = self.reg {
+            arcs::observed(reg);
+        }
         self.inner.strong_count()
     }
 
     /// Weak references alive (0 once no strong reference is left).
     pub fn weak_count(&self) -> usize {
+        if let Some(reg) = self.reg {
+            arcs::observed(reg);
+        }
         self.inner.weak_count()
     }
 
@@ -315,6 +389,18 @@ impl<T: ?Sized> Clone for Weak<T> {
     fn clone(&self) -> Self {
         Weak {
             inner: self.inner.clone(),
+            reg: self.reg,
+        }
+    }
+}
+
+impl<T: ?Sized> Drop for Weak<T> {
+    /// Drops this weak reference: a switch point (the weak count is what `get_mut` and
+    /// `weak_count` read).
+    fn drop(&mut self) {
+        if let Some(reg) = self.reg {
+            arcs::switch_point(reg, OpKind::WeakDrop);
+            arcs::weak_dropped(reg);
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct MutexGuard<'a, T: ?Sized> {
     /// Whether the thread was already unwinding from a panic when it took the lock (std's
     /// poison rule; teardown's unwinding poisons nothing).
     panicking: bool,
+    /// Whether the data was borrowed mutably: if not, taking and releasing the lock changed
+    /// nothing another thread could see afterwards (see `runtime/spins.rs`).
+    wrote: bool,
 }
 
 impl<T> Mutex<T> {
@@ -126,7 +129,7 @@ impl<T: ?Sized> Mutex<T> {
             loc,
         ));
         if !self.try_acquire(obj, loc) {
-            runtime::spinning("interleave_test::sync::Mutex::try_lock");
+            runtime::failed_try("interleave_test::sync::Mutex::try_lock");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.guard(Some(obj), loc))
@@ -165,6 +168,7 @@ impl<T: ?Sized> Mutex<T> {
             obj,
             loc,
             panicking: runtime::poisons(),
+            wrote: false,
         }
     }
 
@@ -196,9 +200,10 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             self.lock.poison.store(true, Ordering::Relaxed);
         }
         drop(self.inner.take());
+        let wrote = self.wrote;
         if let Some(obj) = self.obj {
             runtime::with_state("interleave_test::sync::MutexGuard::drop", |a| {
-                a.releases(obj);
+                a.releases(obj, wrote);
                 a.obj::<MutexState>(obj).owner = None;
                 a.wake_all(obj);
             });
@@ -213,6 +218,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             obj,
             loc,
             panicking: runtime::poisons(),
+            wrote: false,
         }
     }
 }
@@ -224,6 +230,9 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
         }
         if self.obj.is_some() {
             runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
+            if !self.wrote && !std::thread::panicking() {
+                runtime::unchanged();
+            }
         }
         self.release();
     }
@@ -238,6 +247,7 @@ impl<T: ?Sized> Deref for MutexGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
+        self.wrote = true;
         self.inner.as_mut().expect("a live guard holds the lock")
     }
 }

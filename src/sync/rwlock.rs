@@ -115,6 +115,8 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
     /// Whether the thread was already unwinding from a panic when it took the lock (std's
     /// poison rule; teardown's unwinding poisons nothing).
     panicking: bool,
+    /// Whether the data was borrowed mutably (see `MutexGuard::wrote`).
+    wrote: bool,
 }
 
 impl<T> RwLock<T> {
@@ -176,7 +178,7 @@ impl<T: ?Sized> RwLock<T> {
             loc,
         ));
         if !self.try_acquire(Side::Read, obj, loc) {
-            runtime::spinning("interleave_test::sync::RwLock::try_read");
+            runtime::failed_try("interleave_test::sync::RwLock::try_read");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.read_guard(obj, loc))
@@ -194,7 +196,7 @@ impl<T: ?Sized> RwLock<T> {
             loc,
         ));
         if !self.try_acquire(Side::Write, obj, loc) {
-            runtime::spinning("interleave_test::sync::RwLock::try_write");
+            runtime::failed_try("interleave_test::sync::RwLock::try_write");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.write_guard(obj, loc))
@@ -276,6 +278,7 @@ impl<T: ?Sized> RwLock<T> {
             obj,
             loc,
             panicking: runtime::poisons(),
+            wrote: false,
         }
     }
 
@@ -317,6 +320,9 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
         }
         drop(self.inner.take());
         self.lock.unlock(Side::Write, self.obj, self.loc);
+        if !self.wrote && !std::thread::panicking() {
+            runtime::unchanged();
+        }
     }
 }
 
@@ -336,6 +342,7 @@ impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
+        self.wrote = true;
         self.inner.as_mut().expect("a live guard holds the lock")
     }
 }

@@ -2,8 +2,11 @@
 #![allow(dead_code, reason = "each test binary uses only some of the models")]
 
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use interleave_test::sync::{Arc, Condvar, Mutex};
+use interleave_test::sync::{Condvar, Mutex};
+// Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
+// these models are about the primitives they share.
 use interleave_test::thread;
+use std::sync::Arc;
 
 /// Two threads load the counter and store the value plus one: an update can be lost.
 pub(crate) fn racy_counter() {

@@ -27,7 +27,7 @@ use crate::schedule::error::quote;
 use crate::schedule::{Decision, ScheduleError};
 
 /// The keys of the document that are read, besides `decisions`.
-const HEADER_KEYS: [&str; 10] = [
+const HEADER_KEYS: [&str; 11] = [
     "format",
     "version",
     "crate_version",
@@ -38,6 +38,7 @@ const HEADER_KEYS: [&str; 10] = [
     "max_steps",
     "thread_panics_fail",
     "spurious_wakeups",
+    "fair_spins",
 ];
 /// The keys of a decision that are read.
 const DECISION_KEYS: [&str; 8] = ["thread", "step", "of", "pick", "value", "name", "op", "at"];

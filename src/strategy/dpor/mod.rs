@@ -29,10 +29,12 @@
 //!   made there; only branches within the bound run. Invariant: every state reachable with
 //!   at most `bound` preemptions is reached.
 //!
-//! Fair yields (the runtime holds a thread that spun back until another thread has run)
-//! make *which* thread runs next a dependency: the event in which a thread spins conflicts
-//! with every event of the other threads, and a point where a spinner is held back tries
-//! every thread.
+//! A thread that repeated a spin (`runtime/spins.rs`) waits like a blocked thread: the event
+//! that changes what it observed releases it (`Key::Yield`), and whether it repeats depends
+//! only on accesses that already conflict. The legacy rule that replays schedules of formats
+//! 2 and 3 (a thread that spun is held back until another thread has run) makes *which*
+//! thread runs next a dependency: the event in which a thread spins conflicts with every
+//! event of the other threads, and a point where a spinner is held back tries every thread.
 
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
 use super::{Choice, Pick, PickKind, Refusal, Strategy};

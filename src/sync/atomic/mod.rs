@@ -14,8 +14,9 @@
 //! the choice of a thread: DFS explores every one (a load's oldest store first, where stale
 //! reads find bugs soonest), random and PCT pick
 //! uniformly, and the schedule records them. Every load is free to read a stale value except
-//! after its thread spun (`yield_now`, `hint::spin_loop`, a failed `try_lock`): a thread
-//! that waits for another one then sees the newest stores, so a spin loop ends. See the
+//! after its thread spun (`yield_now`, `hint::spin_loop`, a failed `try_lock`) or, under
+//! DFS, repeated a spin: a thread that waits for another one then sees the newest stores,
+//! so a spin loop ends. See the
 //! crate's `memory` notes in ARCHITECTURE.md for how `SeqCst` is modelled and where it is
 //! stronger than RC11.
 //!
@@ -262,6 +263,19 @@ const UPDATE: UpdateKinds = UpdateKinds {
     exchange: crate::runtime::OpKind::AtomicUpdateExchange("atomic update (compare_exchange)"),
 };
 
+/// Tells the runtime that the operation just performed changed nothing, if `same` (a write
+/// of the value the atomic held, a failed compare-and-exchange): see `runtime/spins.rs`.
+fn unchanged_if(same: bool) {
+    if same {
+        runtime::unchanged();
+    }
+}
+
+/// Whether a compare-and-exchange wrote a value other than the one it found.
+fn exchanged<T: Bits + Copy>(result: &Result<T, T>, new: u64) -> bool {
+    matches!(result, Ok(old) if old.to_bits() != new)
+}
+
 /// The loop behind `fetch_update`, `try_update` and `update`: load, then offer `f`'s new
 /// value with a compare-and-exchange until it succeeds or `f` declines (`None`). `load` and
 /// `exchange` are the atomic's own operations, each with its switch point.
@@ -327,6 +341,13 @@ macro_rules! common_methods {
             f: impl FnOnce($t) -> $t,
         ) -> $t {
             let op = (kind, &self.handle, loc);
+            // A write of the value the atomic held changes nothing (`runtime/spins.rs`).
+            let same = std::cell::Cell::new(false);
+            let f = |old: $t| {
+                let new = f(old);
+                same.set(super::Bits::to_bits(new) == super::Bits::to_bits(old));
+                new
+            };
             let mut f = Some(f);
             if order == Ordering::SeqCst {
                 let direct = || {
@@ -336,6 +357,7 @@ macro_rules! common_methods {
                     old
                 };
                 if let Some(old) = super::memory::direct(op, direct) {
+                    super::unchanged_if(same.get());
                     return old;
                 }
             }
@@ -348,6 +370,7 @@ macro_rules! common_methods {
             )
             .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
+            super::unchanged_if(same.get());
             super::Bits::from_bits(old)
         }
 
@@ -373,6 +396,7 @@ macro_rules! common_methods {
                     Ok(now)
                 };
                 if let Some(result) = super::memory::direct(op, direct) {
+                    super::unchanged_if(!super::exchanged(&result, values.1));
                     return result;
                 }
             }
@@ -380,9 +404,11 @@ macro_rules! common_methods {
                 super::memory::compare_exchange(op, || self.held(), values, orders, weak)
                     .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
-            result
+            let result = result
                 .map(super::Bits::from_bits)
-                .map_err(super::Bits::from_bits)
+                .map_err(super::Bits::from_bits);
+            super::unchanged_if(!super::exchanged(&result, values.1));
+            result
         }
 
         /// Reads the value: any store the memory model lets this thread read (see
@@ -406,14 +432,18 @@ macro_rules! common_methods {
             super::check_store(&self.handle, "store", order);
             let kind = crate::runtime::OpKind::AtomicStore;
             let op = (kind, &self.handle, std::panic::Location::caller());
+            let same =
+                super::Bits::to_bits(self.inner.load(super::RUN)) == super::Bits::to_bits(val);
             if order == Ordering::SeqCst
                 && super::memory::direct(op, || self.inner.store(val, super::RUN)).is_some()
             {
+                super::unchanged_if(same);
                 return;
             }
             let newest = super::memory::store(op, || self.held(), super::Bits::to_bits(val), order)
                 .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
             self.keep(newest);
+            super::unchanged_if(same);
         }
 
         /// Writes `val` and returns the previous value. A switch point; every ordering is

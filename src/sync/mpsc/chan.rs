@@ -240,6 +240,8 @@ impl<T> Chan<T> {
         let mut st = self.state.lock();
         if !st.receiver {
             touched(obj, &st, &[(RECEIVER, Role::Read)]);
+            drop(st);
+            runtime::unchanged();
             return Err(TrySendError::Disconnected(value));
         }
         let room = match st.bound {
@@ -248,6 +250,8 @@ impl<T> Chan<T> {
         };
         if !room {
             st.full(obj);
+            drop(st);
+            runtime::unchanged();
             return Err(TrySendError::Full(value));
         }
         let ticket = st.push(value);
@@ -294,7 +298,11 @@ impl<T> Chan<T> {
             Some(&self.handle),
             loc,
         ));
-        self.take(obj)
+        let taken = self.take(obj);
+        if taken.is_err() {
+            runtime::unchanged();
+        }
+        taken
     }
 
     /// Pops a value and wakes the senders waiting for room or for their hand-over.

@@ -1,0 +1,370 @@
+//! Spin loops: which switch points repeat a spin, and how long a thread that repeats one
+//! waits, so that an exhaustive search of a correct spin-wait ends.
+//!
+//! A depth-first search that lets one thread run as long as it can would unroll
+//! `while !flag.load(Acquire) { yield_now() }` for ever before the thread that sets the flag
+//! ever runs. The rule that stops it must not cut a behaviour in which the spinning thread
+//! does anything but spin again.
+//!
+//! # The rule (`SpinRule::Repeats`: DFS, and replaying its schedules from format 4)
+//! A thread *repeats a spin* when it comes back to a switch point (the same operation on
+//! the same object at the same line, called by the same path: the return addresses of its
+//! stack), it *spun* since it was last there (yielded, hinted a spin loop, or failed a
+//! `try_lock`, `try_read` or `try_write`: the signs of a thread that waits, which loom asks
+//! of spin loops too), and nothing it observed since it was last there has changed (nor has
+//! it changed anything). A loop without such a sign (`for _ in 0..3 { v.push(x.load(..)) }`)
+//! is never a spin, whatever it reads. What a thread
+//! observes: the objects its operations only read (a load, a failed `try_lock`, `try_read`,
+//! `try_write`, `try_recv`, `try_send` or compare-and-exchange, a lock it takes, a
+//! `OnceLock` it reads), the clock (`Instant::now`), whether a thread finished, the counts
+//! of an `Arc`. What changes an object: every other operation on it, except an atomic write
+//! that leaves its value as it was and a lock released without its data borrowed mutably;
+//! and a thread's end, the clock moving, an `Arc`'s count changing. A failed `try_lock`, a
+//! yield, a load are ordinary operations; only coming back, having spun, with nothing
+//! observed changed is a spin.
+//!
+//! A thread that repeats a spin **waits** until something it observed changes: it is not a
+//! choice until then (the change releases it). Spinners therefore cannot starve the thread
+//! they wait for, and they never run each other in circles. If every thread that can run
+//! waits, none does: they spin on, and a real livelock runs into `max_steps`.
+//!
+//! # What it skips, and why nothing else
+//! Only the schedules in which a thread that repeated a spin runs before something it
+//! observed changes. From the repeated point the thread would observe what it observed the
+//! time before, so it would do what it did from there the time before and come back again,
+//! changing nothing (a loop whose body changes something is never a spin): running it later
+//! reaches every state running it now reaches. Three things this argument does not cover,
+//! which the rule therefore skips and the report names ("under fair scheduling of spin
+//! loops") whenever a thread waited:
+//! - the thread's *own local state* differs between the visits (a loop counter): a bounded
+//!   retry loop (`for _ in 0..3 { if flag.load(..) { break } yield_now() } fallback()`)
+//!   whose fallback runs only if the loop spins out before another thread acts is not
+//!   explored at its third try or later;
+//! - a lock another thread takes and releases without writing its data changes nothing, so
+//!   a thread that saw it held in between may be taken as repeating;
+//! - a load after a repeated spin reads the newest store (a stale value could be read again
+//!   without any new store).
+//!
+//! `Builder::fair_spins(false)` turns the rule off (a spin loop then runs into `max_steps`
+//! along the first path, a livelock).
+//!
+//! For partial-order reduction nothing else is needed: whether a thread repeats depends on
+//! what it observed and on changes to it, which are conflicting accesses already; the event
+//! that releases a waiting thread writes `Key::Yield` of it, which the thread's next event
+//! reads.
+
+use std::hash::{Hash, Hasher};
+
+use super::execution::ExecState;
+use super::{Key, Op, OpKind, Tid, events};
+use crate::op::Role;
+
+/// How spinning threads are held back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SpinRule {
+    /// None is (random, PCT, DFS with `fair_spins(false)`).
+    Off,
+    /// A thread that yielded, hinted a spin loop or failed a `try_lock` is not a choice until
+    /// another thread has run (DFS schedules of formats 2 and 3, replayed as recorded).
+    AnotherRan,
+    /// A thread that repeats a spin waits for a change (see the module's notes).
+    Repeats,
+}
+
+/// The most switch points or observations a window keeps; past it the window starts again
+/// (which can only miss a repeat, never invent one).
+const WINDOW: usize = 256;
+
+/// A switch point a thread reached in its current window.
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    op: Op,
+    /// The thread's count of spins (`Spins::spins`) when it was there.
+    spins: u32,
+    /// The hash of its call path; computed from the second visit of the same operation on.
+    stack: Option<u64>,
+}
+
+/// A thread's state under [`SpinRule::Repeats`].
+#[derive(Debug, Default)]
+pub(crate) struct Spins {
+    /// The switch points it reached in its window: since nothing it observed changed.
+    window: Vec<Visit>,
+    /// What it observed in its window, with the version each had then.
+    seen: Vec<(Key, u64)>,
+    /// It repeated a spin and waits for a change to what it observed.
+    waiting: bool,
+    /// Times it spun (yielded, hinted a spin loop, failed a `try_lock`, `try_read` or
+    /// `try_write`) in its window: a point is repeated only with a spin since the last visit.
+    spins: u32,
+    /// It changed something since its last switch point: its window starts again there.
+    changed: bool,
+}
+
+/// The execution's side: how often each key changed, and what the running operation changed.
+#[derive(Debug, Default)]
+pub(crate) struct Versions {
+    versions: Vec<(Key, u64)>,
+    /// The keys the latest operation changed (undone by [`unchanged`]).
+    latest: Vec<Key>,
+    /// Whether the thread of the latest operation had changed something before it.
+    changed_before: bool,
+}
+
+impl Versions {
+    fn of(&self, key: Key) -> u64 {
+        self.versions
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    fn bump(&mut self, key: Key, by: i64) {
+        match self.versions.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = v.wrapping_add_signed(by),
+            None => self.versions.push((key, by as u64)),
+        }
+    }
+}
+
+impl OpKind {
+    /// Whether the operation only observes its object (see the module's notes; those that
+    /// change it only on success say so with [`unchanged`]).
+    pub(crate) fn observes_only(self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            ThreadStart
+                | ThreadJoin(_)
+                | ThreadIsFinished
+                | ThreadYield
+                | SpinLoop
+                | MutexLock
+                | MutexRelock
+                | MutexTryLock
+                | RwLockRead
+                | RwLockWrite
+                | RwLockTryRead
+                | RwLockTryWrite
+                | RwLockReadUnlock
+                | OnceIsCompleted
+                | OnceLockGet
+                | OnceLockWait
+                | AtomicLoad
+                | AtomicUpdateLoad(_)
+                | Fence
+        )
+    }
+}
+
+/// Whether the rule is on.
+fn on(st: &ExecState) -> bool {
+    st.config.spins == SpinRule::Repeats
+}
+
+/// Thread `me` reached a switch point for `op` where it may be held (not while it unwinds or
+/// exits): whether it repeats a spin; if so it waits from now on.
+pub(super) fn reached(st: &mut ExecState, me: Tid, op: &Op) {
+    if !on(st) {
+        return;
+    }
+    let versions = &st.versions;
+    let spins = &mut st.threads[me].spins;
+    let changed = spins.seen.iter().any(|&(key, v)| versions.of(key) != v);
+    if changed || spins.changed || spins.window.len() >= WINDOW || spins.seen.len() >= WINDOW {
+        spins.forget();
+    }
+    if !repeats(spins, op) {
+        return;
+    }
+    spins.waiting = true;
+    if !st.config.untracked_start {
+        st.mem.refresh(me);
+    }
+}
+
+/// Thread `t` performs `op` now: what it observes or changes.
+pub(super) fn performs(st: &mut ExecState, t: Tid, op: &Op) {
+    if !on(st) {
+        return;
+    }
+    st.versions.latest.clear();
+    st.versions.changed_before = st.threads[t].spins.changed;
+    match (op.obj, op.kind.observes_only()) {
+        (Some(obj), true) => observes(st, t, Key::Obj(obj)),
+        (Some(obj), false) => changes(st, t, Key::Obj(obj)),
+        (None, true) => {}
+        // A spawn, a park or unpark, a sleep, a scope, an `Arc`'s count (whose key
+        // `runtime/arcs.rs` changes): a loop that does one is not a spin.
+        (None, false) => st.threads[t].spins.changed = true,
+    }
+}
+
+impl Spins {
+    /// Starts a new window.
+    fn forget(&mut self) {
+        self.window.clear();
+        self.seen.clear();
+        self.spins = 0;
+        self.changed = false;
+    }
+}
+
+/// Thread `t` observed `key` (besides its operation's object).
+pub(super) fn observes(st: &mut ExecState, t: Tid, key: Key) {
+    if on(st) {
+        let v = st.versions.of(key);
+        st.threads[t].spins.seen.push((key, v));
+    }
+}
+
+/// Thread `t` (the running one) changed `key`: whatever `t` did so far is not a spin, and
+/// every thread waiting for a change to `key` may go on (its next event comes after this
+/// one: `Key::Yield`).
+pub(super) fn changes(st: &mut ExecState, t: Tid, key: Key) {
+    if !on(st) {
+        return;
+    }
+    st.threads[t].spins.changed = true;
+    moved(st, key);
+}
+
+/// `key` changed (the clock moved, which a thread's spinning does by itself): every thread
+/// waiting for a change to it may go on.
+pub(super) fn moved(st: &mut ExecState, key: Key) {
+    if !on(st) {
+        return;
+    }
+    st.versions.bump(key, 1);
+    st.versions.latest.push(key);
+    for t in 0..st.threads.len() {
+        let spins = &st.threads[t].spins;
+        if spins.waiting && spins.seen.iter().any(|&(k, _)| k == key) {
+            st.threads[t].spins.waiting = false;
+            st.threads[t].woken = true;
+            st.threads[t].woken_on = Some(Key::Yield(t));
+            events::declare(st, Key::Yield(t), Role::Write);
+        }
+    }
+}
+
+/// The latest operation of the running thread, which changes its object when it succeeds,
+/// changed nothing after all (a failed `try_send`, a compare-and-exchange that failed, ...).
+pub(super) fn unchanged(st: &mut ExecState) {
+    let latest = std::mem::take(&mut st.versions.latest);
+    for &key in &latest {
+        st.versions.bump(key, -1);
+    }
+    if !latest.is_empty() {
+        st.threads[st.running].spins.changed = st.versions.changed_before;
+    }
+}
+
+/// Whether `op` repeats a point of the window, having spun since it was there, recording
+/// the visit.
+fn repeats(spins: &mut Spins, op: &Op) -> bool {
+    let same = |v: &Visit| v.op.kind == op.kind && v.op.obj == op.obj && v.op.loc == op.loc;
+    let visit = |stack| Visit {
+        op: *op,
+        spins: spins.spins,
+        stack,
+    };
+    let Some(first) = spins.window.iter().position(same) else {
+        spins.window.push(visit(None));
+        return false;
+    };
+    let stack = Some(stack_hash());
+    let now = spins.spins;
+    if spins.window[first..]
+        .iter()
+        .any(|v| same(v) && v.stack == stack && v.spins < now)
+    {
+        return true;
+    }
+    // The first visit's path was not hashed: this one's stands for it from now on (with the
+    // first visit's count of spins), so a repeat needs a third visit by one path. Every
+    // hash kept is a real visit's.
+    let new = visit(stack);
+    match &mut spins.window[first].stack {
+        slot @ None => *slot = stack,
+        Some(_) => spins.window.push(new),
+    }
+    false
+}
+
+/// A hash of the calling thread's return addresses: two visits of one line from different
+/// call paths (a helper called twice) are different points.
+fn stack_hash() -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    backtrace::trace(|frame| {
+        (frame.ip() as usize).hash(&mut hasher);
+        true
+    });
+    hasher.finish()
+}
+
+/// Removes from `runnable` the threads held back now, noting them in `st.held_back`;
+/// returns whether any was removed.
+#[inline]
+pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
+    st.held_back.clear();
+    if runnable.len() < 2 {
+        return false;
+    }
+    let threads = &st.threads;
+    let held = |t: &Tid| match st.config.spins {
+        SpinRule::Off => false,
+        SpinRule::AnotherRan => threads[*t].yielded,
+        SpinRule::Repeats => threads[*t].spins.waiting,
+    };
+    if !runnable.iter().any(held) || runnable.iter().all(held) {
+        return false;
+    }
+    st.held_back.extend(runnable.iter().copied().filter(held));
+    runnable.retain(|t| !held(t));
+    if st.config.spins == SpinRule::Repeats {
+        st.spin_holds += 1;
+    }
+    true
+}
+
+/// Thread `t` was given control. Under [`SpinRule::AnotherRan`] every other thread that
+/// spun may run again, because of this event (`Key::Yield`).
+pub(super) fn begin(st: &mut ExecState, t: Tid) {
+    if st.config.spins != SpinRule::AnotherRan {
+        return;
+    }
+    for u in 0..st.threads.len() {
+        if u != t {
+            st.threads[u].yielded = false;
+        }
+    }
+    for i in 0..st.held_back.len() {
+        let u = st.held_back[i];
+        st.threads[u].woken = true;
+        st.threads[u].woken_on = Some(Key::Yield(u));
+        events::declare(st, Key::Yield(u), Role::Write);
+    }
+}
+
+/// Thread `me` showed a sign of waiting (a yield, a spin-loop hint, a failed `try_lock`,
+/// `try_read` or `try_write`): it may now repeat a spin.
+pub(super) fn hint(st: &mut ExecState, me: Tid) {
+    if st.config.spins == SpinRule::Repeats {
+        st.threads[me].spins.spins += 1;
+    }
+}
+
+/// The running thread `me` spun (a yield, a spin-loop hint, a failed `try_lock`): under
+/// [`SpinRule::Repeats`] it may now repeat a spin; under [`SpinRule::AnotherRan`] it is held
+/// back until another thread has run, and its event races with every event of another
+/// thread.
+pub(super) fn spun(st: &mut ExecState, me: Tid) {
+    hint(st, me);
+    if st.config.spins != SpinRule::AnotherRan {
+        return;
+    }
+    st.threads[me].yielded = true;
+    events::declare(st, Key::Yield(me), Role::Write);
+    events::declare(st, Key::Spin, Role::Write);
+}
