@@ -12,227 +12,233 @@ use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, thread};
 
-const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
+/// The tests of this file choose their substrates themselves: CI's second pass, on OS
+/// threads, skips them (`--skip own_substrates::`), since it would only repeat the first.
+mod own_substrates {
+    use super::*;
 
-fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
-    for substrate in SUBSTRATES {
-        for reduction in [Reduction::Dpor, Reduction::Off] {
-            for bound in BOUNDS {
+    const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
+
+    fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
+        for substrate in SUBSTRATES {
+            for reduction in [Reduction::Dpor, Reduction::Off] {
+                for bound in BOUNDS {
+                    let builder = Builder::new()
+                        .strategy(StrategyKind::Dfs {
+                            max_preemptions: bound,
+                        })
+                        .reduction(reduction)
+                        .substrate(substrate)
+                        .parallelism(1);
+                    f(
+                        builder,
+                        format!("{substrate:?}, {reduction:?}, {bound:?}"),
+                        bound,
+                    );
+                }
+            }
+        }
+    }
+
+    fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
+        for substrate in SUBSTRATES {
+            for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
                 let builder = Builder::new()
-                    .strategy(StrategyKind::Dfs {
-                        max_preemptions: bound,
-                    })
-                    .reduction(reduction)
-                    .substrate(substrate)
-                    .parallelism(1);
-                f(
-                    builder,
-                    format!("{substrate:?}, {reduction:?}, {bound:?}"),
-                    bound,
-                );
+                    .strategy(strategy)
+                    .seed(seed)
+                    .iterations(2000)
+                    .substrate(substrate);
+                f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
             }
         }
     }
-}
 
-fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
-    for substrate in SUBSTRATES {
-        for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-            let builder = Builder::new()
-                .strategy(strategy)
-                .seed(seed)
-                .iterations(2000)
-                .substrate(substrate);
-            f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
+    /// Takes `lock` when dropped.
+    struct LocksOnDrop(std::sync::Arc<Mutex<()>>);
+
+    impl Drop for LocksOnDrop {
+        fn drop(&mut self) {
+            drop(self.0.lock().unwrap());
         }
     }
-}
 
-/// Takes `lock` when dropped.
-struct LocksOnDrop(std::sync::Arc<Mutex<()>>);
-
-impl Drop for LocksOnDrop {
-    fn drop(&mut self) {
-        drop(self.0.lock().unwrap());
-    }
-}
-
-/// The model: main holds the lock while it drops its reference; if the spawned
-/// thread's drop came first, main's is the last and its destructor waits for main's lock.
-fn drop_under_lock() {
-    let lock = std::sync::Arc::new(Mutex::new(()));
-    let shared = Arc::new(LocksOnDrop(lock.clone()));
-    let guard = lock.lock().unwrap();
-    let theirs = shared.clone();
-    let t = thread::spawn(move || drop(theirs));
-    drop(shared);
-    drop(guard);
-    t.join().unwrap();
-}
-
-#[test]
-fn the_last_drop_running_a_destructor_that_deadlocks_is_found_from_one_preemption() {
-    each_dfs(
-        |builder, name, bound| match builder.check(drop_under_lock) {
-            Ok(report) => {
-                assert_eq!(bound, Some(0), "{name}: not found: {report}");
-                assert!(report.exhausted, "{name}");
-            }
-            Err(failure) => {
-                assert_ne!(bound, Some(0), "{name}: {failure}");
-                assert_eq!(failure.kind(), FailureKind::Deadlock, "{name}: {failure}");
-                let ops: Vec<&str> = failure
-                    .schedule()
-                    .decisions()
-                    .iter()
-                    .map(|d| d.op())
-                    .collect();
-                assert!(ops.contains(&"arc drop"), "{name}: {ops:?}");
-            }
-        },
-    );
-    each_sampler(5, |builder, name| {
-        let failure = builder.check(drop_under_lock).expect_err(&name);
-        assert_eq!(failure.kind(), FailureKind::Deadlock, "{name}: {failure}");
-    });
-}
-
-/// Counts the destructors that ran.
-struct Counted(std::sync::Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-/// Two threads each call `into_inner` on their reference: exactly one gets the value.
-#[test]
-fn of_two_into_inner_calls_exactly_one_gets_the_value() {
-    each_dfs(|builder, name, _| {
-        let report = builder
-            .check(|| {
-                let dropped = std::sync::Arc::new(AtomicUsize::new(0));
-                let a = Arc::new(Counted(dropped.clone()));
-                let b = a.clone();
-                let t = thread::spawn(move || Arc::into_inner(b).is_some());
-                let mine = Arc::into_inner(a).is_some();
-                let theirs = t.join().unwrap();
-                assert!(mine ^ theirs, "into_inner: main {mine}, other {theirs}");
-                assert_eq!(dropped.load(SeqCst), 1);
-            })
-            .unwrap_or_else(|f| panic!("{name}: {f}"));
-        assert!(report.exhausted, "{name}");
-    });
-}
-
-/// An upgrade races with the last drop: it may fail.
-fn upgrade_races_the_last_drop() {
-    let strong = Arc::new(5);
-    let weak = Arc::downgrade(&strong);
-    let t = thread::spawn(move || weak.upgrade().map(|v| *v));
-    drop(strong);
-    assert_eq!(
-        t.join().unwrap(),
-        Some(5),
-        "the upgrade came after the last drop"
-    );
-}
-
-#[test]
-fn an_upgrade_after_the_last_drop_is_found() {
-    each_dfs(
-        |builder, name, bound| match builder.check(upgrade_races_the_last_drop) {
-            Ok(report) => assert_eq!(bound, Some(0), "{name}: not found: {report}"),
-            Err(failure) => {
-                assert!(
-                    failure.message().contains("after the last drop"),
-                    "{name}: {failure}"
-                );
-            }
-        },
-    );
-}
-
-/// Reads its cell when dropped.
-struct ReadsOnDrop(interleave_test::cell::UnsafeCell<usize>);
-
-impl Drop for ReadsOnDrop {
-    fn drop(&mut self) {
-        self.0.with(|_| ());
-    }
-}
-
-/// The other thread writes the cell, then drops its reference; if main's drop is the last,
-/// its destructor reads what the other thread wrote. std's drop releases and the last one
-/// acquires, so that read is not a data race, whichever drop is last.
-#[test]
-fn the_last_drop_acquires_every_earlier_one() {
-    each_dfs(|builder, name, _| {
-        let report = builder
-            .check(|| {
-                let a = Arc::new(ReadsOnDrop(interleave_test::cell::UnsafeCell::new(0)));
-                let b = a.clone();
-                let t = thread::spawn(move || {
-                    b.0.with_mut(|_| ());
-                    drop(b);
-                });
-                drop(a);
-                t.join().unwrap();
-            })
-            .unwrap_or_else(|f| panic!("{name}: {f}"));
-        assert!(report.exhausted, "{name}: {report}");
-    });
-}
-
-/// Main and one thread each store to an atomic; `arcs` says what else they do with `Arc`s:
-/// main drops its reference to the allocation the other thread also holds before its store
-/// (`"shared"`) or after the join (otherwise), and both drop an `Arc` never shared
-/// (`"unshared"`).
-fn stores_with(arcs: &'static str) -> impl Fn() + Sync {
-    move || {
-        let x = std::sync::Arc::new(AtomicUsize::new(0));
-        let shared = Arc::new(0);
-        let (x2, theirs) = (x.clone(), shared.clone());
-        let t = thread::spawn(move || {
-            if arcs == "unshared" {
-                drop(Arc::new(1));
-            }
-            x2.store(1, SeqCst);
-            drop(theirs);
-        });
-        if arcs == "unshared" {
-            drop(Arc::new(2));
-        }
-        let mut mine = Some(shared);
-        if arcs == "shared" {
-            mine = None; // drops it
-        }
-        x.store(2, SeqCst);
+    /// The model: main holds the lock while it drops its reference; if the spawned
+    /// thread's drop came first, main's is the last and its destructor waits for main's lock.
+    fn drop_under_lock() {
+        let lock = std::sync::Arc::new(Mutex::new(()));
+        let shared = Arc::new(LocksOnDrop(lock.clone()));
+        let guard = lock.lock().unwrap();
+        let theirs = shared.clone();
+        let t = thread::spawn(move || drop(theirs));
+        drop(shared);
+        drop(guard);
         t.join().unwrap();
-        drop(mine);
     }
-}
 
-#[test]
-fn a_drop_of_an_unshared_arc_is_not_a_switch_point_and_a_shared_one_is() {
-    for substrate in SUBSTRATES {
-        let count = |arcs| {
-            Builder::new()
-                .strategy(StrategyKind::Dfs {
-                    max_preemptions: None,
+    #[test]
+    fn the_last_drop_running_a_destructor_that_deadlocks_is_found_from_one_preemption() {
+        each_dfs(
+            |builder, name, bound| match builder.check(drop_under_lock) {
+                Ok(report) => {
+                    assert_eq!(bound, Some(0), "{name}: not found: {report}");
+                    assert!(report.exhausted, "{name}");
+                }
+                Err(failure) => {
+                    assert_ne!(bound, Some(0), "{name}: {failure}");
+                    assert_eq!(failure.kind(), FailureKind::Deadlock, "{name}: {failure}");
+                    let ops: Vec<&str> = failure
+                        .schedule()
+                        .decisions()
+                        .iter()
+                        .map(|d| d.op())
+                        .collect();
+                    assert!(ops.contains(&"arc drop"), "{name}: {ops:?}");
+                }
+            },
+        );
+        each_sampler(5, |builder, name| {
+            let failure = builder.check(drop_under_lock).expect_err(&name);
+            assert_eq!(failure.kind(), FailureKind::Deadlock, "{name}: {failure}");
+        });
+    }
+
+    /// Counts the destructors that ran.
+    struct Counted(std::sync::Arc<AtomicUsize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// Two threads each call `into_inner` on their reference: exactly one gets the value.
+    #[test]
+    fn of_two_into_inner_calls_exactly_one_gets_the_value() {
+        each_dfs(|builder, name, _| {
+            let report = builder
+                .check(|| {
+                    let dropped = std::sync::Arc::new(AtomicUsize::new(0));
+                    let a = Arc::new(Counted(dropped.clone()));
+                    let b = a.clone();
+                    let t = thread::spawn(move || Arc::into_inner(b).is_some());
+                    let mine = Arc::into_inner(a).is_some();
+                    let theirs = t.join().unwrap();
+                    assert!(mine ^ theirs, "into_inner: main {mine}, other {theirs}");
+                    assert_eq!(dropped.load(SeqCst), 1);
                 })
-                .reduction(Reduction::Off)
-                .substrate(substrate)
-                .check(stores_with(arcs))
-                .unwrap()
-                .executions
-        };
-        // The other thread's drop of its clone is a switch point in every variant (main
-        // still holds its reference, or leaked it); main's drop is one more only when the
-        // allocation is still shared.
-        let (none, unshared, shared) = (count("none"), count("unshared"), count("shared"));
-        assert_eq!(unshared, none, "{substrate:?}");
-        assert!(shared > none, "{substrate:?}: {shared} <= {none}");
+                .unwrap_or_else(|f| panic!("{name}: {f}"));
+            assert!(report.exhausted, "{name}");
+        });
+    }
+
+    /// An upgrade races with the last drop: it may fail.
+    fn upgrade_races_the_last_drop() {
+        let strong = Arc::new(5);
+        let weak = Arc::downgrade(&strong);
+        let t = thread::spawn(move || weak.upgrade().map(|v| *v));
+        drop(strong);
+        assert_eq!(
+            t.join().unwrap(),
+            Some(5),
+            "the upgrade came after the last drop"
+        );
+    }
+
+    #[test]
+    fn an_upgrade_after_the_last_drop_is_found() {
+        each_dfs(
+            |builder, name, bound| match builder.check(upgrade_races_the_last_drop) {
+                Ok(report) => assert_eq!(bound, Some(0), "{name}: not found: {report}"),
+                Err(failure) => {
+                    assert!(
+                        failure.message().contains("after the last drop"),
+                        "{name}: {failure}"
+                    );
+                }
+            },
+        );
+    }
+
+    /// Reads its cell when dropped.
+    struct ReadsOnDrop(interleave_test::cell::UnsafeCell<usize>);
+
+    impl Drop for ReadsOnDrop {
+        fn drop(&mut self) {
+            self.0.with(|_| ());
+        }
+    }
+
+    /// The other thread writes the cell, then drops its reference; if main's drop is the last,
+    /// its destructor reads what the other thread wrote. std's drop releases and the last one
+    /// acquires, so that read is not a data race, whichever drop is last.
+    #[test]
+    fn the_last_drop_acquires_every_earlier_one() {
+        each_dfs(|builder, name, _| {
+            let report = builder
+                .check(|| {
+                    let a = Arc::new(ReadsOnDrop(interleave_test::cell::UnsafeCell::new(0)));
+                    let b = a.clone();
+                    let t = thread::spawn(move || {
+                        b.0.with_mut(|_| ());
+                        drop(b);
+                    });
+                    drop(a);
+                    t.join().unwrap();
+                })
+                .unwrap_or_else(|f| panic!("{name}: {f}"));
+            assert!(report.exhausted, "{name}: {report}");
+        });
+    }
+
+    /// Main and one thread each store to an atomic; `arcs` says what else they do with `Arc`s:
+    /// main drops its reference to the allocation the other thread also holds before its store
+    /// (`"shared"`) or after the join (otherwise), and both drop an `Arc` never shared
+    /// (`"unshared"`).
+    fn stores_with(arcs: &'static str) -> impl Fn() + Sync {
+        move || {
+            let x = std::sync::Arc::new(AtomicUsize::new(0));
+            let shared = Arc::new(0);
+            let (x2, theirs) = (x.clone(), shared.clone());
+            let t = thread::spawn(move || {
+                if arcs == "unshared" {
+                    drop(Arc::new(1));
+                }
+                x2.store(1, SeqCst);
+                drop(theirs);
+            });
+            if arcs == "unshared" {
+                drop(Arc::new(2));
+            }
+            let mut mine = Some(shared);
+            if arcs == "shared" {
+                mine = None; // drops it
+            }
+            x.store(2, SeqCst);
+            t.join().unwrap();
+            drop(mine);
+        }
+    }
+
+    #[test]
+    fn a_drop_of_an_unshared_arc_is_not_a_switch_point_and_a_shared_one_is() {
+        for substrate in SUBSTRATES {
+            let count = |arcs| {
+                Builder::new()
+                    .strategy(StrategyKind::Dfs {
+                        max_preemptions: None,
+                    })
+                    .reduction(Reduction::Off)
+                    .substrate(substrate)
+                    .check(stores_with(arcs))
+                    .unwrap()
+                    .executions
+            };
+            // The other thread's drop of its clone is a switch point in every variant (main
+            // still holds its reference, or leaked it); main's drop is one more only when the
+            // allocation is still shared.
+            let (none, unshared, shared) = (count("none"), count("unshared"), count("shared"));
+            assert_eq!(unshared, none, "{substrate:?}");
+            assert!(shared > none, "{substrate:?}: {shared} <= {none}");
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! DFS with partial-order reduction (the default): hand-counted classes of schedules,
-//! independent threads, spin-waits under fair yields, limits and what a run says about
+//! independent threads, spin-waits under the spin rule, limits and what a run says about
 //! itself. Exact counts against traces counted independently are in the crate's unit tests
 //! (`strategy::dpor::tests`); soundness on generated programs in `dpor_soundness.rs`.
 

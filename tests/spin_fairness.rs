@@ -15,345 +15,376 @@ use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use interleave_test::{Builder, FailureKind, Reduction, Report, StrategyKind, Substrate, thread};
 
-const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
-const REDUCTIONS: [Reduction; 2] = [Reduction::Dpor, Reduction::Off];
+/// The tests of this file choose their substrates themselves: CI's second pass, on OS
+/// threads, skips them (`--skip own_substrates::`), since it would only repeat the first.
+mod own_substrates {
+    use super::*;
 
-fn dfs(substrate: Substrate, reduction: Reduction, bound: Option<u32>) -> Builder {
-    Builder::new()
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: bound,
-        })
-        .reduction(reduction)
-        .substrate(substrate)
-        .parallelism(1)
-}
+    const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
+    const REDUCTIONS: [Reduction; 2] = [Reduction::Dpor, Reduction::Off];
 
-/// Every DFS configuration, named for assertion messages.
-fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
-    for substrate in SUBSTRATES {
-        for reduction in REDUCTIONS {
-            for bound in BOUNDS {
-                let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
-                f(dfs(substrate, reduction, bound), name, bound);
+    fn dfs(substrate: Substrate, reduction: Reduction, bound: Option<u32>) -> Builder {
+        Builder::new()
+            .strategy(StrategyKind::Dfs {
+                max_preemptions: bound,
+            })
+            .reduction(reduction)
+            .substrate(substrate)
+            .parallelism(1)
+    }
+
+    /// Every DFS configuration, named for assertion messages.
+    fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
+        for substrate in SUBSTRATES {
+            for reduction in REDUCTIONS {
+                for bound in BOUNDS {
+                    let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
+                    f(dfs(substrate, reduction, bound), name, bound);
+                }
             }
         }
     }
-}
 
-/// Random and PCT with a fixed seed, on both substrates.
-fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
-    for substrate in SUBSTRATES {
-        for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-            let builder = Builder::new()
-                .strategy(strategy)
-                .seed(seed)
-                .iterations(2000)
-                .substrate(substrate);
-            f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
+    /// Random and PCT with a fixed seed, on both substrates.
+    fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
+        for substrate in SUBSTRATES {
+            for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
+                let builder = Builder::new()
+                    .strategy(strategy)
+                    .seed(seed)
+                    .iterations(2000)
+                    .substrate(substrate);
+                f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
+            }
         }
     }
-}
 
-/// The model: both `try_lock`s fail only if the holder takes the lock before the
-/// first and keeps it past the second.
-fn two_try_locks() {
-    let lock = Arc::new(Mutex::new(()));
-    let holder = {
-        let lock = lock.clone();
-        thread::spawn(move || drop(lock.lock().unwrap()))
-    };
-    let first = lock.try_lock().is_err();
-    let second = lock.try_lock().is_err();
-    assert!(!(first && second), "both try_locks failed");
-    holder.join().unwrap();
-}
+    /// The model: both `try_lock`s fail only if the holder takes the lock before the
+    /// first and keeps it past the second.
+    fn two_try_locks() {
+        let lock = Arc::new(Mutex::new(()));
+        let holder = {
+            let lock = lock.clone();
+            thread::spawn(move || drop(lock.lock().unwrap()))
+        };
+        let first = lock.try_lock().is_err();
+        let second = lock.try_lock().is_err();
+        assert!(!(first && second), "both try_locks failed");
+        holder.join().unwrap();
+    }
 
-/// Both `try_lock`s fail only if the holder runs before the first (a preemption of main)
-/// and main runs again before the holder's unlock (a preemption of the holder).
-#[test]
-fn two_failed_try_locks_in_a_row_are_found_from_two_preemptions() {
-    each_dfs(|builder, name, bound| match builder.check(two_try_locks) {
-        Ok(report) => {
-            assert!(bound < Some(2), "{name}: not found: {report}");
-            assert!(report.exhausted, "{name}: {report}");
-        }
-        Err(failure) => {
-            assert!(bound >= Some(2) || bound.is_none(), "{name}: {failure}");
-            assert_eq!(failure.kind(), FailureKind::Panic, "{name}: {failure}");
+    /// Both `try_lock`s fail only if the holder runs before the first (a preemption of main)
+    /// and main runs again before the holder's unlock (a preemption of the holder).
+    #[test]
+    fn two_failed_try_locks_in_a_row_are_found_from_two_preemptions() {
+        each_dfs(|builder, name, bound| match builder.check(two_try_locks) {
+            Ok(report) => {
+                assert!(bound < Some(2), "{name}: not found: {report}");
+                assert!(report.exhausted, "{name}: {report}");
+            }
+            Err(failure) => {
+                assert!(bound >= Some(2) || bound.is_none(), "{name}: {failure}");
+                assert_eq!(failure.kind(), FailureKind::Panic, "{name}: {failure}");
+                assert!(
+                    failure.message().contains("both try_locks failed"),
+                    "{name}"
+                );
+            }
+        });
+        each_sampler(17, |builder, name| {
+            let failure = builder.check(two_try_locks).expect_err(&name);
             assert!(
                 failure.message().contains("both try_locks failed"),
                 "{name}"
             );
-        }
-    });
-    each_sampler(17, |builder, name| {
-        let failure = builder.check(two_try_locks).expect_err(&name);
-        assert!(
-            failure.message().contains("both try_locks failed"),
-            "{name}"
-        );
-    });
-}
+        });
+    }
 
-/// A thread that yields once and then goes on is not spinning: main's load can see the
-/// store made after the yield.
-fn store_after_yield() {
-    let x = Arc::new(AtomicUsize::new(0));
-    let t = {
-        let x = x.clone();
-        thread::spawn(move || {
-            x.store(1, SeqCst);
-            thread::yield_now();
-            x.store(2, SeqCst);
-        })
-    };
-    let seen = x.load(SeqCst);
-    t.join().unwrap();
-    assert_ne!(
-        seen, 2,
-        "the thread went on past its yield before main's load"
-    );
-}
-
-#[test]
-fn a_yield_followed_by_a_store_is_not_held_back() {
-    each_dfs(
-        |builder, name, bound| match builder.check(store_after_yield) {
-            Ok(report) => assert_eq!(bound, Some(0), "{name}: not found: {report}"),
-            Err(failure) => {
-                assert_ne!(bound, Some(0), "{name}: {failure}");
-                assert!(failure.message().contains("past its yield"), "{name}");
-            }
-        },
-    );
-}
-
-/// `spinners` threads wait for a flag that one more thread sets.
-fn spinners(spinners: usize) -> impl Fn() + Sync {
-    move || {
-        let flag = Arc::new(AtomicBool::new(false));
-        let mut handles: Vec<_> = (0..spinners)
-            .map(|_| {
-                let flag = flag.clone();
-                thread::spawn(move || {
-                    while !flag.load(SeqCst) {
-                        thread::yield_now();
-                    }
-                })
+    /// A thread that yields once and then goes on is not spinning: main's load can see the
+    /// store made after the yield.
+    fn store_after_yield() {
+        let x = Arc::new(AtomicUsize::new(0));
+        let t = {
+            let x = x.clone();
+            thread::spawn(move || {
+                x.store(1, SeqCst);
+                thread::yield_now();
+                x.store(2, SeqCst);
             })
-            .collect();
-        let setter = flag.clone();
-        handles.push(thread::spawn(move || setter.store(true, SeqCst)));
-        for h in handles {
-            h.join().unwrap();
-        }
+        };
+        let seen = x.load(SeqCst);
+        t.join().unwrap();
+        assert_ne!(
+            seen, 2,
+            "the thread went on past its yield before main's load"
+        );
     }
-}
 
-/// The executions DFS takes to exhaust `n` spinners and a setter, by reduction (DPOR, none)
-/// and bound (0, 1, 2, 3, none). `None`: more than 200,000 (measured, release build), too
-/// many for CI: without reduction every interleaving of the spinners' steps before they
-/// wait is a schedule, and bounded POR has no sleep sets.
-fn spinner_counts(n: usize) -> [[Option<u64>; 5]; 2] {
-    match n {
-        2 => [
-            [Some(5), Some(35), Some(161), Some(497), Some(22)],
-            [Some(15), Some(161), Some(1151), Some(5605), None],
-        ],
-        3 => [
-            [Some(16), Some(220), Some(1894), Some(11467), Some(352)],
-            [Some(208), Some(4559), None, None, None],
-        ],
-        _ => [
-            [Some(65), Some(1533), Some(21537), None, Some(9979)],
-            [Some(4745), None, None, None, None],
-        ],
-    }
-}
-
-/// Every count of [`spinner_counts`] on coroutines, and those of two spinners on OS threads
-/// too (the search does not depend on the substrate; the OS-thread substrate is slower).
-#[test]
-fn spinners_waiting_for_a_setter_are_exhausted_in_a_stated_number_of_executions() {
-    for n in 2..=4 {
-        let counts = spinner_counts(n);
-        for substrate in SUBSTRATES {
-            if substrate == Substrate::Threads && n > 2 {
-                continue;
-            }
-            for (r, reduction) in REDUCTIONS.into_iter().enumerate() {
-                for (b, bound) in BOUNDS.into_iter().enumerate() {
-                    let Some(expected) = counts[r][b] else {
-                        continue;
-                    };
-                    let name = format!("{n} spinners, {substrate:?}, {reduction:?}, {bound:?}");
-                    let report = dfs(substrate, reduction, bound)
-                        .max_steps(1000)
-                        .check(spinners(n))
-                        .unwrap_or_else(|f| panic!("{name}: {f}"));
-                    assert!(report.exhausted, "{name}: {report}");
-                    assert_eq!(report.executions, expected, "{name}: {report}");
-                    assert!(fair(&report), "{name}: {report}");
+    #[test]
+    fn a_yield_followed_by_a_store_is_not_held_back() {
+        each_dfs(
+            |builder, name, bound| match builder.check(store_after_yield) {
+                Ok(report) => assert_eq!(bound, Some(0), "{name}: not found: {report}"),
+                Err(failure) => {
+                    assert_ne!(bound, Some(0), "{name}: {failure}");
+                    assert!(failure.message().contains("past its yield"), "{name}");
                 }
+            },
+        );
+        // Random only: PCT drops a thread that yields below every other, so main always
+        // loads before the store after the yield (a rule of PCT, not of this crate's search).
+        for substrate in SUBSTRATES {
+            let failure = Builder::new()
+                .strategy(StrategyKind::Random)
+                .seed(17)
+                .iterations(2000)
+                .substrate(substrate)
+                .check(store_after_yield)
+                .expect_err("random, seed 17");
+            assert!(failure.message().contains("past its yield"), "{failure}");
+        }
+    }
+
+    /// `spinners` threads wait for a flag that one more thread sets.
+    fn spinners(spinners: usize) -> impl Fn() + Sync {
+        move || {
+            let flag = Arc::new(AtomicBool::new(false));
+            let mut handles: Vec<_> = (0..spinners)
+                .map(|_| {
+                    let flag = flag.clone();
+                    thread::spawn(move || {
+                        while !flag.load(SeqCst) {
+                            thread::yield_now();
+                        }
+                    })
+                })
+                .collect();
+            let setter = flag.clone();
+            handles.push(thread::spawn(move || setter.store(true, SeqCst)));
+            for h in handles {
+                h.join().unwrap();
             }
         }
     }
-}
 
-#[test]
-fn without_fair_spins_a_spin_loop_runs_into_max_steps() {
-    for substrate in SUBSTRATES {
-        let failure = dfs(substrate, Reduction::Dpor, None)
-            .fair_spins(false)
-            .max_steps(500)
-            .check(spinners(1))
-            .expect_err("the first path spins until max_steps");
-        assert_eq!(failure.kind(), FailureKind::Livelock, "{failure}");
-        assert_eq!(failure.schedule().fair_spins(), Some(false));
-    }
-}
-
-/// The bounded retry loop: three tries, then a fallback that runs only if the loop
-/// spins out before the setter stores. The rule holds main at its third try until the flag
-/// changes, so the fallback is not explored under `fair_spins`: the documented exception,
-/// which the proof names.
-fn bounded_retry() {
-    let flag = Arc::new(AtomicBool::new(false));
-    let setter = {
-        let flag = flag.clone();
-        thread::spawn(move || flag.store(true, SeqCst))
-    };
-    let mut seen = false;
-    for _ in 0..3 {
-        if flag.load(SeqCst) {
-            seen = true;
-            break;
+    /// The executions DFS takes to exhaust `n` spinners and a setter, by reduction (DPOR, none)
+    /// and bound (0, 1, 2, 3, none). `None`: more than 200,000 (measured, release build), too
+    /// many for CI: without reduction every interleaving of the spinners' steps before they
+    /// wait is a schedule, and bounded POR has no sleep sets.
+    fn spinner_counts(n: usize) -> [[Option<u64>; 5]; 2] {
+        match n {
+            2 => [
+                [Some(5), Some(35), Some(161), Some(497), Some(22)],
+                [Some(15), Some(161), Some(1151), Some(5605), None],
+            ],
+            3 => [
+                [Some(16), Some(220), Some(1894), Some(11467), Some(352)],
+                [Some(208), Some(4559), None, None, None],
+            ],
+            _ => [
+                [Some(65), Some(1533), Some(21537), None, Some(9979)],
+                [Some(4745), None, None, None, None],
+            ],
         }
-        thread::yield_now();
     }
-    assert!(seen, "the retry loop gave up before the setter ran");
-    setter.join().unwrap();
-}
 
-fn fair(report: &Report) -> bool {
-    report
-        .to_string()
-        .contains("under fair scheduling of spin loops")
-}
-
-#[test]
-fn a_bounded_retry_loop_is_named_in_the_proof_under_fair_spins_and_found_without() {
-    for substrate in SUBSTRATES {
-        for reduction in REDUCTIONS {
-            let name = format!("{substrate:?}, {reduction:?}");
-            let report = dfs(substrate, reduction, None)
-                .check(bounded_retry)
-                .unwrap_or_else(|f| panic!("{name}: the rule now explores the fallback: {f}"));
-            assert!(
-                report.exhausted && report.spin_holds > 0,
-                "{name}: {report}"
-            );
-            assert!(
-                fair(&report),
-                "{name}: the proof must name its rule: {report}"
-            );
-            for bound in BOUNDS {
-                let found = dfs(substrate, reduction, bound)
-                    .fair_spins(false)
-                    .check(bounded_retry);
-                match found {
-                    Ok(report) => assert_eq!(bound, Some(0), "{name}, {bound:?}: {report}"),
-                    Err(failure) => {
-                        assert!(failure.message().contains("gave up"), "{name}: {failure}")
+    /// Every count of [`spinner_counts`] on coroutines, and those of two spinners on OS threads
+    /// too (the search does not depend on the substrate; the OS-thread substrate is slower).
+    #[test]
+    fn spinners_waiting_for_a_setter_are_exhausted_in_a_stated_number_of_executions() {
+        for n in 2..=4 {
+            let counts = spinner_counts(n);
+            for substrate in SUBSTRATES {
+                if substrate == Substrate::Threads && n > 2 {
+                    continue;
+                }
+                for (r, reduction) in REDUCTIONS.into_iter().enumerate() {
+                    for (b, bound) in BOUNDS.into_iter().enumerate() {
+                        let Some(expected) = counts[r][b] else {
+                            continue;
+                        };
+                        let name = format!("{n} spinners, {substrate:?}, {reduction:?}, {bound:?}");
+                        let report = dfs(substrate, reduction, bound)
+                            .max_steps(1000)
+                            .check(spinners(n))
+                            .unwrap_or_else(|f| panic!("{name}: {f}"));
+                        assert!(report.exhausted, "{name}: {report}");
+                        assert_eq!(report.executions, expected, "{name}: {report}");
+                        assert!(fair(&report), "{name}: {report}");
                     }
                 }
             }
         }
-        // Random only: PCT drops a thread that yields below every other, so the setter
-        // always stores before the next try (a rule of PCT, not of this crate's search).
-        let failure = Builder::new()
-            .strategy(StrategyKind::Random)
-            .seed(5)
-            .iterations(2000)
-            .substrate(substrate)
-            .check(bounded_retry)
-            .expect_err("random, seed 5");
-        assert!(failure.message().contains("gave up"), "{failure}");
     }
-}
 
-#[test]
-fn a_proof_whose_search_held_a_spinner_back_says_so() {
-    for reduction in REDUCTIONS {
-        let report = dfs(Substrate::Coroutines, reduction, None)
-            .check(spinners(1))
-            .unwrap();
-        assert!(report.exhausted && report.spin_holds > 0, "{report}");
-        assert!(fair(&report), "the proof must name its rule: {report}");
-    }
-}
-
-#[test]
-fn a_search_that_held_no_thread_back_does_not_claim_fairness() {
-    let report = dfs(Substrate::Coroutines, Reduction::Dpor, None)
-        .check(|| {
-            let t = thread::spawn(|| ());
-            t.join().unwrap();
-        })
-        .unwrap();
-    assert_eq!(report.spin_holds, 0, "{report}");
-    assert!(!fair(&report), "{report}");
-}
-
-/// A thread polls a flag under a mutex, another sets it: taking and releasing the lock
-/// without writing changes nothing, so the poll is a spin and the search ends.
-fn mutex_poll() {
-    let flag = Arc::new(Mutex::new(false));
-    let setter = {
-        let flag = flag.clone();
-        thread::spawn(move || *flag.lock().unwrap() = true)
-    };
-    loop {
-        if *flag.lock().unwrap() {
-            break;
+    #[test]
+    fn random_and_pct_run_spinners_to_their_end() {
+        for n in 2..=4 {
+            each_sampler(3, |builder, name| {
+                let report = builder
+                    .max_steps(1000)
+                    .check(spinners(n))
+                    .unwrap_or_else(|f| panic!("{n} spinners, {name}: {f}"));
+                assert_eq!(report.executions, 2000, "{name}");
+            });
         }
-        thread::yield_now();
     }
-    setter.join().unwrap();
-}
 
-/// A test-and-set lock taken by two threads: a swap that finds the lock taken writes the
-/// value it found, which changes nothing.
-fn test_and_set() {
-    let locked = Arc::new(AtomicBool::new(false));
-    let count = Arc::new(AtomicUsize::new(0));
-    let worker = |locked: Arc<AtomicBool>, count: Arc<AtomicUsize>| {
-        move || {
-            while locked.swap(true, SeqCst) {
-                std::hint::spin_loop();
-                interleave_test::hint::spin_loop();
+    #[test]
+    fn without_fair_spins_a_spin_loop_runs_into_max_steps() {
+        for substrate in SUBSTRATES {
+            let failure = dfs(substrate, Reduction::Dpor, None)
+                .fair_spins(false)
+                .max_steps(500)
+                .check(spinners(1))
+                .expect_err("the first path spins until max_steps");
+            assert_eq!(failure.kind(), FailureKind::Livelock, "{failure}");
+            assert_eq!(failure.schedule().fair_spins(), Some(false));
+        }
+    }
+
+    /// The bounded retry loop: three tries, then a fallback that runs only if the loop
+    /// spins out before the setter stores. The rule holds main at its third try until the flag
+    /// changes, so the fallback is not explored under `fair_spins`: the documented exception,
+    /// which the proof names.
+    fn bounded_retry() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let setter = {
+            let flag = flag.clone();
+            thread::spawn(move || flag.store(true, SeqCst))
+        };
+        let mut seen = false;
+        for _ in 0..3 {
+            if flag.load(SeqCst) {
+                seen = true;
+                break;
             }
-            let v = count.load(SeqCst);
-            count.store(v + 1, SeqCst);
-            locked.store(false, SeqCst);
+            thread::yield_now();
         }
-    };
-    let t = thread::spawn(worker(locked.clone(), count.clone()));
-    worker(locked, count.clone())();
-    t.join().unwrap();
-    assert_eq!(count.load(SeqCst), 2);
-}
+        assert!(seen, "the retry loop gave up before the setter ran");
+        setter.join().unwrap();
+    }
 
-#[test]
-fn polling_under_a_mutex_and_a_test_and_set_lock_are_exhausted() {
-    each_dfs(|builder, name, _| {
-        for (model, what) in [(mutex_poll as fn(), "mutex poll"), (test_and_set, "TAS")] {
-            let report = builder
-                .clone()
-                .max_steps(2000)
-                .check(model)
-                .unwrap_or_else(|f| panic!("{name}, {what}: {f}"));
-            assert!(report.exhausted, "{name}, {what}: {report}");
+    fn fair(report: &Report) -> bool {
+        report
+            .to_string()
+            .contains("under fair scheduling of spin loops")
+    }
+
+    #[test]
+    fn a_bounded_retry_loop_is_named_in_the_proof_under_fair_spins_and_found_without() {
+        for substrate in SUBSTRATES {
+            for reduction in REDUCTIONS {
+                let name = format!("{substrate:?}, {reduction:?}");
+                let report = dfs(substrate, reduction, None)
+                    .check(bounded_retry)
+                    .unwrap_or_else(|f| panic!("{name}: the rule now explores the fallback: {f}"));
+                assert!(
+                    report.exhausted && report.spin_holds > 0,
+                    "{name}: {report}"
+                );
+                assert!(
+                    fair(&report),
+                    "{name}: the proof must name its rule: {report}"
+                );
+                for bound in BOUNDS {
+                    let found = dfs(substrate, reduction, bound)
+                        .fair_spins(false)
+                        .check(bounded_retry);
+                    match found {
+                        Ok(report) => assert_eq!(bound, Some(0), "{name}, {bound:?}: {report}"),
+                        Err(failure) => {
+                            assert!(failure.message().contains("gave up"), "{name}: {failure}")
+                        }
+                    }
+                }
+            }
+            // Random only: PCT drops a thread that yields below every other, so the setter
+            // always stores before the next try (a rule of PCT, not of this crate's search).
+            let failure = Builder::new()
+                .strategy(StrategyKind::Random)
+                .seed(5)
+                .iterations(2000)
+                .substrate(substrate)
+                .check(bounded_retry)
+                .expect_err("random, seed 5");
+            assert!(failure.message().contains("gave up"), "{failure}");
         }
-    });
+    }
+
+    #[test]
+    fn a_proof_whose_search_held_a_spinner_back_says_so() {
+        for reduction in REDUCTIONS {
+            let report = dfs(Substrate::Coroutines, reduction, None)
+                .check(spinners(1))
+                .unwrap();
+            assert!(report.exhausted && report.spin_holds > 0, "{report}");
+            assert!(fair(&report), "the proof must name its rule: {report}");
+        }
+    }
+
+    #[test]
+    fn a_search_that_held_no_thread_back_does_not_claim_fairness() {
+        let report = dfs(Substrate::Coroutines, Reduction::Dpor, None)
+            .check(|| {
+                let t = thread::spawn(|| ());
+                t.join().unwrap();
+            })
+            .unwrap();
+        assert_eq!(report.spin_holds, 0, "{report}");
+        assert!(!fair(&report), "{report}");
+    }
+
+    /// A thread polls a flag under a mutex, another sets it: taking and releasing the lock
+    /// without writing changes nothing, so the poll is a spin and the search ends.
+    fn mutex_poll() {
+        let flag = Arc::new(Mutex::new(false));
+        let setter = {
+            let flag = flag.clone();
+            thread::spawn(move || *flag.lock().unwrap() = true)
+        };
+        loop {
+            if *flag.lock().unwrap() {
+                break;
+            }
+            thread::yield_now();
+        }
+        setter.join().unwrap();
+    }
+
+    /// A test-and-set lock taken by two threads: a swap that finds the lock taken writes the
+    /// value it found, which changes nothing.
+    fn test_and_set() {
+        let locked = Arc::new(AtomicBool::new(false));
+        let count = Arc::new(AtomicUsize::new(0));
+        let worker = |locked: Arc<AtomicBool>, count: Arc<AtomicUsize>| {
+            move || {
+                while locked.swap(true, SeqCst) {
+                    std::hint::spin_loop();
+                    interleave_test::hint::spin_loop();
+                }
+                let v = count.load(SeqCst);
+                count.store(v + 1, SeqCst);
+                locked.store(false, SeqCst);
+            }
+        };
+        let t = thread::spawn(worker(locked.clone(), count.clone()));
+        worker(locked, count.clone())();
+        t.join().unwrap();
+        assert_eq!(count.load(SeqCst), 2);
+    }
+
+    #[test]
+    fn polling_under_a_mutex_and_a_test_and_set_lock_are_exhausted() {
+        each_dfs(|builder, name, _| {
+            for (model, what) in [(mutex_poll as fn(), "mutex poll"), (test_and_set, "TAS")] {
+                let report = builder
+                    .clone()
+                    .max_steps(2000)
+                    .check(model)
+                    .unwrap_or_else(|f| panic!("{name}, {what}: {f}"));
+                assert!(report.exhausted, "{name}, {what}: {report}");
+            }
+        });
+    }
 }
