@@ -304,6 +304,9 @@ pub(crate) struct Execution {
     /// Whether the execution runs untracked (`ExecConfig::untracked_start`), readable
     /// without locking the state.
     pub(crate) untracked: bool,
+    /// Whether threads that repeat a spin are held back (`SpinRule::Repeats`), readable
+    /// without locking the state: only then does `runtime::unchanged` need it.
+    pub(crate) repeats: bool,
     pub(crate) state: Mutex<ExecState>,
     /// What the substrates share with the driver (see `host/`).
     pub(crate) host: HostShared,
@@ -336,6 +339,7 @@ impl Execution {
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             untracked: config.untracked_start,
+            repeats: config.spins == super::spins::SpinRule::Repeats,
             state: Mutex::new(ExecState {
                 threads: {
                     let mut threads = Vec::with_capacity(4);

@@ -311,10 +311,15 @@ pub(crate) fn failed_try(api: &str) {
 /// `spins.rs` it was an observation. Call it right after the operation, before any other
 /// switch point. Does nothing outside a model.
 pub(crate) fn unchanged() {
+    let run = |ctx: &Context| {
+        if ctx.exec.repeats {
+            spins::unchanged(&mut ctx.exec.state.lock());
+        }
+    };
     if CURRENT.is_set() {
-        CURRENT.with(|ctx| spins::unchanged(&mut ctx.exec.state.lock()));
+        CURRENT.with(run);
     } else if let Some(ctx) = host::exiting_context() {
-        spins::unchanged(&mut ctx.exec.state.lock());
+        run(&ctx);
     }
 }
 
