@@ -22,6 +22,8 @@ pub(crate) struct ArcReg {
     /// Its execution holds back threads that repeat a spin, which must learn of every
     /// change of the counts, quiet or not (`spins.rs`).
     spins: bool,
+    /// Its drops are switch points (`ExecConfig::arc_drops`), located where it was made.
+    points: Option<Loc>,
 }
 
 /// What the runtime keeps of one allocation.
@@ -74,6 +76,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             index: st.arcs.len() - 1,
             quiet,
             spins: st.config.spins == super::spins::SpinRule::Repeats,
+            points: st.config.arc_drops.then_some(loc),
         }
     };
     if super::CURRENT.is_set() {
@@ -88,14 +91,11 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
 /// search. Its location is where the allocation was made (a drop has no caller location).
 /// Nothing for an allocation of another execution.
 pub(crate) fn switch_point(reg: ArcReg, kind: OpKind) {
+    let Some(loc) = reg.points else {
+        return;
+    };
     let run = |ctx: &super::Context| {
         if ctx.exec.id == reg.exec {
-            let st = ctx.exec.state.lock();
-            if !st.config.arc_drops {
-                return;
-            }
-            let loc = st.arcs[reg.index].created;
-            drop(st);
             super::sched::switch_point(ctx, kind, None, loc);
         }
     };
