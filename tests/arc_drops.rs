@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::SUBSTRATES;
+use common::{SUBSTRATES, each_dfs, each_sampler};
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, thread};
@@ -16,42 +16,6 @@ use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, thread};
 /// threads, skips them (`--skip own_substrates::`), since it would only repeat the first.
 mod own_substrates {
     use super::*;
-
-    const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
-
-    fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
-        for substrate in SUBSTRATES {
-            for reduction in [Reduction::Dpor, Reduction::Off] {
-                for bound in BOUNDS {
-                    let builder = Builder::new()
-                        .strategy(StrategyKind::Dfs {
-                            max_preemptions: bound,
-                        })
-                        .reduction(reduction)
-                        .substrate(substrate)
-                        .parallelism(1);
-                    f(
-                        builder,
-                        format!("{substrate:?}, {reduction:?}, {bound:?}"),
-                        bound,
-                    );
-                }
-            }
-        }
-    }
-
-    fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
-        for substrate in SUBSTRATES {
-            for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-                let builder = Builder::new()
-                    .strategy(strategy)
-                    .seed(seed)
-                    .iterations(2000)
-                    .substrate(substrate);
-                f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
-            }
-        }
-    }
 
     /// Takes `lock` when dropped.
     struct LocksOnDrop(std::sync::Arc<Mutex<()>>);

@@ -362,13 +362,13 @@ fn a_format_1_file_replays_with_its_own_rule() {
     assert_eq!(diverged.kind(), FailureKind::Divergence, "{diverged}");
 }
 
-/// A file of format 2, written before atomics followed their orderings, replays with the
-/// rule it was recorded with (every atomic `SeqCst`) to the same failure, of format 2 too.
-#[test]
-fn a_format_2_file_replays_with_its_own_rule() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v2.json");
+/// Replays the old golden file of format `version` and checks that it gives the same
+/// failure, with the same decisions, of that format too; returns the schedule.
+fn replays_with_its_own_rule(version: u64) -> Schedule {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/schedule_v{version}.json"));
     let old = Schedule::load(&path).unwrap();
-    assert_eq!(old.format_version(), 2);
+    assert_eq!(old.format_version(), version);
     let replayed = golden::builder()
         .replay(lost_update, &old)
         .expect_err("the old schedule still fails");
@@ -376,8 +376,16 @@ fn a_format_2_file_replays_with_its_own_rule() {
         replayed.message().contains("an update was lost"),
         "{replayed}"
     );
-    assert_eq!(replayed.schedule().format_version(), 2);
+    assert_eq!(replayed.schedule().format_version(), version);
     assert_eq!(replayed.schedule().decisions(), old.decisions());
+    old
+}
+
+/// A file of format 2, written before atomics followed their orderings, replays with the
+/// rule it was recorded with (every atomic `SeqCst`) to the same failure, of format 2 too.
+#[test]
+fn a_format_2_file_replays_with_its_own_rule() {
+    replays_with_its_own_rule(2);
 }
 
 /// A file of format 3, written before `Arc` drops were switch points (the golden model's
@@ -386,18 +394,7 @@ fn a_format_2_file_replays_with_its_own_rule() {
 /// longer fit.
 #[test]
 fn a_format_3_file_replays_with_its_own_rule() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v3.json");
-    let old = Schedule::load(&path).unwrap();
-    assert_eq!(old.format_version(), 3);
-    let replayed = golden::builder()
-        .replay(lost_update, &old)
-        .expect_err("the old schedule still fails");
-    assert!(
-        replayed.message().contains("an update was lost"),
-        "{replayed}"
-    );
-    assert_eq!(replayed.schedule().format_version(), 3);
-    assert_eq!(replayed.schedule().decisions(), old.decisions());
+    let old = replays_with_its_own_rule(3);
     let as_new =
         Schedule::from_json(&old.to_json().replace("\"version\": 3", "\"version\": 4")).unwrap();
     let other = golden::builder().replay(lost_update, &as_new).unwrap_err();

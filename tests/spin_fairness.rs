@@ -1,6 +1,6 @@
-//! Spin loops under DFS: a thread is held back only when it comes back to a switch point
-//! with nothing changed since it was last there, and then until every thread that could run
-//! has run (`runtime/spins.rs`). A failed `try_lock` or a yield followed by anything else is
+//! Spin loops under DFS: a thread is held back only when it repeats a spin (it comes back
+//! to a switch point by the same call path, having spun, with nothing it observed changed),
+//! and then until something it observed changes (`runtime/spins.rs`). A failed `try_lock` or a yield followed by anything else is
 //! an ordinary operation; spinners taking turns cannot starve the thread they wait for; a
 //! bounded retry loop whose fallback needs the loop to spin out is skipped only under
 //! `fair_spins`, and the report says so. Every case runs on both substrates, under DFS with
@@ -10,54 +10,15 @@ mod common;
 
 use std::sync::Arc;
 
-use common::SUBSTRATES;
+use common::{BOUNDS, REDUCTIONS, SUBSTRATES, dfs, each_dfs, each_sampler, random_finds};
 use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use interleave_test::{Builder, FailureKind, Reduction, Report, StrategyKind, Substrate, thread};
+use interleave_test::{FailureKind, Reduction, Report, Substrate, thread};
 
 /// The tests of this file choose their substrates themselves: CI's second pass, on OS
 /// threads, skips them (`--skip own_substrates::`), since it would only repeat the first.
 mod own_substrates {
     use super::*;
-
-    const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
-    const REDUCTIONS: [Reduction; 2] = [Reduction::Dpor, Reduction::Off];
-
-    fn dfs(substrate: Substrate, reduction: Reduction, bound: Option<u32>) -> Builder {
-        Builder::new()
-            .strategy(StrategyKind::Dfs {
-                max_preemptions: bound,
-            })
-            .reduction(reduction)
-            .substrate(substrate)
-            .parallelism(1)
-    }
-
-    /// Every DFS configuration, named for assertion messages.
-    fn each_dfs(mut f: impl FnMut(Builder, String, Option<u32>)) {
-        for substrate in SUBSTRATES {
-            for reduction in REDUCTIONS {
-                for bound in BOUNDS {
-                    let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
-                    f(dfs(substrate, reduction, bound), name, bound);
-                }
-            }
-        }
-    }
-
-    /// Random and PCT with a fixed seed, on both substrates.
-    fn each_sampler(seed: u64, mut f: impl FnMut(Builder, String)) {
-        for substrate in SUBSTRATES {
-            for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-                let builder = Builder::new()
-                    .strategy(strategy)
-                    .seed(seed)
-                    .iterations(2000)
-                    .substrate(substrate);
-                f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
-            }
-        }
-    }
 
     /// The model: both `try_lock`s fail only if the holder takes the lock before the
     /// first and keeps it past the second.
@@ -133,16 +94,7 @@ mod own_substrates {
         );
         // Random only: PCT drops a thread that yields below every other, so main always
         // loads before the store after the yield (a rule of PCT, not of this crate's search).
-        for substrate in SUBSTRATES {
-            let failure = Builder::new()
-                .strategy(StrategyKind::Random)
-                .seed(17)
-                .iterations(2000)
-                .substrate(substrate)
-                .check(store_after_yield)
-                .expect_err("random, seed 17");
-            assert!(failure.message().contains("past its yield"), "{failure}");
-        }
+        random_finds(store_after_yield, 17, "past its yield");
     }
 
     /// `spinners` threads wait for a flag that one more thread sets.
@@ -299,17 +251,10 @@ mod own_substrates {
                     }
                 }
             }
-            // Random only: PCT drops a thread that yields below every other, so the setter
-            // always stores before the next try (a rule of PCT, not of this crate's search).
-            let failure = Builder::new()
-                .strategy(StrategyKind::Random)
-                .seed(5)
-                .iterations(2000)
-                .substrate(substrate)
-                .check(bounded_retry)
-                .expect_err("random, seed 5");
-            assert!(failure.message().contains("gave up"), "{failure}");
         }
+        // Random only: PCT drops a thread that yields below every other, so the setter
+        // always stores before the next try (a rule of PCT, not of this crate's search).
+        random_finds(bounded_retry, 5, "gave up");
     }
 
     #[test]

@@ -85,3 +85,73 @@ pub(crate) fn line_of(text: &str, marker: &str) -> u32 {
         .unwrap_or_else(|| panic!("{marker} is not in the file"));
     index as u32 + 1
 }
+
+/// Preemption bounds every DFS case is checked under: 0 to 3, and none.
+pub(crate) const BOUNDS: [Option<u32>; 5] = [Some(0), Some(1), Some(2), Some(3), None];
+
+/// DFS with and without partial-order reduction.
+pub(crate) const REDUCTIONS: [interleave_test::Reduction; 2] = [
+    interleave_test::Reduction::Dpor,
+    interleave_test::Reduction::Off,
+];
+
+/// DFS on `substrate` with `reduction` and preemption `bound`, one execution at a time.
+pub(crate) fn dfs(
+    substrate: interleave_test::Substrate,
+    reduction: interleave_test::Reduction,
+    bound: Option<u32>,
+) -> interleave_test::Builder {
+    interleave_test::Builder::new()
+        .strategy(interleave_test::StrategyKind::Dfs {
+            max_preemptions: bound,
+        })
+        .reduction(reduction)
+        .substrate(substrate)
+        .parallelism(1)
+}
+
+/// Calls `f` with every DFS configuration (both substrates, both reductions, every bound
+/// of [`BOUNDS`]), its name for assertion messages, and its bound.
+pub(crate) fn each_dfs(mut f: impl FnMut(interleave_test::Builder, String, Option<u32>)) {
+    for substrate in SUBSTRATES {
+        for reduction in REDUCTIONS {
+            for bound in BOUNDS {
+                let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
+                f(dfs(substrate, reduction, bound), name, bound);
+            }
+        }
+    }
+}
+
+/// Calls `f` with random and PCT (depth 3) at `seed`, 2000 executions, on both substrates.
+pub(crate) fn each_sampler(seed: u64, mut f: impl FnMut(interleave_test::Builder, String)) {
+    use interleave_test::StrategyKind::{Pct, Random};
+    for substrate in SUBSTRATES {
+        for strategy in [Random, Pct { depth: 3 }] {
+            let builder = interleave_test::Builder::new()
+                .strategy(strategy)
+                .seed(seed)
+                .iterations(2000)
+                .substrate(substrate);
+            f(builder, format!("{substrate:?}, {strategy:?}, seed {seed}"));
+        }
+    }
+}
+
+/// Checks that random at `seed` finds `model`'s panic saying `message` on both substrates
+/// within 2000 executions.
+pub(crate) fn random_finds(model: fn(), seed: u64, message: &str) {
+    for substrate in SUBSTRATES {
+        let found = interleave_test::Builder::new()
+            .strategy(interleave_test::StrategyKind::Random)
+            .seed(seed)
+            .iterations(2000)
+            .substrate(substrate)
+            .check(model);
+        let failure = match found {
+            Ok(report) => panic!("{substrate:?}: random, seed {seed}: not found: {report}"),
+            Err(failure) => failure,
+        };
+        assert!(failure.message().contains(message), "{failure}");
+    }
+}
