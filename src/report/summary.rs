@@ -94,7 +94,7 @@ impl Report {
         let reduction = match (self.reduction, self.bound) {
             (Some(Reduction::Off) | None, _) => "none",
             (Some(_), None) => "DPOR, source sets and sleep sets",
-            (Some(_), Some(_)) => "bounded POR",
+            (Some(_), Some(_)) => "bounded POR and sleep sets",
         };
         let fair = if self.spin_holds > 0 {
             "; under fair scheduling of spin loops"

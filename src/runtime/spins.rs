@@ -39,7 +39,10 @@
 //! - the thread's *own local state* differs between the visits (a loop counter): a bounded
 //!   retry loop (`for _ in 0..3 { if flag.load(..) { break } yield_now() } fallback()`)
 //!   whose fallback runs only if the loop spins out before another thread acts is not
-//!   explored at its third try or later;
+//!   explored at its third try or later, or at its second when an earlier loop ran from the
+//!   same place (that loop's last try counts as the first visit); under a preemption bound,
+//!   holding the thread there also makes some other schedules of the program cost a
+//!   preemption more;
 //! - a lock another thread takes and releases without writing its data changes nothing, so
 //!   a thread that saw it held in between may be taken as repeating;
 //! - a load after a repeated spin reads the newest store (a stale value could be read again

@@ -273,7 +273,8 @@ mod tests {
 
     #[test]
     fn filters_keep_files_by_test_path_and_file_path() {
-        let dir = scratch("filters").join(CORPUS_DIR);
+        let base = scratch("filters");
+        let dir = base.join(CORPUS_DIR);
         let racy = dir.join("t/racy/1.json");
         let fixed = dir.join("t/fixed/2.json");
         let broken = dir.join("t/racy/3.json");
@@ -318,6 +319,7 @@ mod tests {
                 .unwrap_err()
                 .contains("names no test")
         );
+        std::fs::remove_dir_all(base).unwrap();
     }
 
     #[test]
@@ -334,7 +336,8 @@ mod tests {
     /// Regression (issue 7): a test name from a file was passed to the test binary as is.
     #[test]
     fn a_test_name_that_is_not_a_rust_path_is_refused() {
-        let dir = scratch("injection").join(CORPUS_DIR);
+        let base = scratch("injection");
+        let dir = base.join(CORPUS_DIR);
         let file = dir.join("t/racy/1.json");
         write(&file, &schedule_json(Some("t::--logfile=/tmp/x.txt")));
         let loaded = load(found(std::slice::from_ref(&file)), None, None);
@@ -343,6 +346,7 @@ mod tests {
             reason.starts_with("invalid schedule: field `test` should be a Rust test path"),
             "{reason}"
         );
+        std::fs::remove_dir_all(base).unwrap();
     }
 
     /// Links: followed to a file inside the searched directory, refused out of it; links

@@ -23,11 +23,31 @@
 //!   optimal algorithm) a few executions can be redundant; the report counts them.
 //! - **With a preemption bound** (Coons, Musuvathi and McKinley, "Bounded Partial-Order
 //!   Reduction", OOPSLA 2013): the bound makes otherwise independent events dependent, so
-//!   sleep sets are off, a race adds its thread (or, if it cannot run there, every thread
-//!   that can) both at the point before `e` and at the point where `e`'s thread last
-//!   started running, where switching to another thread costs no more than the switch
-//!   made there; only branches within the bound run. Invariant: every state reachable with
-//!   at most `bound` preemptions is reached.
+//!   a race adds its thread (or, if it cannot run there, every thread that can) both at the
+//!   point before `e` and at the point where `e`'s thread last started running, where
+//!   switching to another thread costs no more than the switch made there; only branches
+//!   within the bound run. Invariant: every state reachable with at most `bound`
+//!   preemptions is reached.
+//! - **Sleep sets under a bound** take the cost into account. At a point `P` whose current
+//!   thread is `c`, once `c`'s branch is explored, `c` sleeps in the other branches `u`
+//!   (and nothing else does). Why no state within the bound is lost: a schedule
+//!   `u·α·c·β` from `P` in which `c`'s event commutes with `u·α` ends in the same state as
+//!   `c·u·α·β`, which `c`'s branch covers if it costs no more preemptions. Count the
+//!   switches that differ: `c·u·α·β` pays at most one (`c` to `u`, if `c` can go on) where
+//!   `u·α·c·β` pays one at `P` (`c` to `u`); at the end of `α`, `c·u·α·β` switches from
+//!   `α`'s last thread `x` to `β`, which costs no more than `u·α·c·β`'s switch from `x` to
+//!   `c`, *provided* `x` can go on in both or in neither; and `c`'s own switch into `β`
+//!   costs the same in both or is free. Inside `α` the switches are the same, again
+//!   provided each thread that switches away can go on in both. Only one thing breaks
+//!   that proviso: `c`'s event lets a thread go on that could not (an unlock, a send, a
+//!   store that ends a spin wait), so a switch away from that thread that was free in
+//!   `u·α·c·β` costs a preemption in `c·u·α·β`. So at every free switch (the thread
+//!   switched from cannot go on), every sleeper whose event does more than read wakes
+//!   (`wake_enablers`); an event that only reads enables nothing. A sleeper chosen at a
+//!   point where it cost no less than the chosen thread would need the same argument
+//!   with a cost that can be higher, so only the current thread sleeps. Checked against
+//!   plain DFS at bounds 0 to 3 by `tests/dpor_soundness.rs`, which fails without the
+//!   waking at free switches (program 1000563 at bound 1: an unlock).
 //!
 //! A thread that repeated a spin (`runtime/spins.rs`) waits like a blocked thread: the event
 //! that changes what it observed releases it (`Key::Yield`), and whether it repeats depends
@@ -39,7 +59,7 @@
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
 use super::{Choice, Pick, PickKind, Refusal, Strategy};
 use crate::hb::{Hb, Touch, conflict};
-use crate::op::{Op, Tid};
+use crate::op::{Op, Role, Tid};
 
 /// A thread and the accesses of its next event (learned when it ran from the point).
 type Sleeper = (Tid, Vec<Touch>);
@@ -97,7 +117,8 @@ impl Point {
     }
 }
 
-/// DFS with source-set DPOR and sleep sets, or bounded POR under a preemption bound.
+/// DFS with source-set DPOR and sleep sets, or bounded POR with cost-aware sleep sets under a
+/// preemption bound.
 #[derive(Debug)]
 pub(crate) struct DporStrategy {
     bound: Option<u32>,
@@ -110,6 +131,8 @@ pub(crate) struct DporStrategy {
     blocked: bool,
     /// Executions that were redundant (sleep-set blocked).
     redundant: u64,
+    /// The thread of the last event of the current execution.
+    last_tid: Option<Tid>,
     scratch: Vec<Tid>,
 }
 
@@ -123,6 +146,7 @@ impl DporStrategy {
             sleep: Vec::new(),
             blocked: false,
             redundant: 0,
+            last_tid: None,
             scratch: Vec::new(),
         }
     }
@@ -253,6 +277,14 @@ impl DporStrategy {
         }
     }
 
+    /// Under a bound, at a switch away from a thread that cannot go on (it blocked, waits or
+    /// ended), which costs no preemption: wakes every sleeper whose event could have let that
+    /// thread go on, that is, one that does more than read (module notes).
+    fn wake_enablers(&mut self) {
+        self.sleep
+            .retain(|(_, next)| next.iter().all(|touch| touch.role == Role::Read));
+    }
+
     /// Knuth's estimate of the number of leaves from the current path: the product of the
     /// branching seen at each of its points.
     fn leaves(&self) -> f64 {
@@ -295,6 +327,7 @@ impl Strategy for DporStrategy {
         }
         self.sleep.clear();
         self.blocked = false;
+        self.last_tid = None;
         true
     }
 
@@ -305,6 +338,9 @@ impl Strategy for DporStrategy {
         if self.walk.depth < self.walk.replay {
             check_replayed(self.walk.depth, self.path[self.walk.depth].seen(), choice)?;
         } else {
+            if self.bound.is_some() && choice.current.is_none() {
+                self.wake_enablers();
+            }
             match self.fresh_point(choice) {
                 Some(point) => self.path.push(point),
                 None => {
@@ -316,11 +352,13 @@ impl Strategy for DporStrategy {
         }
         let point = &self.path[self.walk.depth];
         let chosen = point.taken;
-        if self.bound.is_none() {
-            self.sleep.clone_from(&point.sleep);
-            let before = point.done.iter().filter(|(t, _)| *t != chosen);
-            self.sleep.extend(before.cloned());
-        }
+        self.sleep.clone_from(&point.sleep);
+        let bounded = self.bound.is_some();
+        let before = point
+            .done
+            .iter()
+            .filter(|(t, _)| *t != chosen && (!bounded || point.cost(*t) < point.cost(chosen)));
+        self.sleep.extend(before.cloned());
         self.walk.preemptions = point.cost(chosen);
         self.walk.depth += 1;
         Ok(chosen)
@@ -351,6 +389,10 @@ impl Strategy for DporStrategy {
         }
         let ev = hb.event(index);
         let touches = hb.touches(index);
+        let switched = self.last_tid.replace(ev.tid).is_some_and(|t| t != ev.tid);
+        if self.bound.is_some() && switched && ev.decision.is_none() {
+            self.wake_enablers();
+        }
         if self.sleep.iter().any(|(t, _)| *t == ev.tid) {
             // A sleeping thread runs because it is the only one that can: every schedule
             // from here was explored already.
