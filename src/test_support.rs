@@ -1,12 +1,16 @@
-//! What an `#[interleave]` test runs: its stored schedules first, then the exploration. A new
-//! failure is stored in the test's regression corpus and reported with the way to replay it.
+//! What an `#[interleave]` test runs, and [`model`] inside a test: its stored schedules
+//! first, then the exploration. A new failure is stored in the test's regression corpus and
+//! reported with the way to replay it. `INTERLEAVE_REPLAY` replays one file instead, in the
+//! test that file names; every other test explores as usual.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use crate::StrategyKind;
-use crate::config::{self, Builder};
+use crate::config::{self, Builder, env};
 use crate::corpus::{Content, Corpus, Entry};
-use crate::report::{Failure, FailureKind};
+use crate::report::{Failure, FailureKind, Report};
+use crate::schedule::Schedule;
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
 #[derive(Clone, Debug)]
@@ -25,53 +29,198 @@ pub struct TestSpec {
     pub strategy: Option<StrategyKind>,
 }
 
-impl TestSpec {
-    /// The name libtest gives the test: its path without the crate name.
-    fn libtest_name(&self) -> &str {
-        self.name
-            .split_once("::")
-            .map_or(self.name, |(_, rest)| rest)
-    }
+/// A test the crate runs for its user: its full path (crate first), the name libtest knows
+/// it by, and where its failures are stored.
+struct Test {
+    name: String,
+    libtest: String,
+    corpus: Option<Corpus>,
 }
 
-/// Runs the test `spec` on `model`; panics (fails the test) with the report of a failure.
+/// How a test's run ended, when it did not fail.
+enum Ran {
+    /// It explored, with this report.
+    Explored(Report),
+    /// It replayed the file `INTERLEAVE_REPLAY` names.
+    Replayed,
+}
+
+/// Runs the test `spec` on `model`; panics (fails the test) with the report of a failure, or
+/// when a DFS search did not finish and partial searches are not allowed
+/// (`INTERLEAVE_PARTIAL`).
 #[track_caller]
 pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
     let builder = Builder::for_test(spec);
-    if let Some(file) = config::replay_file() {
-        return replay_one(&builder, &model, &file);
-    }
-    let corpus = Corpus::new(&config::regressions_root(spec.manifest_dir), spec.name);
-    replay_corpus(&builder, &model, &corpus, spec);
-    if let Err(failure) = builder.check(&model) {
-        let (path, new) = corpus.store(failure.schedule()).unwrap_or_else(|e| {
-            panic!("{failure}\n\nthe schedule could not be stored in the regression corpus ({e})")
-        });
-        let shown = path.display();
-        let stored = if new {
-            format!(
-                "the schedule is stored in {shown} (commit it: every later run replays it first)"
-            )
-        } else {
-            format!("the schedule was stored already, in {shown}")
-        };
-        panic!("{failure}\n\n{stored}\n{}", how_to_replay(&path, spec));
+    let test = Test {
+        name: spec.name.to_owned(),
+        libtest: spec
+            .name
+            .split_once("::")
+            .map_or(spec.name, |(_, rest)| rest)
+            .to_owned(),
+        corpus: Some(Corpus::new(
+            &config::regressions_root(spec.manifest_dir),
+            spec.name,
+        )),
+    };
+    if let Ran::Explored(report) = run(&builder, &model, &test) {
+        summarize(&test, &report);
+        if matches!(builder.strategy, StrategyKind::Dfs { .. })
+            && !report.exhausted
+            && config::env_flag(env::PARTIAL) != Some(true)
+        {
+            panic!(
+                "interleave-test: the dfs search of {} did not finish, so nothing is proved:\n\
+                 {report}\nRaise or unset {} and {}, bound the search (max_preemptions), or set \
+                 {}=1 to accept a partial search.",
+                test.name,
+                env::ITERATIONS,
+                env::MAX_TIME,
+                env::PARTIAL
+            );
+        }
     }
 }
 
-fn how_to_replay(path: &Path, spec: &TestSpec) -> String {
+/// Explores every schedule of `f` (DFS, with partial-order reduction) and panics with the
+/// report of the first failure; see the crate's [`model`](crate::model).
+#[track_caller]
+pub(crate) fn model<F: Fn() + Sync>(f: F) -> Report {
+    let builder = Builder::dfs_from_env();
+    let Some(test) = current_test() else {
+        return exhaustive(builder.explore(f));
+    };
+    let builder = builder.name(&test.name);
+    match run(&builder, &f, &test) {
+        Ran::Explored(report) => {
+            summarize(&test, &report);
+            exhaustive(report)
+        }
+        Ran::Replayed => Report::replayed(builder.substrate),
+    }
+}
+
+/// `report`, if its search finished; a panic that says what to do otherwise.
+fn exhaustive(report: Report) -> Report {
+    if !report.exhausted {
+        panic!(
+            "interleave_test::model could not finish the search, so nothing is proved:\n{report}\n\
+             Unset or raise {} and {}, or bound the search with {}.",
+            env::ITERATIONS,
+            env::MAX_TIME,
+            env::MAX_PREEMPTIONS
+        );
+    }
+    report
+}
+
+/// The test this thread runs, as libtest names its threads, with the crate's corpus if the
+/// test runs under cargo (`CARGO_MANIFEST_DIR`); `None` outside a test.
+fn current_test() -> Option<Test> {
+    let current = std::thread::current();
+    let libtest = current.name().filter(|n| *n != "main")?.to_owned();
+    // A test binary is named after its crate, then `-` and a hash.
+    let exe = std::env::current_exe().ok()?;
+    let stem = exe.file_stem()?.to_str()?;
+    let krate = stem
+        .rsplit_once('-')
+        .map_or(stem, |(k, _)| k)
+        .replace('-', "_");
+    let name = format!("{krate}::{libtest}");
+    let corpus = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(|dir| Corpus::new(&config::regressions_root(&dir.to_string_lossy()), &name));
+    Some(Test {
+        name,
+        libtest,
+        corpus,
+    })
+}
+
+/// Replays `INTERLEAVE_REPLAY` if it names `test`; otherwise the test's stored schedules,
+/// then explores. Panics with the report of a failure, after storing its schedule.
+#[track_caller]
+fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
+    if let Some(path) = config::replay_file() {
+        if let Some(schedule) = replay_target(&path, test) {
+            replay_one(builder, model, &path, &schedule);
+            return Ran::Replayed;
+        }
+    }
+    if let Some(corpus) = &test.corpus {
+        replay_corpus(builder, model, corpus, test);
+    }
+    match builder.check(model) {
+        Ok(report) => Ran::Explored(report),
+        Err(failure) => panic!("{failure}\n\n{}", store(&failure, test)),
+    }
+}
+
+/// Where the failure's schedule went, and how to replay it.
+fn store(failure: &Failure, test: &Test) -> String {
+    let Some(corpus) = &test.corpus else {
+        return config::save_for_later(failure, Some(&test.name));
+    };
+    match corpus.store(failure.schedule()) {
+        Ok((path, new)) => {
+            let shown = path.display();
+            let stored = if new {
+                format!(
+                    "the schedule is stored in {shown} (commit it: every later run replays it \
+                     first)"
+                )
+            } else {
+                format!("the schedule was stored already, in {shown}")
+            };
+            format!("{stored}\n{}", how_to_replay(&path, test))
+        }
+        Err(e) => format!("the schedule could not be stored in the regression corpus ({e})"),
+    }
+}
+
+fn how_to_replay(path: &Path, test: &Test) -> String {
     format!(
         "replay it: cargo interleave replay {path}\n       or: {var}={path} cargo test -- --exact {name}",
         path = path.display(),
-        var = config::env::REPLAY,
-        name = spec.libtest_name(),
+        var = env::REPLAY,
+        name = test.libtest,
     )
+}
+
+/// The schedule `INTERLEAVE_REPLAY` names, if it is for `test` (or names no test); `None`
+/// if it names another test, which this one leaves alone. A file that cannot be read fails
+/// every test that looks at it.
+fn replay_target(path: &Path, test: &Test) -> Option<Schedule> {
+    let schedule = match Schedule::load(path) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("interleave-test replay: invalid {}: {e}", path.display());
+            panic!("interleave-test: {e}");
+        }
+    };
+    match schedule.test() {
+        Some(other) if other != test.name => None,
+        _ => Some(schedule),
+    }
+}
+
+/// Writes `line` to the process's standard error itself, past libtest's capture: what a
+/// passing test should still show.
+fn visible(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// With `INTERLEAVE_SUMMARY=1`, shows the test's report even when it passes.
+fn summarize(test: &Test, report: &Report) {
+    if config::env_flag(env::SUMMARY) == Some(true) {
+        visible(&format!("interleave-test: {}: {report}", test.name));
+    }
 }
 
 /// Replays every stored schedule of the test: one that still fails fails the test now, and
 /// so does a file that cannot be read. What is not a regular file in the corpus, or a link
-/// out of it, is skipped unread with a note.
-fn replay_corpus<F: Fn() + Sync>(builder: &Builder, model: &F, corpus: &Corpus, spec: &TestSpec) {
+/// out of it, is skipped unread with a note. The notes show even when the test passes.
+#[track_caller]
+fn replay_corpus<F: Fn() + Sync>(builder: &Builder, model: &F, corpus: &Corpus, test: &Test) {
     let entries = corpus
         .entries()
         .unwrap_or_else(|e| panic!("interleave-test: cannot read the regression corpus: {e}"));
@@ -88,44 +237,38 @@ fn replay_corpus<F: Fn() + Sync>(builder: &Builder, model: &F, corpus: &Corpus, 
                 )
             }
             Content::Skipped(reason) => {
-                eprintln!(
+                visible(&format!(
                     "interleave-test: skipped in the regression corpus: {reason}; it does not \
                      fail the run. Remove it from the corpus."
-                );
+                ));
                 continue;
             }
         };
         match builder.replay(model, &schedule) {
-            Ok(()) => eprintln!(
+            Ok(()) => visible(&format!(
                 "interleave-test: {} passes now: the failure it recorded is fixed. It stays as a \
                  regression test; delete the file to drop it.",
                 path.display()
-            ),
-            Err(f) if f.kind() == FailureKind::Divergence => eprintln!(
+            )),
+            Err(f) if f.kind() == FailureKind::Divergence => visible(&format!(
                 "interleave-test: {} no longer fits this test ({}); it does not fail the run. \
                  Delete it if the test changed on purpose.",
                 path.display(),
                 first_line(&f)
-            ),
+            )),
             Err(f) => panic!(
                 "{f}\n\nthis failure was stored before, in {}, and still happens.\n{}",
                 path.display(),
-                how_to_replay(&path, spec)
+                how_to_replay(&path, test)
             ),
         }
     }
 }
 
 /// The `INTERLEAVE_REPLAY` mode: replays one file and prints one line for `cargo interleave`.
-fn replay_one<F: Fn() + Sync>(builder: &Builder, model: &F, path: &Path) {
-    let schedule = match crate::Schedule::load(path) {
-        Ok(s) => s,
-        Err(e) => {
-            println!("interleave-test replay: invalid {}: {e}", path.display());
-            panic!("interleave-test: {e}");
-        }
-    };
-    match builder.replay(model, &schedule) {
+#[track_caller]
+fn replay_one<F: Fn() + Sync>(builder: &Builder, model: &F, path: &Path, schedule: &Schedule) {
+    match builder.replay(model, schedule) {
         Ok(()) => println!("interleave-test replay: fixed {}", path.display()),
         Err(f) if f.kind() == FailureKind::Divergence => {
             println!(

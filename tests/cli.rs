@@ -152,6 +152,40 @@ fn cargo_style_invocation_with_a_file_filter_and_a_manifest_path() {
     assert_eq!(stdout(&out), expected);
 }
 
+/// Outside any crate, with no `--manifest-path`, the CLI says so and what to pass, and
+/// builds nothing; with `--manifest-path`, the same file replays from there.
+#[test]
+fn outside_a_crate_it_says_so_and_points_to_manifest_path() {
+    let outside = std::env::temp_dir().join(format!("interleave-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    assert!(
+        !outside.ancestors().any(|d| d.join("Cargo.toml").is_file()),
+        "the temporary directory is inside a crate: {}",
+        outside.display()
+    );
+    let fixture = shared_fixture();
+    let file = fixture.join(DEADLOCK).display().to_string();
+    let out = cli(&outside, &["replay", &file]);
+    assert_exit(&out, 1);
+    let expected = format!(
+        "{} is not inside a crate (no Cargo.toml there or above): run cargo interleave in the \
+         crate whose tests recorded the schedules, or name it with --manifest-path \
+         <crate>/Cargo.toml",
+        outside.display()
+    );
+    assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let manifest = fixture.join("Cargo.toml").display().to_string();
+    let out = cli(&outside, &["replay", "--manifest-path", &manifest, &file]);
+    assert_exit(&out, 1);
+    assert!(
+        stdout(&out).starts_with(&format!("FAILS   {file}  deadlock")),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::remove_dir_all(outside).unwrap();
+}
+
 /// A cut-off file, a schedule of a test that no longer exists and one that no longer fits
 /// its test: one line each, and the run fails.
 #[test]

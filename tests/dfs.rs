@@ -250,6 +250,11 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert_eq!(report.strategy, "dfs");
     assert_eq!(report.seed, None);
 
+    // In a test, `model` stores a failure in the crate's corpus under the test's name (and
+    // replays it first next time): this test removes it, before and after.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interleave-regressions/dfs/model_exhausts_a_correct_model_and_panics_on_a_racy_one");
+    let _ = std::fs::remove_dir_all(&corpus);
     let payload = catch_unwind(AssertUnwindSafe(|| interleave_test::model(racy_counter)))
         .expect_err("the racy counter fails");
     let msg = payload
@@ -258,6 +263,16 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert!(msg.starts_with("interleave-test found a panic"), "{msg}");
     assert!(msg.contains("an increment was lost"), "{msg}");
     assert!(msg.contains("found by the dfs strategy"), "{msg}");
+    let stored = format!("the schedule is stored in {}/", corpus.display());
+    assert!(msg.contains(&stored), "{msg}");
+    assert!(
+        msg.contains(
+            "cargo test -- --exact model_exhausts_a_correct_model_and_panics_on_a_racy_one"
+        ),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&corpus).unwrap();
+    let _ = std::fs::remove_dir(corpus.parent().unwrap());
 }
 
 #[test]

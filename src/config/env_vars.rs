@@ -21,7 +21,9 @@ use std::path::PathBuf;
 /// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`](crate::Substrate)) | `coroutines` |
 /// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
 /// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
-/// | `INTERLEAVE_REPLAY` | a schedule file: an `#[interleave]` test replays only it | unset |
+/// | `INTERLEAVE_REPLAY` | a schedule file: the `#[interleave]` test (or test calling [`model`](crate::model)) it was recorded for replays only it, other tests explore as usual; a relative path is taken from the shell's directory (`PWD`) | unset |
+/// | `INTERLEAVE_PARTIAL` | `1`: an `#[interleave]` DFS search that a limit stopped passes (otherwise it fails: nothing was proved) | `0` |
+/// | `INTERLEAVE_SUMMARY` | `1`: every `#[interleave]` test (and test calling [`model`](crate::model)) shows its report, even when it passes | `0` |
 /// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |
 ///
 /// For an `#[interleave(...)]` test, a set variable also overrides the attribute's value.
@@ -48,6 +50,10 @@ pub mod env {
     pub const REDUCTION: &str = "INTERLEAVE_REDUCTION";
     /// A schedule file: `#[interleave]` tests replay only that file.
     pub const REPLAY: &str = "INTERLEAVE_REPLAY";
+    /// `1`: an `#[interleave]` DFS search that did not finish passes.
+    pub const PARTIAL: &str = "INTERLEAVE_PARTIAL";
+    /// `1`: every `#[interleave]` test shows its report, even when it passes.
+    pub const SUMMARY: &str = "INTERLEAVE_SUMMARY";
     /// The directory of the regression corpus of `#[interleave]` tests.
     pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
     /// What runs model threads: `coroutines` or `threads`.
@@ -83,11 +89,16 @@ pub(super) fn env_bound() -> Option<u32> {
     }
 }
 
-/// The schedule file named by `INTERLEAVE_REPLAY`, if set.
+/// The schedule file named by `INTERLEAVE_REPLAY`, if set. A relative path is taken from
+/// the directory of the shell that ran cargo (`PWD`, which cargo passes on), not from the
+/// package root where cargo starts test binaries.
 pub(crate) fn replay_file() -> Option<PathBuf> {
-    std::env::var_os(env::REPLAY)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    let path = PathBuf::from(std::env::var_os(env::REPLAY).filter(|v| !v.is_empty())?);
+    let shell = std::env::var_os("PWD").map(PathBuf::from);
+    Some(match shell {
+        Some(dir) if path.is_relative() && dir.is_absolute() => dir.join(path),
+        _ => path,
+    })
 }
 
 /// Where `#[interleave]` tests of the crate at `manifest_dir` store failing schedules.
@@ -115,7 +126,7 @@ pub(super) fn env_secs(var: &str) -> Option<std::time::Duration> {
 }
 
 /// A switch from the environment: `1`/`true`/`on` or `0`/`false`/`off`.
-pub(super) fn env_flag(var: &str) -> Option<bool> {
+pub(crate) fn env_flag(var: &str) -> Option<bool> {
     let value = std::env::var(var).ok()?;
     match value.trim() {
         "1" | "true" | "on" | "yes" => Some(true),

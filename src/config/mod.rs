@@ -3,7 +3,6 @@
 //! This is the only module that reads environment variables; they are listed in [`env`](mod@env).
 
 use std::panic::Location;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::driver::{self, Independent, Meta, Plan};
@@ -17,12 +16,14 @@ use crate::strategy::{
 
 mod env_vars;
 mod kinds;
+mod saved;
 
 pub use env_vars::env;
-use env_vars::{env_bound, env_flag, env_is_set, env_secs, env_u64};
-pub(crate) use env_vars::{regressions_root, replay_file};
+use env_vars::{env_bound, env_is_set, env_secs, env_u64};
+pub(crate) use env_vars::{env_flag, regressions_root, replay_file};
 pub(crate) use kinds::MIN_STACK_SIZE;
 pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
+pub(crate) use saved::save_for_later;
 
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
@@ -324,6 +325,7 @@ impl Builder {
     /// seed derived from the run's seed, so the result is the same whatever the parallelism:
     /// when several executions fail, the one with the lowest index is returned.
     #[track_caller]
+    #[must_use = "a failure is returned, not raised: a test that ignores this result passes whatever the search found; use `explore`, or `.unwrap()` it, to fail on a failure"]
     pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
         crate::runtime::assert_not_in_model();
         crate::runtime::install_hook();
@@ -441,46 +443,20 @@ impl Builder {
     /// The panic message of [`explore`](Self::explore): the failure, where its schedule was
     /// saved, and how to replay it.
     fn explain(&self, failure: &Failure) -> String {
-        let path = saved_schedule_path(self.name.as_deref(), failure);
-        let saved = match failure.schedule().save(&path) {
-            Ok(()) => format!(
-                "the schedule is saved in {}\nto replay it: Builder::new().replay(model, \
-                 &Schedule::load(\"{}\")?)",
-                path.display(),
-                path.display()
-            ),
-            Err(e) => format!(
-                "the schedule could not be saved ({e}); print failure.schedule().to_json() to keep it"
-            ),
-        };
-        let seed = failure
-            .seed()
-            .map(|s| format!("\nto rerun the same search: {}={s}", env::SEED))
-            .unwrap_or_default();
-        format!("{failure}\n\n{saved}{seed}")
+        format!(
+            "{failure}\n\n{}",
+            save_for_later(failure, self.name.as_deref())
+        )
     }
-}
 
-/// Where a failure's schedule goes: `<temp dir>/interleave-test/<name>-<seed>-<iteration>.json`.
-fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
-    let name: String = name
-        .unwrap_or("model")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let seed = failure
-        .seed()
-        .map(|s| s.to_string())
-        .unwrap_or_else(|| "replay".into());
-    std::env::temp_dir()
-        .join("interleave-test")
-        .join(format!("{name}-{seed}-{}.json", failure.iteration()))
+    /// DFS, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set: the builder of [`model`].
+    pub(crate) fn dfs_from_env() -> Builder {
+        let mut b = Builder::new();
+        b.strategy = StrategyKind::Dfs {
+            max_preemptions: env_bound(),
+        };
+        b
+    }
 }
 
 impl Builder {
@@ -525,6 +501,7 @@ fn fresh_seed() -> u64 {
 
 /// Runs `model` with [`Builder::new`]'s settings; see [`Builder::check`].
 #[track_caller]
+#[must_use = "a failure is returned, not raised: a test that ignores this result passes whatever the search found; use `explore`, or `.unwrap()` it, to fail on a failure"]
 pub fn check<F: Fn() + Sync>(model: F) -> Result<Report, Failure> {
     Builder::new().check(model)
 }
@@ -543,6 +520,13 @@ pub fn explore<F: Fn() + Sync>(model: F) -> Report {
 /// too low): a proof that stopped half-way is not one. Returns the report, whose `Display`
 /// is the proof statement for a CI log.
 ///
+/// Inside a test run by cargo, it works like an `#[interleave]` test named after the test
+/// (libtest's name for the thread, after the test binary's crate): a failing schedule is
+/// stored in the crate's regression corpus, one file per failure, and replayed first on
+/// later runs; `INTERLEAVE_REPLAY` replays a file recorded for this test (then the report
+/// counts one execution and is not exhausted). Outside a test, the schedule is saved in the
+/// temporary directory, in a file of its own.
+///
 /// ```
 /// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
 /// use interleave_test::sync::Arc;
@@ -560,21 +544,7 @@ pub fn explore<F: Fn() + Sync>(model: F) -> Report {
 /// ```
 #[track_caller]
 pub fn model<F: Fn() + Sync>(f: F) -> Report {
-    let mut b = Builder::new();
-    b.strategy = StrategyKind::Dfs {
-        max_preemptions: env_bound(),
-    };
-    let report = b.explore(f);
-    if !report.exhausted {
-        panic!(
-            "interleave_test::model could not finish the search, so nothing is proved:\n{report}\n\
-             Unset or raise {} and {}, or bound the search with {}.",
-            env::ITERATIONS,
-            env::MAX_TIME,
-            env::MAX_PREEMPTIONS
-        );
-    }
-    report
+    crate::test_support::model(f)
 }
 
 /// Replays `schedule` on `model`; see [`Builder::replay`].

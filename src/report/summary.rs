@@ -85,6 +85,30 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a test that replayed one schedule instead of exploring: one execution,
+    /// nothing exhausted.
+    pub(crate) fn replayed(substrate: crate::Substrate) -> Report {
+        Report {
+            executions: 1,
+            distinct_schedules: 1,
+            distinct_schedules_exact: true,
+            exhausted: false,
+            stopped_by: None,
+            bound: None,
+            reduction: None,
+            redundant: 0,
+            strategy: "replay".to_owned(),
+            seed: None,
+            max_steps: 0,
+            total_steps: 0,
+            preemptions: 0,
+            context_switches: 0,
+            spin_holds: 0,
+            elapsed: Duration::ZERO,
+            substrate,
+        }
+    }
+
     /// What the search covered, for DFS: "reduction: ..., bound: ...".
     fn scope(&self) -> String {
         let bound = match self.bound {

@@ -39,6 +39,9 @@ impl TestBinaries {
 /// Runs `cargo test --no-run` (for `manifest_path` if given) and returns its test binaries.
 /// Cargo's progress and compiler diagnostics go to stderr as usual.
 pub(crate) fn build_tests(manifest_path: Option<&Path>) -> Result<TestBinaries, CliError> {
+    if manifest_path.is_none() {
+        outside_a_crate()?;
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.args([
@@ -62,6 +65,22 @@ pub(crate) fn build_tests(manifest_path: Option<&Path>) -> Result<TestBinaries, 
         )));
     }
     Ok(parse_messages(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// An error that says so when neither the working directory nor any above it has a
+/// `Cargo.toml`: cargo would only say it could not find one, which reads like a build error.
+fn outside_a_crate() -> Result<(), CliError> {
+    let here = std::env::current_dir()
+        .map_err(|e| CliError::Failed(format!("cannot read the working directory: {e}")))?;
+    if here.ancestors().any(|dir| dir.join("Cargo.toml").is_file()) {
+        return Ok(());
+    }
+    Err(CliError::Failed(format!(
+        "{} is not inside a crate (no Cargo.toml there or above): run cargo interleave in the \
+         crate whose tests recorded the schedules, or name it with --manifest-path \
+         <crate>/Cargo.toml",
+        here.display()
+    )))
 }
 
 /// Reads cargo's JSON messages (one per line): every test executable it built.
