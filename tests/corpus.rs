@@ -9,12 +9,23 @@ use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{StrategyKind, thread};
 
-/// A fresh crate root under the temp dir, leaked for the `'static` spec.
-fn fresh_root(tag: &str) -> &'static str {
+/// A fresh crate root under the temp dir, leaked for the `'static` spec, and the guard that
+/// removes it when the test ends, passed or failed.
+fn fresh_root(tag: &str) -> (&'static str, Cleanup) {
     let dir = std::env::temp_dir().join(format!("interleave-corpus-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    Box::leak(dir.to_string_lossy().into_owned().into_boxed_str())
+    let root = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
+    (root, Cleanup(dir))
+}
+
+/// Removes its directory when dropped.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn spec(root: &'static str) -> TestSpec {
@@ -68,7 +79,7 @@ fn stored_files(root: &str) -> Vec<PathBuf> {
 
 #[test]
 fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
-    let root = fresh_root("store");
+    let (root, _cleanup) = fresh_root("store");
     let first = failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let files = stored_files(root);
     assert_eq!(files.len(), 1, "{files:?}");
@@ -102,7 +113,7 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
 
 #[test]
 fn a_fixed_model_keeps_its_stored_schedule_and_passes() {
-    let root = fresh_root("fixed");
+    let (root, _cleanup) = fresh_root("fixed");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let files = stored_files(root);
     assert_eq!(
@@ -115,7 +126,7 @@ fn a_fixed_model_keeps_its_stored_schedule_and_passes() {
 
 #[test]
 fn a_schedule_that_no_longer_fits_does_not_fail_the_run() {
-    let root = fresh_root("diverged");
+    let (root, _cleanup) = fresh_root("diverged");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     // One thread only: the stored decisions cannot be followed.
     let single = || {
@@ -128,7 +139,7 @@ fn a_schedule_that_no_longer_fits_does_not_fail_the_run() {
 
 #[test]
 fn a_corrupted_file_is_named_in_the_failure() {
-    let root = fresh_root("corrupt");
+    let (root, _cleanup) = fresh_root("corrupt");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let file = stored_files(root).remove(0);
     let text = std::fs::read_to_string(&file).unwrap();
@@ -147,7 +158,7 @@ fn a_corrupted_file_is_named_in_the_failure() {
 
 #[test]
 fn concurrent_failing_runs_store_complete_files_without_clobbering() {
-    let root = fresh_root("concurrent");
+    let (root, _cleanup) = fresh_root("concurrent");
     std::thread::scope(|s| {
         for seed in 0..6u64 {
             s.spawn(move || {
@@ -193,7 +204,7 @@ fn corpus_dir(root: &str) -> PathBuf {
 #[cfg(unix)]
 #[test]
 fn special_files_in_the_corpus_are_skipped_unread() {
-    let root = fresh_root("special");
+    let (root, _cleanup) = fresh_root("special");
     let dir = corpus_dir(root);
     let fifo = dir.join("fifo.json");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
@@ -212,7 +223,7 @@ fn special_files_in_the_corpus_are_skipped_unread() {
 #[cfg(unix)]
 #[test]
 fn a_link_is_followed_only_inside_the_corpus() {
-    let root = fresh_root("links");
+    let (root, _cleanup) = fresh_root("links");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let stored = stored_files(root).remove(0);
     let shared = Path::new(root).join("interleave-regressions/shared.json");
@@ -222,7 +233,7 @@ fn a_link_is_followed_only_inside_the_corpus() {
         .expect("the linked schedule is replayed and still fails");
     assert!(again.contains("this failure was stored before"), "{again}");
 
-    let root = fresh_root("link-out");
+    let (root, _cleanup) = fresh_root("link-out");
     let outside = Path::new(root).join("outside.json");
     std::fs::write(&outside, "not a schedule").unwrap();
     std::os::unix::fs::symlink(&outside, corpus_dir(root).join("out.json")).unwrap();
@@ -234,7 +245,7 @@ fn a_link_is_followed_only_inside_the_corpus() {
 /// (it is sparse: it takes no disk space).
 #[test]
 fn an_oversized_file_in_the_corpus_fails_the_test_at_once() {
-    let root = fresh_root("oversized");
+    let (root, _cleanup) = fresh_root("oversized");
     let big = corpus_dir(root).join("big.json");
     let file = std::fs::File::create(&big).unwrap();
     file.set_len(interleave_test::Schedule::MAX_FILE_BYTES + 1)
@@ -254,7 +265,7 @@ fn an_oversized_file_in_the_corpus_fails_the_test_at_once() {
 /// Regression (issue 7): a 10 MB wrong-typed field in the corpus printed a 10 MB line.
 #[test]
 fn a_10_mb_bad_field_in_the_corpus_gives_a_short_message() {
-    let root = fresh_root("long-field");
+    let (root, _cleanup) = fresh_root("long-field");
     failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
     let file = stored_files(root).remove(0);
     let text = std::fs::read_to_string(&file).unwrap();
