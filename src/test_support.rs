@@ -177,13 +177,48 @@ fn store(failure: &Failure, test: &Test) -> String {
     }
 }
 
+/// The two commands that replay `path`, as they must be typed at the crate root: with the
+/// `--cfg interleave` of this build (the README's switch, seen in this crate's own
+/// `cfg!`, since `RUSTFLAGS` applies to every crate), `--release` if this is an optimized
+/// build, and the test target, so that the test exists and runs as it did.
 fn how_to_replay(path: &Path, test: &Test) -> String {
+    let rustflags = if cfg!(interleave) {
+        "RUSTFLAGS=\"--cfg interleave\" "
+    } else {
+        ""
+    };
+    let release = if cfg!(debug_assertions) {
+        ""
+    } else {
+        " --release"
+    };
     format!(
-        "replay it: cargo interleave replay {path}\n       or: {var}={path} cargo test -- --exact {name}",
+        "replay it: {rustflags}cargo interleave replay {path}\n       \
+         or: {var}={path} {rustflags}cargo test{release}{target} -- --exact {name}",
         path = path.display(),
         var = env::REPLAY,
+        target = test_target(&test.name),
         name = test.libtest,
     )
+}
+
+/// ` --test <target>` when the test's crate is an integration test of the package cargo runs
+/// (`tests/<target>.rs` or `tests/<target>/main.rs`); empty otherwise (every target then
+/// runs the one test the filter names).
+fn test_target(name: &str) -> String {
+    let krate = name.split("::").next().unwrap_or(name);
+    let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return String::new();
+    };
+    let tests = Path::new(&root).join("tests");
+    let named = [krate.to_owned(), krate.replace('_', "-")];
+    named
+        .iter()
+        .find(|t| {
+            tests.join(format!("{t}.rs")).is_file() || tests.join(t).join("main.rs").is_file()
+        })
+        .map(|t| format!(" --test {t}"))
+        .unwrap_or_default()
 }
 
 /// The schedule `INTERLEAVE_REPLAY` names, if it is for `test` (or names no test); `None`

@@ -92,9 +92,21 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
         first.contains(&format!("cargo interleave replay {file}")),
         "{first}"
     );
+    // This build's switches, which the command repeats; no `--test`: the spec's crate,
+    // `corpus_tests`, is no test target of this package.
+    let rustflags = if cfg!(interleave) {
+        "RUSTFLAGS=\"--cfg interleave\" "
+    } else {
+        ""
+    };
+    let release = if cfg!(debug_assertions) {
+        ""
+    } else {
+        " --release"
+    };
     assert!(
         first.contains(&format!(
-            "INTERLEAVE_REPLAY={file} cargo test -- --exact lost_update"
+            "INTERLEAVE_REPLAY={file} {rustflags}cargo test{release} -- --exact lost_update"
         )),
         "{first}"
     );

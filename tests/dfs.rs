@@ -267,7 +267,7 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert!(msg.contains(&stored), "{msg}");
     assert!(
         msg.contains(
-            "cargo test -- --exact model_exhausts_a_correct_model_and_panics_on_a_racy_one"
+            " --test dfs -- --exact model_exhausts_a_correct_model_and_panics_on_a_racy_one"
         ),
         "{msg}"
     );

@@ -118,13 +118,24 @@ fn stored_in(output: &str) -> PathBuf {
     PathBuf::from(line.split(" (commit it").next().unwrap())
 }
 
-/// The `INTERLEAVE_REPLAY=... cargo test -- --exact NAME` line: its `NAME`.
-fn printed_exact_name(output: &str) -> String {
-    let line = output
-        .lines()
-        .find(|l| l.contains("INTERLEAVE_REPLAY=") && l.contains("cargo test -- --exact "))
-        .unwrap_or_else(|| panic!("no replay command in:\n{output}"));
-    line.rsplit(' ').next().unwrap().to_owned()
+/// The command a failure prints to replay `file` in `test` of this test binary, with this
+/// build's switches: `--cfg interleave` if it had it, `--release` if optimized, and this
+/// integration test's target.
+fn printed_command(file: &Path, test: &str) -> String {
+    let rustflags = if cfg!(interleave) {
+        "RUSTFLAGS=\"--cfg interleave\" "
+    } else {
+        ""
+    };
+    let release = if cfg!(debug_assertions) {
+        ""
+    } else {
+        " --release"
+    };
+    format!(
+        "or: INTERLEAVE_REPLAY={} {rustflags}cargo test{release} --test replay_loop -- --exact {test}",
+        file.display()
+    )
 }
 
 fn corpus_env(corpus: &Path) -> (&'static str, String) {
@@ -155,7 +166,8 @@ fn two_failing_model_tests_leave_two_files_each_replayed_by_its_test_only() {
         text.contains("\"test\": \"replay_loop::child_model_a\""),
         "{text}"
     );
-    assert_eq!(printed_exact_name(&err_a), "child_model_a");
+    let command = printed_command(&a, "child_model_a");
+    assert!(err_a.contains(&command), "{command}\nnot in\n{err_a}");
 
     // The printed command, with the binary for `cargo test`: it replays the failure.
     let file = a.display().to_string();
