@@ -193,7 +193,7 @@ fn how_to_replay(path: &Path, test: &Test) -> String {
         " --release"
     };
     format!(
-        "replay it: {rustflags}cargo interleave replay {path}\n       \
+        "replay it: {rustflags}cargo interleave replay{release} {path}\n       \
          or: {var}={path} {rustflags}cargo test{release}{target} -- --exact {name}",
         path = path.display(),
         var = env::REPLAY,

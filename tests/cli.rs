@@ -186,6 +186,61 @@ fn outside_a_crate_it_says_so_and_points_to_manifest_path() {
     std::fs::remove_dir_all(outside).unwrap();
 }
 
+/// `--release`, `--features`, `-p` and the other build options reach `cargo test --no-run`
+/// in the order given, each value joined to its option (so none can pass for an option),
+/// and a failed build names the command with them. `CARGO` points to a script that records
+/// its arguments and fails.
+#[cfg(unix)]
+#[test]
+fn build_options_reach_cargo_as_given() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("interleave-fake-cargo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("cargo");
+    let record = dir.join("args");
+    let body = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nexit 3\n",
+        record.display()
+    );
+    std::fs::write(&script, body).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = shared_fixture().join(DEADLOCK).display().to_string();
+    let args = [
+        "replay",
+        "--release",
+        "--features",
+        "x y",
+        "-p",
+        "-v",
+        "--no-default-features",
+        &file,
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-interleave"))
+        .args(args)
+        .current_dir(shared_fixture())
+        .env("CARGO", &script)
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let expected = [
+        "test",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+        "--release",
+        "--features=x y",
+        "--package=-v",
+        "--no-default-features",
+    ];
+    assert_eq!(recorded.lines().collect::<Vec<_>>(), expected);
+    let shown = format!(
+        "`{} test --no-run --release --features=x y --package=-v --no-default-features` failed",
+        script.display()
+    );
+    assert!(stderr(&out).contains(&shown), "{}", stderr(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A cut-off file, a schedule of a test that no longer exists and one that no longer fits
 /// its test: one line each, and the run fails.
 #[test]

@@ -88,10 +88,6 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
         first.contains(&format!("the schedule is stored in {file}")),
         "{first}"
     );
-    assert!(
-        first.contains(&format!("cargo interleave replay {file}")),
-        "{first}"
-    );
     // This build's switches, which the command repeats; no `--test`: the spec's crate,
     // `corpus_tests`, is no test target of this package.
     let rustflags = if cfg!(interleave) {
@@ -104,6 +100,12 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
     } else {
         " --release"
     };
+    assert!(
+        first.contains(&format!(
+            "replay it: {rustflags}cargo interleave replay{release} {file}\n"
+        )),
+        "{first}"
+    );
     assert!(
         first.contains(&format!(
             "INTERLEAVE_REPLAY={file} {rustflags}cargo test{release} -- --exact lost_update"

@@ -118,10 +118,10 @@ fn stored_in(output: &str) -> PathBuf {
     PathBuf::from(line.split(" (commit it").next().unwrap())
 }
 
-/// The command a failure prints to replay `file` in `test` of this test binary, with this
-/// build's switches: `--cfg interleave` if it had it, `--release` if optimized, and this
-/// integration test's target.
-fn printed_command(file: &Path, test: &str) -> String {
+/// The commands a failure prints to replay `file` in `test` of this test binary, with this
+/// build's switches: `--cfg interleave` if it had it, `--release` if optimized, and (for
+/// `cargo test`) this integration test's target.
+fn printed_commands(file: &Path, test: &str) -> [String; 2] {
     let rustflags = if cfg!(interleave) {
         "RUSTFLAGS=\"--cfg interleave\" "
     } else {
@@ -132,10 +132,13 @@ fn printed_command(file: &Path, test: &str) -> String {
     } else {
         " --release"
     };
-    format!(
-        "or: INTERLEAVE_REPLAY={} {rustflags}cargo test{release} --test replay_loop -- --exact {test}",
-        file.display()
-    )
+    let file = file.display();
+    [
+        format!("replay it: {rustflags}cargo interleave replay{release} {file}\n"),
+        format!(
+            "or: INTERLEAVE_REPLAY={file} {rustflags}cargo test{release} --test replay_loop -- --exact {test}"
+        ),
+    ]
 }
 
 fn corpus_env(corpus: &Path) -> (&'static str, String) {
@@ -166,8 +169,9 @@ fn two_failing_model_tests_leave_two_files_each_replayed_by_its_test_only() {
         text.contains("\"test\": \"replay_loop::child_model_a\""),
         "{text}"
     );
-    let command = printed_command(&a, "child_model_a");
-    assert!(err_a.contains(&command), "{command}\nnot in\n{err_a}");
+    for command in printed_commands(&a, "child_model_a") {
+        assert!(err_a.contains(&command), "{command}\nnot in\n{err_a}");
+    }
 
     // The printed command, with the binary for `cargo test`: it replays the failure.
     let file = a.display().to_string();

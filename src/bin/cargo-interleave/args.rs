@@ -29,6 +29,11 @@ Options:
       --file <TEXT>           replay only files whose path contains TEXT
       --manifest-path <PATH>  the Cargo.toml of the package to build (default: the one
                               cargo finds from the current directory)
+      --release               build the test binaries optimized, as `cargo test --release`
+      --features <FEATURES>   features to build with (repeatable), as cargo's --features
+      --all-features          build with every feature
+      --no-default-features   build without the default features
+  -p, --package <SPEC>        the workspace member whose tests to build (repeatable)
   -v, --verbose               print the test's own output under every result but `fixed`
   -h, --help                  print this help
 
@@ -47,6 +52,7 @@ Examples:
   cargo interleave replay --test queue::push interleave-regressions
   cargo interleave replay interleave-regressions/my_tests/racy/0123456789abcdef.json
   cargo interleave replay --manifest-path crates/core/Cargo.toml crates/core/interleave-regressions
+  RUSTFLAGS=\"--cfg interleave\" cargo interleave replay --release --features slow interleave-regressions
   cargo run --bin cargo-interleave -- replay interleave-regressions
 
 Exit status:
@@ -77,6 +83,10 @@ pub(crate) struct ReplayArgs {
     pub(crate) manifest_path: Option<PathBuf>,
     /// `-v`/`--verbose`.
     pub(crate) verbose: bool,
+    /// Options for `cargo test --no-run`, in the order given, each one argument
+    /// (`--release`, `--features=F`, `--all-features`, `--no-default-features`,
+    /// `--package=P`): a value is joined to its option, so it can never be read as an option.
+    pub(crate) build: Vec<String>,
 }
 
 /// Parses the whole `argv`, program name included. Cargo runs a subcommand as
@@ -137,6 +147,11 @@ fn parse_replay(args: &[String]) -> Result<ReplayArgs, CliError> {
             "--file" => out.file = Some(value()?),
             "--manifest-path" => out.manifest_path = Some(PathBuf::from(value()?)),
             "-v" | "--verbose" if inline.is_none() => out.verbose = true,
+            "--release" | "--all-features" | "--no-default-features" if inline.is_none() => {
+                out.build.push(name.to_owned());
+            }
+            "--features" => out.build.push(format!("--features={}", value()?)),
+            "-p" | "--package" => out.build.push(format!("--package={}", value()?)),
             _ => return Err(CliError::usage(format!("unknown option `{arg}`"))),
         }
     }
@@ -219,8 +234,46 @@ mod tests {
             file: Some("abc".into()),
             manifest_path: Some(PathBuf::from("m/Cargo.toml")),
             verbose: true,
+            build: Vec::new(),
         };
         assert_eq!(cmd, Command::Replay(expected));
+    }
+
+    #[test]
+    fn build_options_pass_to_cargo_in_order_with_values_joined() {
+        let cmd = parse_strs(&[
+            "x",
+            "replay",
+            "--release",
+            "--features",
+            "a,b",
+            "-p",
+            "core",
+            "--all-features",
+            "--package=--sneaky",
+            "--no-default-features",
+            "--features=c",
+            "dir",
+        ])
+        .unwrap();
+        let Command::Replay(args) = cmd else {
+            panic!("a replay")
+        };
+        assert_eq!(
+            args.build,
+            [
+                "--release",
+                "--features=a,b",
+                "--package=core",
+                "--all-features",
+                "--package=--sneaky",
+                "--no-default-features",
+                "--features=c",
+            ]
+        );
+        assert_eq!(args.paths, [PathBuf::from("dir")]);
+        assert!(usage_message(&["x", "replay", "--release=yes", "d"]).contains("--release=yes"));
+        assert!(usage_message(&["x", "replay", "d", "--features"]).contains("needs a value"));
     }
 
     #[test]

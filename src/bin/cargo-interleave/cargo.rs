@@ -36,9 +36,13 @@ impl TestBinaries {
     }
 }
 
-/// Runs `cargo test --no-run` (for `manifest_path` if given) and returns its test binaries.
+/// Runs `cargo test --no-run` (for `manifest_path` if given, with the build `options` of
+/// [`ReplayArgs::build`](crate::args::ReplayArgs)) and returns its test binaries.
 /// Cargo's progress and compiler diagnostics go to stderr as usual.
-pub(crate) fn build_tests(manifest_path: Option<&Path>) -> Result<TestBinaries, CliError> {
+pub(crate) fn build_tests(
+    manifest_path: Option<&Path>,
+    options: &[String],
+) -> Result<TestBinaries, CliError> {
     if manifest_path.is_none() {
         outside_a_crate()?;
     }
@@ -52,7 +56,12 @@ pub(crate) fn build_tests(manifest_path: Option<&Path>) -> Result<TestBinaries, 
     if let Some(path) = manifest_path {
         cmd.arg("--manifest-path").arg(path);
     }
-    let shown = format!("{} test --no-run", Path::new(&cargo).display());
+    cmd.args(options);
+    let shown = format!(
+        "{} test --no-run{}",
+        Path::new(&cargo).display(),
+        options.iter().map(|o| format!(" {o}")).collect::<String>()
+    );
     let output = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())

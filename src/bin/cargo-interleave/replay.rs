@@ -20,7 +20,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<bool, CliError> {
         eprintln!("cargo-interleave: no schedule file matches");
     }
     let binaries = if files.iter().any(|f| f.test.is_ok()) {
-        cargo::build_tests(args.manifest_path.as_deref())?
+        cargo::build_tests(args.manifest_path.as_deref(), &args.build)?
     } else {
         TestBinaries::default()
     };
