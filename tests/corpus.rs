@@ -2,6 +2,8 @@
 //! expands to: a failure is stored once, replayed first on the next run, reported as fixed
 //! or diverged when the model changed, and a corrupted file is named.
 
+mod common;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -90,16 +92,7 @@ fn a_failure_is_stored_once_and_replayed_first_with_the_same_report() {
     );
     // This build's switches, which the command repeats; no `--test`: the spec's crate,
     // `corpus_tests`, is no test target of this package.
-    let rustflags = if cfg!(interleave) {
-        "RUSTFLAGS=\"--cfg interleave\" "
-    } else {
-        ""
-    };
-    let release = if cfg!(debug_assertions) {
-        ""
-    } else {
-        " --release"
-    };
+    let (rustflags, release) = common::build_switches();
     assert!(
         first.contains(&format!(
             "replay it: {rustflags}cargo interleave replay{release} {file}\n"

@@ -5,6 +5,8 @@
 //! `INTERLEAVE_PARTIAL=1`; `INTERLEAVE_SUMMARY=1` and the corpus's notes show in a passing
 //! test's output without `--nocapture`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -122,16 +124,7 @@ fn stored_in(output: &str) -> PathBuf {
 /// build's switches: `--cfg interleave` if it had it, `--release` if optimized, and (for
 /// `cargo test`) this integration test's target.
 fn printed_commands(file: &Path, test: &str) -> [String; 2] {
-    let rustflags = if cfg!(interleave) {
-        "RUSTFLAGS=\"--cfg interleave\" "
-    } else {
-        ""
-    };
-    let release = if cfg!(debug_assertions) {
-        ""
-    } else {
-        " --release"
-    };
+    let (rustflags, release) = common::build_switches();
     let file = file.display();
     [
         format!("replay it: {rustflags}cargo interleave replay{release} {file}\n"),

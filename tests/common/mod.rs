@@ -155,3 +155,20 @@ pub(crate) fn random_finds(model: fn(), seed: u64, message: &str) {
         assert!(failure.message().contains(message), "{failure}");
     }
 }
+
+/// This build's switches as the printed replay commands repeat them: the `RUSTFLAGS` prefix
+/// if it was built with `--cfg interleave`, and ` --release` if optimized (computed here
+/// independently of the crate, which derives them the same way from its own `cfg!`).
+pub(crate) fn build_switches() -> (&'static str, &'static str) {
+    let rustflags = if cfg!(interleave) {
+        "RUSTFLAGS=\"--cfg interleave\" "
+    } else {
+        ""
+    };
+    let release = if cfg!(debug_assertions) {
+        ""
+    } else {
+        " --release"
+    };
+    (rustflags, release)
+}
