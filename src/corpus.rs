@@ -122,6 +122,12 @@ fn read_entry(path: &Path, root: &Path) -> Content {
 /// A stable name for a schedule: FNV-1a (64 bits) over its decisions' thread ids, in hex.
 /// (std's hasher may change between Rust releases; file names must not.)
 pub(crate) fn schedule_id(schedule: &Schedule) -> String {
+    format!("{:016x}", schedule_hash(schedule))
+}
+
+/// The hash [`schedule_id`] shows; also the seed of the executions that judge a stored
+/// schedule, so a judgement is the same on every run.
+pub(crate) fn schedule_hash(schedule: &Schedule) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for d in schedule.decisions() {
         for byte in (d.thread() as u64).to_le_bytes() {
@@ -129,7 +135,7 @@ pub(crate) fn schedule_id(schedule: &Schedule) -> String {
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    format!("{hash:016x}")
+    hash
 }
 
 /// A path segment safe on every file system.

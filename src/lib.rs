@@ -67,13 +67,16 @@ pub use report::{
     Failure, FailureKind, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo,
     ThreadReport,
 };
-pub use schedule::{Decision, Schedule, ScheduleError};
+pub use schedule::{Build, Decision, Schedule, ScheduleError, Signature};
 
 // rustdoc puts these lines before the macro's own documentation; the empty last line keeps
 // them a paragraph of their own.
 /// The `#[interleave]` test attribute, from the `interleave-test-macros` crate.
 ///
 pub use interleave_test_macros::interleave;
+
+#[doc(hidden)]
+pub mod protocol;
 
 /// What `#[interleave]` expands to. Not public API: it may change in any release.
 #[doc(hidden)]

@@ -132,6 +132,9 @@ fn spec() -> TestSpec {
         seed: Some(3),
         max_steps: None,
         strategy: Some(StrategyKind::Random),
+        partial: None,
+        cfg_interleave: false,
+        release: false,
     }
 }
 

@@ -15,6 +15,13 @@ const DEADLOCK: &str =
     "interleave-regressions/cli_fixture/tests/opposite_lock_order/15ddb5fb9846d964.json";
 const FIXED: &str = "interleave-regressions/cli_fixture_tests/fixed/888d966ce46acee6.json";
 const RACY: &str = "interleave-regressions/cli_fixture_tests/racy/15ddb5fb9846d964.json";
+/// How much the verdict on `FIXED` rests on: its whole schedule fits and passes, and so do
+/// the executions around it.
+const FIXED_DETAIL: &str = "200 executions pass: the first follows the 6 of its 6 decisions \
+                            that fit, the others a random part of those, then all decide at \
+                            random";
+/// What `missing` lines add after the test's name.
+const FEATURE_HINT: &str = "(a test behind a feature needs it named: --features <F>)";
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -110,7 +117,7 @@ fn replaying_the_corpus_reports_every_file_and_fails() {
     assert_exit(&out, 1);
     let expected = [
         format!("FAILS   {DEADLOCK}  deadlock: every live thread is blocked"),
-        format!("fixed   {FIXED}"),
+        format!("fixed   {FIXED}  ({FIXED_DETAIL})"),
         format!("FAILS   {RACY}  panic: assertion `left == right` failed: an update was lost"),
         "3 schedules: 2 still fail, 1 fixed, 0 diverged, 0 invalid".to_owned(),
     ];
@@ -124,8 +131,10 @@ fn only_the_fixed_schedule_passes() {
         &["replay", "--test", "fixed", "interleave-regressions"],
     );
     assert_exit(&out, 0);
-    let expected =
-        format!("fixed   {FIXED}\n1 schedule: 0 still fail, 1 fixed, 0 diverged, 0 invalid\n");
+    let expected = format!(
+        "fixed   {FIXED}  ({FIXED_DETAIL})\n1 schedule: 0 still fail, 1 fixed, 0 diverged, 0 \
+         invalid\n"
+    );
     assert_eq!(stdout(&out), expected);
 }
 
@@ -257,11 +266,11 @@ fn broken_files_are_named_with_what_is_wrong() {
         "\"cli_fixture_tests::gone\"",
     );
     std::fs::write(dir.join(gone), renamed).unwrap();
-    // Thread #7 never exists in `fixed`: replay diverges at that decision.
+    // Thread #7 never exists in `fixed`: the schedule stops fitting at its first decision.
     let diverging = FIXED.replace("888d966ce46acee6", "0000000000000002");
     let edited = fixed.replace(
-        "{ \"thread\": 2, \"step\": 5",
-        "{ \"thread\": 7, \"step\": 5",
+        "{ \"thread\": 0, \"step\": 2",
+        "{ \"thread\": 7, \"step\": 2",
     );
     assert_ne!(edited, fixed);
     std::fs::write(dir.join(&diverging), edited).unwrap();
@@ -274,12 +283,18 @@ fn broken_files_are_named_with_what_is_wrong() {
     let stdout = stdout(&out);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 5, "{stdout}");
-    let diverged = format!("diverged {diverging}: replay diverged at decision 4 (step 5): ");
-    assert!(lines[0].starts_with(&diverged), "{stdout}");
-    assert_eq!(lines[1], format!("fixed   {FIXED}"));
+    let diverged = format!(
+        "diverged {diverging}: it stops fitting at decision 0 of 6: the schedule chose thread \
+         'main' (#7) there (`thread spawn`), and there is no such thread now"
+    );
+    assert_eq!(lines[0], diverged, "{stdout}");
+    assert_eq!(lines[1], format!("fixed   {FIXED}  ({FIXED_DETAIL})"));
     assert_eq!(
         lines[2],
-        format!("missing {gone}: no test named cli_fixture_tests::gone in this package")
+        format!(
+            "missing {gone}: no test named cli_fixture_tests::gone in this package \
+             {FEATURE_HINT}"
+        )
     );
     assert!(
         lines[3].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
@@ -397,7 +412,10 @@ fn an_injected_test_name_is_invalid_and_runs_no_test() {
     );
     assert_eq!(
         lines[1],
-        format!("missing {prefix}: no test named cli_fixture_tests::rac in this package")
+        format!(
+            "missing {prefix}: no test named cli_fixture_tests::rac in this package \
+             {FEATURE_HINT}"
+        )
     );
     assert_eq!(
         lines[2],

@@ -38,6 +38,9 @@ fn spec(root: &'static str) -> TestSpec {
         seed: Some(3),
         max_steps: None,
         strategy: Some(StrategyKind::Random),
+        partial: None,
+        cfg_interleave: false,
+        release: false,
     }
 }
 

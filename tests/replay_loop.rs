@@ -84,6 +84,14 @@ fn child_interleave_dfs() {
     }
 }
 
+/// Runs only in a child: the same search, with partial searches allowed by the attribute.
+#[interleave(strategy = "dfs", partial = true)]
+fn child_interleave_dfs_partial() {
+    if std::env::var(MODE).is_ok() {
+        three_way(false);
+    }
+}
+
 /// Runs `child` of this binary (libtest's `--exact` name) with `env`, its output captured as
 /// `cargo test` captures it (no `--nocapture`); its success, stdout, then stdout and stderr
 /// (libtest prints a failed test's panic on stdout).
@@ -120,14 +128,15 @@ fn stored_in(output: &str) -> PathBuf {
     PathBuf::from(line.split(" (commit it").next().unwrap())
 }
 
-/// The commands a failure prints to replay `file` in `test` of this test binary, with this
-/// build's switches: `--cfg interleave` if it had it, `--release` if optimized, and (for
-/// `cargo test`) this integration test's target.
+/// The commands a failure prints to replay `file` in `test` of this test binary: `cargo
+/// interleave`, which reads the build from the file, and `cargo test` with this build's
+/// switches (`--cfg interleave` if it had it, `--release` if optimized) and this integration
+/// test's target.
 fn printed_commands(file: &Path, test: &str) -> [String; 2] {
     let (rustflags, release) = common::build_switches();
     let file = file.display();
     [
-        format!("replay it: {rustflags}cargo interleave replay{release} {file}\n"),
+        format!("replay it: cargo interleave replay {file}\n"),
         format!(
             "or: INTERLEAVE_REPLAY={file} {rustflags}cargo test{release} --test replay_loop -- --exact {test}"
         ),
@@ -173,15 +182,17 @@ fn two_failing_model_tests_leave_two_files_each_replayed_by_its_test_only() {
         (MODE, "racy"),
         (k, &v),
     ];
-    let (ok, out, err) = run("child_model_a", &replay);
+    let (ok, _, err) = run("child_model_a", &replay);
     assert!(!ok, "{err}");
+    let replayed = format!("this failure was recorded in {file}, and still happens");
     assert!(
-        out.contains(&format!("interleave-test replay: fails {file}: panic")),
-        "{out}"
+        err.contains("found a panic: an increment was lost"),
+        "{err}"
     );
+    assert!(err.contains(&replayed), "{err}");
     // The other test leaves the file alone and explores: its own failure, its own file.
-    let (ok, out, err) = run("child_model_b", &replay);
-    assert!(!ok && !out.contains("interleave-test replay:"), "{out}");
+    let (ok, _, err) = run("child_model_b", &replay);
+    assert!(!ok && !err.contains(&file), "{err}");
     assert!(err.contains("an update was lost"), "{err}");
     let again = format!(
         "this failure was stored before, in {}, and still happens",
@@ -200,8 +211,16 @@ fn a_model_test_replays_its_stored_failure_first_and_says_when_it_is_fixed() {
     let file = stored_in(&err);
     let (ok, _, err) = run("child_model_a", &[(MODE, "lenient"), (k, &v)]);
     assert!(ok, "{err}");
-    let note = format!("interleave-test: {} passes now", file.display());
+    let note = format!(
+        "interleave-test: fixed: {}: its failure (panic in thread 'main': an increment was \
+         lost) no longer happens (200 executions pass: the first follows the 6 of its 6 \
+         decisions that fit, the others a random part of those, then all decide at random).",
+        file.display()
+    );
     assert!(err.contains(&note), "shown without --nocapture:\n{err}");
+    let summary = "interleave-test: replay_loop::child_model_a: 1 stored schedule: 0 still \
+                   fail, 1 fixed, 0 diverged";
+    assert!(err.contains(summary), "shown without --nocapture:\n{err}");
     std::fs::remove_dir_all(corpus).unwrap();
 }
 
@@ -220,10 +239,13 @@ fn a_relative_replay_path_is_taken_from_the_shell_directory() {
         (MODE, "racy"),
         (k, &v),
     ];
-    let (ok, out, _) = run("child_model_a", &env);
-    assert!(!ok, "{out}");
-    let expected = format!("interleave-test replay: fails {}: panic", file.display());
-    assert!(out.contains(&expected), "{out}");
+    let (ok, _, err) = run("child_model_a", &env);
+    assert!(!ok, "{err}");
+    let expected = format!(
+        "this failure was recorded in {}, and still happens",
+        file.display()
+    );
+    assert!(err.contains(&expected), "{err}");
     std::fs::remove_dir_all(corpus).unwrap();
 }
 
@@ -239,9 +261,20 @@ fn an_unfinished_dfs_search_fails_unless_partial_searches_are_allowed() {
         "{err}"
     );
     assert!(err.contains("INTERLEAVE_PARTIAL=1"), "{err}");
+    assert!(
+        err.contains("`partial = true` in the #[interleave] attribute"),
+        "{err}"
+    );
     let partial = [capped[0], capped[1], (k, &v), ("INTERLEAVE_PARTIAL", "1")];
     let (ok, _, err) = run("child_interleave_dfs", &partial);
     assert!(ok, "{err}");
+    // The attribute allows it, unless the environment says 0.
+    let (ok, _, err) = run("child_interleave_dfs_partial", &capped);
+    assert!(ok, "{err}");
+    let refused = [capped[0], capped[1], (k, &v), ("INTERLEAVE_PARTIAL", "0")];
+    let (ok, _, err) = run("child_interleave_dfs_partial", &refused);
+    assert!(!ok, "{err}");
+    assert!(err.contains("INTERLEAVE_PARTIAL=0 is set now"), "{err}");
     std::fs::remove_dir_all(corpus).unwrap();
 }
 

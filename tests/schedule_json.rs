@@ -76,6 +76,9 @@ mod round_trip;
 #[path = "schedule_json/untrusted.rs"]
 mod untrusted;
 
+#[path = "schedule_json/recorded.rs"]
+mod recorded;
+
 mod golden {
     use super::*;
     use std::path::PathBuf;

@@ -9,19 +9,20 @@ use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, Path, Token};
 use crate::errors::Errors;
 
 /// Every key, in the order messages list them.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "iterations",
     "seed",
     "max_steps",
     "strategy",
     "depth",
     "max_preemptions",
+    "partial",
     "crate",
 ];
 
 /// The keys as messages list them.
 const KEY_LIST: &str = "`iterations`, `seed`, `max_steps`, `strategy`, `depth`, \
-                        `max_preemptions` and `crate`";
+                        `max_preemptions`, `partial` and `crate`";
 
 /// The strategy names, as messages list them (after "one of").
 const STRATEGY_LIST: &str = "\"random\", \"pct\" or \"dfs\"";
@@ -134,6 +135,8 @@ pub(crate) struct Args {
     pub(crate) seed: Option<u64>,
     pub(crate) max_steps: Option<u64>,
     pub(crate) strategy: Option<Strategy>,
+    /// `partial = true`: a DFS search that did not finish passes.
+    pub(crate) partial: Option<bool>,
     /// `crate = path`: where the runtime is, when not at `::interleave_test`.
     pub(crate) krate: Option<Path>,
 }
@@ -153,6 +156,7 @@ impl Args {
             seed: raw.seed,
             max_steps: raw.max_steps,
             strategy,
+            partial: raw.partial,
             krate: raw.krate,
         })
     }
@@ -179,6 +183,7 @@ struct Raw<'a> {
     strategy: Option<StrategyName>,
     depth: Option<(u32, &'a Arg)>,
     max_preemptions: Option<(u32, &'a Arg)>,
+    partial: Option<bool>,
     krate: Option<Path>,
 }
 
@@ -210,6 +215,7 @@ impl<'a> Raw<'a> {
             "strategy" => self.strategy = Some(strategy_name(value)?),
             "depth" => self.depth = Some((at_least_one(int(&key, value)?, &key, value)?, arg)),
             "max_preemptions" => self.max_preemptions = Some((int(&key, value)?, arg)),
+            "partial" => self.partial = Some(boolean(&key, value)?),
             _ => self.krate = Some(crate_path(value)?),
         }
         Ok(())
@@ -320,6 +326,19 @@ fn at_least_one<N: Into<u64> + Copy>(n: N, key: &str, value: &Expr) -> syn::Resu
 }
 
 /// `"random"`, `"pct"` or `"dfs"`.
+/// A `true` or `false` literal.
+fn boolean(key: &str, value: &Expr) -> syn::Result<bool> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Ok(b.value),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!("`{key}` takes `true` or `false`"),
+        )),
+    }
+}
+
 fn strategy_name(value: &Expr) -> syn::Result<StrategyName> {
     let Expr::Lit(ExprLit {
         lit: Lit::Str(lit), ..

@@ -167,6 +167,7 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     let seed = option(args.seed.map(Literal::u64_unsuffixed));
     let max_steps = option(args.max_steps.map(Literal::u64_unsuffixed));
     let strategy = option(args.strategy.map(|s| strategy(&krate, s)));
+    let partial = option(args.partial);
     quote! {
         #[::core::prelude::v1::test]
         #(#attrs)*
@@ -179,6 +180,15 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
                     seed: #seed,
                     max_steps: #max_steps,
                     strategy: #strategy,
+                    partial: #partial,
+                    // How this crate is built, for the replay commands a failure prints;
+                    // `interleave` is the switch of the README, maybe undeclared here.
+                    cfg_interleave: {
+                        #[allow(unexpected_cfgs)]
+                        let on = ::core::cfg!(interleave);
+                        on
+                    },
+                    release: !::core::cfg!(debug_assertions),
                 },
                 || #block,
             )

@@ -70,6 +70,7 @@ mod expand;
 /// | `strategy` | `"random"`, `"pct"` or `"dfs"` | the search algorithm |
 /// | `depth` | integer ≥ 1, only with `strategy = "pct"` | PCT bug depth; `interleave_test::DEFAULT_PCT_DEPTH` (3) if not given |
 /// | `max_preemptions` | integer, only with `strategy = "dfs"` | DFS preemption bound; unbounded if not given |
+/// | `partial` | `true` or `false` | whether a DFS search that did not finish (stopped by `INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME`) passes; by default it fails, as `INTERLEAVE_PARTIAL` unset |
 /// | `crate` | a path, such as `my_reexports::interleave_test` | where `interleave_test` is, for a crate that re-exports it (default `::interleave_test`) |
 ///
 /// # Expansion
@@ -96,6 +97,9 @@ mod expand;
 ///             strategy: Some(interleave_test::StrategyKind::Pct {
 ///                 depth: interleave_test::DEFAULT_PCT_DEPTH,
 ///             }),
+///             partial: None,
+///             cfg_interleave: cfg!(interleave),
+///             release: !cfg!(debug_assertions),
 ///         },
 ///         || { body },
 ///     )

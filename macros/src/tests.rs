@@ -18,6 +18,7 @@ fn every_argument_expands_to_its_field() {
             strategy = "pct",
             depth = 3,
             max_steps = 10_000,
+            partial = true,
             crate = my_reexport::interleave_test
         ),
         quote! {
@@ -26,6 +27,7 @@ fn every_argument_expands_to_its_field() {
             fn name() { body(); }
         },
     );
+    let built = built();
     let want = quote! {
         #[::core::prelude::v1::test]
         #[doc = r" Docs."]
@@ -41,6 +43,8 @@ fn every_argument_expands_to_its_field() {
                     strategy: ::core::option::Option::Some(
                         my_reexport::interleave_test::StrategyKind::Pct { depth: 3 }
                     ),
+                    partial: ::core::option::Option::Some(true),
+                    #built
                 },
                 || { body(); },
             )
@@ -52,6 +56,7 @@ fn every_argument_expands_to_its_field() {
 #[test]
 fn no_argument_leaves_every_setting_to_the_runtime() {
     let got = expand(quote!(), quote! { pub(crate) fn r#match() -> () {} });
+    let built = built();
     let want = quote! {
         #[::core::prelude::v1::test]
         pub(crate) fn r#match() -> () {
@@ -63,6 +68,8 @@ fn no_argument_leaves_every_setting_to_the_runtime() {
                     seed: ::core::option::Option::None,
                     max_steps: ::core::option::Option::None,
                     strategy: ::core::option::Option::None,
+                    partial: ::core::option::Option::None,
+                    #built
                 },
                 || {},
             )
@@ -71,8 +78,21 @@ fn no_argument_leaves_every_setting_to_the_runtime() {
     assert_eq!(got, want.to_string());
 }
 
+/// The fields every expansion ends with: how the test's crate is built.
+fn built() -> TokenStream {
+    quote! {
+        cfg_interleave: {
+            #[allow(unexpected_cfgs)]
+            let on = ::core::cfg!(interleave);
+            on
+        },
+        release: !::core::cfg!(debug_assertions),
+    }
+}
+
 /// The expansion of `attr` on `fn f() {}`, with no argument but the strategy: `strategy`.
 fn with_strategy(strategy: TokenStream) -> String {
+    let built = built();
     quote! {
         #[::core::prelude::v1::test]
         fn f() {
@@ -84,6 +104,8 @@ fn with_strategy(strategy: TokenStream) -> String {
                     seed: ::core::option::Option::None,
                     max_steps: ::core::option::Option::None,
                     strategy: ::core::option::Option::Some(#strategy),
+                    partial: ::core::option::Option::None,
+                    #built
                 },
                 || {},
             )

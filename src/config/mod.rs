@@ -5,7 +5,7 @@
 use std::panic::Location;
 use std::time::Duration;
 
-use crate::driver::{self, Independent, Meta, Plan};
+use crate::driver::{self, Independent, Plan};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::runtime::spins::SpinRule;
@@ -16,6 +16,7 @@ use crate::strategy::{
 
 mod env_vars;
 mod kinds;
+mod revisit;
 mod saved;
 
 pub use env_vars::env;
@@ -23,7 +24,8 @@ use env_vars::{env_bound, env_is_set, env_secs, env_u64};
 pub(crate) use env_vars::{env_flag, regressions_root, replay_file};
 pub(crate) use kinds::MIN_STACK_SIZE;
 pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
-pub(crate) use saved::save_for_later;
+pub(crate) use revisit::Verdict;
+pub(crate) use saved::{save_for_later, saved_schedule_path};
 
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
@@ -317,6 +319,7 @@ impl Builder {
             explore_waits: true,
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
+            keep_names: false,
         }
     }
 
@@ -403,39 +406,12 @@ impl Builder {
     pub fn replay<F: Fn() + Sync>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
         crate::runtime::assert_not_in_model();
         crate::runtime::install_hook();
-        let meta = Meta {
-            test: self
-                .name
-                .clone()
-                .or_else(|| schedule.test().map(str::to_owned)),
-            strategy: schedule.strategy().to_owned(),
-            seed: schedule.seed(),
-            iteration: schedule.iteration(),
-            substrate: self.substrate,
-            format_version: schedule.format_version(),
-            settings: schedule.settings,
-        };
+        let (exec, meta) = self.replay_setup(schedule);
         if let Some(name) = &self.name {
             if let Err(e) = schedule.check_test(name) {
                 return Err(driver::schedule_mismatch(&e, meta));
             }
         }
-        let exec = ExecConfig {
-            legacy_choices: schedule.format_version() < 2,
-            spins: replay_spins(schedule),
-            arc_drops: schedule.format_version() >= 4,
-            weak_memory: schedule.format_version() >= 3,
-            untracked_start: false,
-            explore_waits: schedule.format_version() >= 3,
-            spurious: schedule.spurious_wakeups().unwrap_or(self.spurious_wakeups)
-                && schedule.format_version() >= 3,
-            early_limit: (schedule.strategy() == "dfs").then_some(1),
-            max_steps: schedule.max_steps().unwrap_or(self.max_steps),
-            thread_panics_fail: schedule
-                .thread_panics_fail()
-                .unwrap_or(self.thread_panics_fail),
-            ..self.exec_config()
-        };
         let run = (exec, self.regressions.as_ref());
         driver::replay(run, &model, schedule, meta, Location::caller())
     }
@@ -551,18 +527,4 @@ pub fn model<F: Fn() + Sync>(f: F) -> Report {
 #[track_caller]
 pub fn replay<F: Fn() + Sync>(model: F, schedule: &Schedule) -> Result<(), Failure> {
     Builder::new().replay(model, schedule)
-}
-
-/// How threads that spin were held back when `schedule` was recorded: DFS held back a
-/// thread after every yield, spin-loop hint or failed `try_lock` until another thread had
-/// run in formats 2 and 3, and one that repeated a spin in format 4 unless `fair_spins` was
-/// off; random and PCT never did.
-fn replay_spins(schedule: &Schedule) -> SpinRule {
-    match schedule.format_version() {
-        _ if schedule.strategy() != "dfs" => SpinRule::Off,
-        ..=1 => SpinRule::Off,
-        2..=3 => SpinRule::AnotherRan,
-        _ if schedule.fair_spins() == Some(false) => SpinRule::Off,
-        _ => SpinRule::Repeats,
-    }
 }

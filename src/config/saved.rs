@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 use super::env;
 use crate::report::Failure;
+use crate::schedule::Schedule;
 
 /// Saves the failure's schedule in `<temp dir>/interleave-test/<name>-<id>.json` (`id` from
 /// its decisions, so two failures do not share a file) and says where, and how to replay it.
 pub(crate) fn save_for_later(failure: &Failure, name: Option<&str>) -> String {
-    let path = saved_schedule_path(name, failure);
+    let path = saved_schedule_path(name, failure.schedule());
     let saved = match failure.schedule().save(&path) {
         Ok(()) => format!(
             "the schedule is saved in {}\nto replay it: Builder::new().replay(model, \
@@ -29,7 +30,7 @@ pub(crate) fn save_for_later(failure: &Failure, name: Option<&str>) -> String {
 }
 
 /// Where a failure's schedule goes: `<temp dir>/interleave-test/<name>-<id>.json`.
-fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
+pub(crate) fn saved_schedule_path(name: Option<&str>, schedule: &Schedule) -> PathBuf {
     let name: String = name
         .unwrap_or("model")
         .chars()
@@ -41,7 +42,7 @@ fn saved_schedule_path(name: Option<&str>, failure: &Failure) -> PathBuf {
             }
         })
         .collect();
-    let id = crate::corpus::schedule_id(failure.schedule());
+    let id = crate::corpus::schedule_id(schedule);
     std::env::temp_dir()
         .join("interleave-test")
         .join(format!("{name}-{id}.json"))

@@ -10,9 +10,11 @@ mod distinct;
 mod outcome;
 mod progress;
 mod rescue;
+mod revisit;
 
 pub(crate) use outcome::schedule_mismatch;
 use outcome::{decision, failure, schedule};
+pub(crate) use revisit::{Revisit, revisit};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,7 +4,7 @@
 use super::Meta;
 use crate::report::{Failure, RecentStep, SourceLocation, ThreadInfo};
 use crate::runtime::{DecisionRecord, ExecOutcome, FailureDraft};
-use crate::schedule::{Decision, Schedule, ScheduleError, Settings};
+use crate::schedule::{Build, Decision, Schedule, ScheduleError, Settings, Signature};
 
 /// A runtime failure, completed with its schedule and the last decisions.
 pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
@@ -35,6 +35,12 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
             location: SourceLocation::from(d.op.loc),
         })
         .collect();
+    let mut schedule = schedule(decisions, &meta);
+    schedule.failure = Some(Signature::new(
+        &draft.kind.to_string(),
+        draft.thread.as_ref().map(|t| (t.id(), t.name())),
+        &draft.message,
+    ));
     Failure {
         kind: draft.kind,
         message: draft.message,
@@ -42,7 +48,7 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
         location: draft.location,
         threads: draft.threads,
         recent,
-        schedule: schedule(decisions, &meta),
+        schedule,
         iteration: meta.iteration,
         backtrace: draft.backtrace,
         substrate: meta.substrate,
@@ -77,6 +83,8 @@ pub(super) fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
             v if v >= 3 => meta.settings,
             _ => Settings::default(),
         },
+        failure: None,
+        build: Build::default(),
         decisions,
     }
 }

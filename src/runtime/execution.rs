@@ -62,6 +62,9 @@ pub(crate) struct ExecConfig {
     /// and failures) each thread may have per execution (`None`: no limit); set for DFS
     /// and to replay its schedules.
     pub(crate) early_limit: Option<u32>,
+    /// Whether the outcome keeps the threads' names even when the execution passed (a stored
+    /// schedule's judgement compares them).
+    pub(crate) keep_names: bool,
 }
 
 /// The memory model of an execution, given back to the driver when the execution ends

@@ -40,8 +40,8 @@ impl Reuse<'_> {
 pub(crate) struct ExecOutcome {
     pub(crate) failure: Option<FailureDraft>,
     pub(crate) decisions: Vec<DecisionRecord>,
-    /// Names of the execution's threads, by id (kept only when it failed: they are for its
-    /// report).
+    /// Names of the execution's threads, by id (kept only when it failed, for its report, or
+    /// when `ExecConfig::keep_names` asks).
     pub(crate) names: Vec<Option<String>>,
     /// Switch points passed.
     pub(crate) steps: u64,
@@ -109,9 +109,10 @@ pub(crate) fn run_execution<'m>(
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
-    let names = match st.failure {
-        Some(_) => st.threads.iter_mut().map(|t| t.name.take()).collect(),
-        None => Vec::new(),
+    let names = if st.failure.is_some() || st.config.keep_names {
+        st.threads.iter_mut().map(|t| t.name.take()).collect()
+    } else {
+        Vec::new()
     };
     ExecOutcome {
         strategy,

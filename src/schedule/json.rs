@@ -11,7 +11,9 @@ use serde_json::json;
 
 use self::parse::Fields;
 use self::value::Shallow;
-use super::{Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, VERSION};
+use super::{
+    Build, Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, Signature, VERSION,
+};
 use crate::strategy::PickKind;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
@@ -38,9 +40,27 @@ pub(super) fn write(s: &Schedule) -> String {
         ),
         ("fair_spins", s.settings.fair_spins.map(|v| json!(v))),
     ];
-    let header = header
-        .into_iter()
-        .chain(settings.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+    let failure = s.failure.as_ref();
+    let recorded = [
+        ("failure_kind", failure.map(|f| json!(f.kind))),
+        (
+            "failure_thread",
+            failure.and_then(|f| f.thread.as_ref()).map(|t| json!(t)),
+        ),
+        (
+            "failure_thread_id",
+            failure.and_then(|f| f.thread_id).map(|t| json!(t)),
+        ),
+        ("failure_what", failure.map(|f| json!(f.what))),
+        ("cfg_interleave", s.build.cfg_interleave.map(|v| json!(v))),
+        ("release", s.build.release.map(|v| json!(v))),
+    ];
+    let header = header.into_iter().chain(
+        settings
+            .into_iter()
+            .chain(recorded)
+            .filter_map(|(k, v)| v.map(|v| (k, v))),
+    );
     let mut text = String::from("{\n");
     for (key, value) in header {
         text.push_str(&format!("  \"{key}\": {value},\n"));
@@ -110,8 +130,27 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
             spurious_wakeups: opt_bool(fields, "spurious_wakeups")?,
             fair_spins: opt_bool(fields, "fair_spins")?,
         },
+        failure: signature(fields)?,
+        build: Build {
+            cfg_interleave: opt_bool(fields, "cfg_interleave")?,
+            release: opt_bool(fields, "release")?,
+        },
         decisions,
     })
+}
+
+/// The recorded failure's signature, if the file has one (`failure_kind` present).
+fn signature(fields: &Fields) -> Result<Option<Signature>, ScheduleError> {
+    let Some(kind) = opt_string(fields, "failure_kind", "failure_kind")? else {
+        return Ok(None);
+    };
+    let thread_id = opt_u64(fields, "failure_thread_id", "failure_thread_id")?;
+    Ok(Some(Signature {
+        kind,
+        thread: opt_string(fields, "failure_thread", "failure_thread")?,
+        thread_id: thread_id.and_then(|t| usize::try_from(t).ok()),
+        what: opt_string(fields, "failure_what", "failure_what")?.unwrap_or_default(),
+    }))
 }
 
 fn check_format(fields: &Fields) -> Result<(), ScheduleError> {

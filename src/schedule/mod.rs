@@ -29,6 +29,7 @@
 mod error;
 mod file;
 mod json;
+mod signature;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,6 +38,7 @@ use crate::strategy::PickKind;
 
 pub use error::ScheduleError;
 pub(crate) use error::shorten;
+pub use signature::{Build, Signature};
 
 /// The `format` field of every schedule file.
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
@@ -130,6 +132,11 @@ pub struct Schedule {
     pub(crate) seed: Option<u64>,
     pub(crate) iteration: u64,
     pub(crate) settings: Settings,
+    /// What the execution's failure was, if it failed (not recorded before 0.1's corpus
+    /// judged stored schedules by it).
+    pub(crate) failure: Option<Signature>,
+    /// How the test binary that stored it was built, where recorded.
+    pub(crate) build: Build,
     pub(crate) decisions: Vec<Decision>,
 }
 
@@ -173,6 +180,23 @@ impl Schedule {
     /// ([`Builder::fair_spins`](crate::Builder::fair_spins)), if recorded (format 4 on).
     pub fn fair_spins(&self) -> Option<bool> {
         self.settings.fair_spins
+    }
+
+    /// What the recorded execution's failure was (its kind, the failing thread's name, what
+    /// went wrong, without source locations), if it failed and the file records it.
+    pub fn failure(&self) -> Option<&Signature> {
+        self.failure.as_ref()
+    }
+
+    /// How the test binary that stored the schedule was built, as far as recorded.
+    pub fn build(&self) -> Build {
+        self.build
+    }
+
+    /// The schedule, recording that it was stored by a test binary built as `build`.
+    pub(crate) fn built(mut self, build: Build) -> Self {
+        self.build = build;
+        self
     }
 
     /// The decisions, in order.

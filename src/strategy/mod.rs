@@ -7,6 +7,7 @@
 mod dfs;
 mod dpor;
 mod pct;
+mod prefix;
 mod random;
 mod replay;
 mod walk;
@@ -14,6 +15,7 @@ mod walk;
 pub(crate) use dfs::DfsStrategy;
 pub(crate) use dpor::DporStrategy;
 pub(crate) use pct::PctStrategy;
+pub(crate) use prefix::{Followed, PrefixStrategy};
 pub(crate) use random::{RandomStrategy, execution_seed};
 pub(crate) use replay::{Expected, ReplayStrategy};
 

@@ -11,11 +11,15 @@ cargo-interleave: replay stored interleave-test schedules against the current co
 
 Usage: cargo interleave replay [OPTIONS] <FILE|DIR>...
 
-Each schedule file names the #[interleave] test that recorded it. The package's test
-binaries are built once (`cargo test --no-run`); then each file is replayed alone by its
-test (INTERLEAVE_REPLAY=<file> <test binary> <test> --exact), from the package root,
-and one line says whether the failure it recorded is still there. A directory is searched
-recursively for *.json files.
+Each schedule file names the #[interleave] test that recorded it, and how its test binary
+was built. The package's test binaries are built once per recorded build (`cargo test
+--no-run`, with `--cfg interleave` added to RUSTFLAGS and --release where the file says so;
+nothing else is read from a file); then each file is judged alone by its test
+(INTERLEAVE_REPLAY=<file> <test binary> <test> --exact), from the package root: executions
+that follow the schedule as far as it fits, or part of it, then decide at random, looking
+for the failure it recorded (same kind, thread name and message; line numbers do not
+count). One line says what they found. A directory is searched recursively for *.json
+files.
 
 Schedule files are untrusted input (they come with bug reports). A file is read only if it
 is a regular file of at most 32 MiB (a FIFO or a device is refused unread). Its test name
@@ -39,12 +43,17 @@ Options:
 
 Output: one line per file, then a summary.
   FAILS   <file>  <kind>: <first line>   the failure is still there (kind: panic, deadlock, ...)
-  fixed   <file>                         the test passes under the schedule
-  diverged <file>: <reason>              the code changed; the schedule no longer applies
+  FAILS   <file>  another failure, found from it: <kind>: <first line>
+                                         a new failure, found next to the recorded one
+  fixed   <file>  (<how much ran>)       the recorded failure no longer happens
+  diverged <file>: <reason>              the test changed so much that the schedule does not
+                                         fit up to the failing thread's first decision
   invalid <file>: <reason>               not a usable schedule: unreadable, not a regular file,
                                          too large, malformed, names no test or a test that
                                          is not a Rust path, or a link out of the directory
-  missing <file>: no test named <x> in this package
+  missing <file>: no test named <x> in this package (...)
+                                         the test binary ran no test of that name (is it
+                                         behind a feature? add --features)
   N schedules: F still fail, X fixed, D diverged, I invalid[, M missing]
 
 Examples:
@@ -52,7 +61,7 @@ Examples:
   cargo interleave replay --test queue::push interleave-regressions
   cargo interleave replay interleave-regressions/my_tests/racy/0123456789abcdef.json
   cargo interleave replay --manifest-path crates/core/Cargo.toml crates/core/interleave-regressions
-  RUSTFLAGS=\"--cfg interleave\" cargo interleave replay --release --features slow interleave-regressions
+  cargo interleave replay --features slow interleave-regressions
   cargo run --bin cargo-interleave -- replay interleave-regressions
 
 Exit status:

@@ -6,6 +6,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use interleave_test::Build;
+
 use crate::CliError;
 
 /// A test binary cargo built.
@@ -36,12 +38,67 @@ impl TestBinaries {
     }
 }
 
-/// Runs `cargo test --no-run` (for `manifest_path` if given, with the build `options` of
-/// [`ReplayArgs::build`](crate::args::ReplayArgs)) and returns its test binaries.
-/// Cargo's progress and compiler diagnostics go to stderr as usual.
+/// What a build for schedules recorded as one [`Build`] adds to the user's options: a
+/// flags variable that carries `--cfg interleave`, and `--release`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Switches {
+    /// A variable and its value (`RUSTFLAGS`, or `CARGO_ENCODED_RUSTFLAGS` when that is set).
+    pub(crate) flags: Option<(&'static str, String)>,
+    /// The options, the user's first.
+    pub(crate) options: Vec<String>,
+}
+
+/// The switches that build the test binaries as the schedules recorded: `--release` if they
+/// were optimized (unless given), `--cfg interleave` added to the rustflags of the
+/// environment if they had it (unless there). Nothing else is ever read from a file; a
+/// build recorded without the cfg or in debug keeps what the user gave.
+pub(crate) fn switches(build: Build, options: &[String]) -> Switches {
+    let mut options = options.to_vec();
+    if build.release() == Some(true) && !options.iter().any(|o| o == "--release") {
+        options.push("--release".to_owned());
+    }
+    let flags = (build.cfg_interleave() == Some(true))
+        .then(with_cfg_interleave)
+        .flatten();
+    Switches { flags, options }
+}
+
+/// The rustflags of the environment with `--cfg interleave` added, or `None` if they have it.
+/// Cargo reads `CARGO_ENCODED_RUSTFLAGS` (arguments separated by `\x1f`) before `RUSTFLAGS`.
+fn with_cfg_interleave() -> Option<(&'static str, String)> {
+    let has = |args: &[&str]| {
+        args.windows(2)
+            .any(|w| w[0] == "--cfg" && w[1] == "interleave")
+            || args.contains(&"--cfg=interleave")
+    };
+    if let Ok(encoded) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        let args: Vec<&str> = encoded.split('\x1f').filter(|a| !a.is_empty()).collect();
+        if has(&args) {
+            return None;
+        }
+        let sep = if encoded.is_empty() { "" } else { "\x1f" };
+        return Some((
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("{encoded}{sep}--cfg\x1finterleave"),
+        ));
+    }
+    let flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    if has(&flags.split_whitespace().collect::<Vec<_>>()) {
+        return None;
+    }
+    Some((
+        "RUSTFLAGS",
+        format!("{flags} --cfg interleave").trim_start().to_owned(),
+    ))
+}
+
+/// Runs `cargo test --no-run` (for `manifest_path` if given, with `switches`: the user's
+/// build options of [`ReplayArgs::build`](crate::args::ReplayArgs) and what the schedules
+/// recorded) and returns its test binaries. Cargo's progress and compiler diagnostics go to
+/// stderr as usual.
 pub(crate) fn build_tests(
     manifest_path: Option<&Path>,
-    options: &[String],
+    switches: &Switches,
 ) -> Result<TestBinaries, CliError> {
     if manifest_path.is_none() {
         outside_a_crate()?;
@@ -56,12 +113,20 @@ pub(crate) fn build_tests(
     if let Some(path) = manifest_path {
         cmd.arg("--manifest-path").arg(path);
     }
-    cmd.args(options);
-    let shown = format!(
+    cmd.args(&switches.options);
+    let mut shown = format!(
         "{} test --no-run{}",
         Path::new(&cargo).display(),
-        options.iter().map(|o| format!(" {o}")).collect::<String>()
+        switches
+            .options
+            .iter()
+            .map(|o| format!(" {o}"))
+            .collect::<String>()
     );
+    if let Some((var, value)) = &switches.flags {
+        cmd.env(var, value);
+        shown = format!("{var}={:?} {shown}", value.replace('\x1f', " "));
+    }
     let output = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())

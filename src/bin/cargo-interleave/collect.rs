@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use interleave_test::Schedule;
+use interleave_test::{Build, Schedule};
 
 use crate::CliError;
 
@@ -33,6 +33,9 @@ pub(crate) struct ScheduleFile {
     /// The full path of the test the schedule names (`<crate>::<module>::<fn>`), or why the
     /// file cannot be replayed.
     pub(crate) test: Result<String, String>,
+    /// How the test binary that stored it was built, as the file records it (only the
+    /// `interleave` cfg and the profile, both validated as `true` or `false`).
+    pub(crate) build: Build,
 }
 
 /// The files named by `paths`: files as given (whatever their extension), directories
@@ -137,12 +140,12 @@ pub(crate) fn load(files: Vec<Found>, test: Option<&str>, file: Option<&str>) ->
     files
         .into_iter()
         .filter(|found| file.is_none_or(|f| found.path.to_string_lossy().contains(f)))
-        .map(|Found { path, refused }| ScheduleFile {
-            test: match refused {
-                Some(reason) => Err(reason),
+        .map(|Found { path, refused }| {
+            let (test, build) = match refused {
+                Some(reason) => (Err(reason), Build::default()),
                 None => test_of(&path),
-            },
-            path,
+            };
+            ScheduleFile { path, test, build }
         })
         .filter(|s| match (test, &s.test) {
             (None, _) => true,
@@ -153,16 +156,21 @@ pub(crate) fn load(files: Vec<Found>, test: Option<&str>, file: Option<&str>) ->
 }
 
 /// The test path a schedule file names, checked to be a Rust path (never an option for
-/// the test binary), or why it cannot be replayed.
-fn test_of(path: &Path) -> Result<String, String> {
-    let schedule = Schedule::load(path).map_err(|e| {
-        // The line names the file already.
-        let e = e.to_string();
-        let prefix = format!("{}: ", path.display());
-        e.strip_prefix(&prefix)
-            .map_or_else(|| e.clone(), str::to_owned)
-    })?;
-    match schedule.test_path() {
+/// the test binary), or why it cannot be replayed; and the build it records.
+fn test_of(path: &Path) -> (Result<String, String>, Build) {
+    let schedule = match Schedule::load(path) {
+        Ok(schedule) => schedule,
+        Err(e) => {
+            // The line names the file already.
+            let e = e.to_string();
+            let prefix = format!("{}: ", path.display());
+            let e = e
+                .strip_prefix(&prefix)
+                .map_or_else(|| e.clone(), str::to_owned);
+            return (Err(e), Build::default());
+        }
+    };
+    let test = match schedule.test_path() {
         Ok(Some(test)) => Ok(test.to_owned()),
         Ok(None) => Err(
             "the schedule names no test; only schedules stored by #[interleave] tests \
@@ -170,7 +178,8 @@ fn test_of(path: &Path) -> Result<String, String> {
                 .to_owned(),
         ),
         Err(e) => Err(e.to_string()),
-    }
+    };
+    (test, schedule.build())
 }
 
 /// The test path implied by a file's place below an `interleave-regressions` directory:

@@ -3,16 +3,18 @@
 use std::fmt;
 use std::path::Path;
 
-/// The prefix of the one line a test prints in replay mode.
-pub(crate) const REPLAY_PREFIX: &str = "interleave-test replay: ";
+use interleave_test::protocol;
+use serde_json::Value;
 
 /// What replaying one schedule file gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
     /// The failure is still there: its kind and the first line of its message.
     Fails { kind: String, first_line: String },
-    /// The test passes under the schedule.
-    Fixed,
+    /// Exploring on from the schedule found another failure: its kind and first line.
+    FailsOtherwise { kind: String, first_line: String },
+    /// The recorded failure no longer happens: how much the test explored to say so.
+    Fixed { detail: String },
     /// The schedule no longer fits the test, which passes.
     Diverged { reason: String },
     /// The file cannot be replayed.
@@ -31,12 +33,18 @@ impl Outcome {
             Outcome::Fails { kind, first_line } => {
                 format!("FAILS   {file}  {}: {}", shown(kind), shown(first_line))
             }
-            Outcome::Fixed => format!("fixed   {file}"),
+            Outcome::FailsOtherwise { kind, first_line } => format!(
+                "FAILS   {file}  another failure, found from it: {}: {}",
+                shown(kind),
+                shown(first_line)
+            ),
+            Outcome::Fixed { detail } => format!("fixed   {file}  ({})", shown(detail)),
             Outcome::Diverged { reason } => format!("diverged {file}: {}", shown(reason)),
             Outcome::Invalid { reason } => format!("invalid {file}: {}", shown(reason)),
             Outcome::Missing { test } => {
                 format!(
-                    "missing {file}: no test named {} in this package",
+                    "missing {file}: no test named {} in this package (a test behind a feature \
+                     needs it named: --features <F>)",
                     shown(test)
                 )
             }
@@ -65,40 +73,54 @@ fn shown(text: &str) -> String {
     out
 }
 
-/// Reads the replay line a test printed for the schedule at `replayed` (the path it was
-/// given). `None` if the output holds no replay line.
-pub(crate) fn parse_replay_line(stdout: &str, replayed: &Path) -> Option<Outcome> {
-    let line = stdout.lines().find_map(|l| l.strip_prefix(REPLAY_PREFIX))?;
-    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
-    let detail = after_path(rest, &replayed.display().to_string());
-    Some(match word {
-        "fails" => {
-            let (kind, first_line) = detail.split_once(": ").unwrap_or((detail, ""));
-            Outcome::Fails {
-                kind: kind.to_owned(),
-                first_line: first_line.to_owned(),
-            }
-        }
-        "fixed" => Outcome::Fixed,
+/// The verdict a test printed, as a protocol line (see `interleave_test::protocol`), for
+/// the schedule at `replayed` (the path it was given). `None` if the output holds no verdict
+/// line for it.
+pub(crate) fn read_verdict(stdout: &str, replayed: &Path) -> Option<Outcome> {
+    let replayed = replayed.display().to_string();
+    let line = protocol::read(stdout).into_iter().find(|l| {
+        l.get("event").and_then(Value::as_str) == Some("verdict")
+            && l.get("file").and_then(Value::as_str) == Some(replayed.as_str())
+    })?;
+    let text = |key: &str| {
+        line.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let version = line.get("version").and_then(Value::as_u64);
+    if version != Some(protocol::VERSION) {
+        return Some(Outcome::Invalid {
+            reason: format!(
+                "the test binary speaks protocol version {}, this cargo-interleave reads {}: \
+                 install the cargo-interleave of the interleave-test version the crate uses",
+                version.map_or_else(|| "?".to_owned(), |v| v.to_string()),
+                protocol::VERSION
+            ),
+        });
+    }
+    Some(match text("verdict").as_str() {
+        "still-fails" => Outcome::Fails {
+            kind: text("kind"),
+            first_line: text("message"),
+        },
+        "fails-otherwise" => Outcome::FailsOtherwise {
+            kind: text("kind"),
+            first_line: text("message"),
+        },
+        "fixed" => Outcome::Fixed {
+            detail: text("detail"),
+        },
         "diverged" => Outcome::Diverged {
-            reason: detail.to_owned(),
+            reason: text("reason"),
         },
         "invalid" => Outcome::Invalid {
-            reason: strip_path(detail, &replayed.display().to_string()).to_owned(),
+            reason: strip_path(&text("reason"), &replayed).to_owned(),
         },
-        _ => Outcome::Invalid {
-            reason: format!("the test printed a replay line this tool does not know: {line}"),
+        other => Outcome::Invalid {
+            reason: format!("the test printed a verdict this tool does not know: {other:?}"),
         },
     })
-}
-
-/// What follows `<path>: ` in `rest`; if the test printed the path differently, what
-/// follows the first `.json: `.
-fn after_path<'a>(rest: &'a str, path: &str) -> &'a str {
-    if let Some(detail) = rest.strip_prefix(path) {
-        return detail.strip_prefix(": ").unwrap_or(detail.trim_start());
-    }
-    rest.split_once(".json: ").map_or("", |(_, detail)| detail)
 }
 
 /// `detail` without a leading `<path>: ` (a schedule error names its file).
@@ -123,8 +145,8 @@ impl Summary {
     /// Counts one outcome.
     pub(crate) fn add(&mut self, outcome: &Outcome) {
         let count = match outcome {
-            Outcome::Fails { .. } => &mut self.fails,
-            Outcome::Fixed => &mut self.fixed,
+            Outcome::Fails { .. } | Outcome::FailsOtherwise { .. } => &mut self.fails,
+            Outcome::Fixed { .. } => &mut self.fixed,
             Outcome::Diverged { .. } => &mut self.diverged,
             Outcome::Invalid { .. } => &mut self.invalid,
             Outcome::Missing { .. } => &mut self.missing,
@@ -161,54 +183,75 @@ mod tests {
     const FILE: &str = "/tmp/c/interleave-regressions/t/racy/00ff.json";
 
     fn parse(stdout: &str) -> Option<Outcome> {
-        parse_replay_line(stdout, Path::new(FILE))
+        read_verdict(stdout, Path::new(FILE))
+    }
+
+    fn verdict(fields: serde_json::Value) -> String {
+        let mut fields = fields.as_object().unwrap().clone();
+        fields.insert("event".into(), "verdict".into());
+        fields.insert("file".into(), FILE.into());
+        fields.entry("version").or_insert(protocol::VERSION.into());
+        format!("{}{}", protocol::PREFIX, Value::Object(fields))
     }
 
     #[test]
-    fn every_replay_line_is_read() {
+    fn every_verdict_is_read() {
         let out = format!(
-            "\nrunning 1 test\ninterleave-test replay: fails {FILE}: panic: assertion failed: a: b\ntest racy ... FAILED\n"
+            "\nrunning 1 test\n{}\ntest racy ... FAILED\n",
+            verdict(
+                serde_json::json!({"verdict": "still-fails", "kind": "panic", "message": "a: b"})
+            )
         );
         assert_eq!(
             parse(&out),
             Some(Outcome::Fails {
                 kind: "panic".into(),
-                first_line: "assertion failed: a: b".into()
+                first_line: "a: b".into()
             })
         );
+        let fixed = verdict(serde_json::json!({"verdict": "fixed", "detail": "200 ran"}));
         assert_eq!(
-            parse(&format!("interleave-test replay: fixed {FILE}\n")),
-            Some(Outcome::Fixed)
-        );
-        assert_eq!(
-            parse(&format!(
-                "interleave-test replay: diverged {FILE}: step 3: thread 2 cannot run\n"
-            )),
-            Some(Outcome::Diverged {
-                reason: "step 3: thread 2 cannot run".into()
+            parse(&fixed),
+            Some(Outcome::Fixed {
+                detail: "200 ran".into()
             })
         );
+        let diverged = verdict(serde_json::json!({"verdict": "diverged", "reason": "r"}));
         assert_eq!(
-            parse(&format!(
-                "interleave-test replay: invalid {FILE}: {FILE}: invalid schedule: x\n"
-            )),
+            parse(&diverged),
+            Some(Outcome::Diverged { reason: "r".into() })
+        );
+        let invalid = verdict(
+            serde_json::json!({"verdict": "invalid", "reason": format!("{FILE}: invalid schedule: x")}),
+        );
+        assert_eq!(
+            parse(&invalid),
             Some(Outcome::Invalid {
                 reason: "invalid schedule: x".into()
+            })
+        );
+        let other = verdict(
+            serde_json::json!({"verdict": "fails-otherwise", "kind": "deadlock", "message": "m"}),
+        );
+        assert_eq!(
+            parse(&other),
+            Some(Outcome::FailsOtherwise {
+                kind: "deadlock".into(),
+                first_line: "m".into()
             })
         );
         assert_eq!(parse("running 0 tests\n"), None);
     }
 
     #[test]
-    fn a_path_printed_differently_is_skipped_up_to_its_extension() {
-        let out = "interleave-test replay: fails ./racy/00ff.json: deadlock: every live thread is blocked";
-        assert_eq!(
-            parse(out),
-            Some(Outcome::Fails {
-                kind: "deadlock".into(),
-                first_line: "every live thread is blocked".into()
-            })
-        );
+    fn a_verdict_of_another_file_or_version_is_not_taken() {
+        let line = verdict(serde_json::json!({"verdict": "fixed"}));
+        assert_eq!(read_verdict(&line, Path::new("/elsewhere.json")), None);
+        let newer = verdict(serde_json::json!({"verdict": "fixed", "version": 99}));
+        let Some(Outcome::Invalid { reason }) = parse(&newer) else {
+            panic!("a verdict of version 99 was taken");
+        };
+        assert!(reason.contains("protocol version 99"), "{reason}");
     }
 
     #[test]
@@ -222,9 +265,13 @@ mod tests {
             fails.line(file),
             "FAILS   interleave-regressions/t/racy/00ff.json  panic: lost"
         );
+        let fixed = Outcome::Fixed {
+            detail: "its 3 decisions replay and the execution passes".into(),
+        };
         assert_eq!(
-            Outcome::Fixed.line(file),
-            "fixed   interleave-regressions/t/racy/00ff.json"
+            fixed.line(file),
+            "fixed   interleave-regressions/t/racy/00ff.json  (its 3 decisions replay and the \
+             execution passes)"
         );
         let diverged = Outcome::Diverged { reason: "r".into() };
         assert_eq!(
@@ -243,7 +290,8 @@ mod tests {
         };
         assert_eq!(
             missing.line(file),
-            "missing interleave-regressions/t/racy/00ff.json: no test named t::gone in this package"
+            "missing interleave-regressions/t/racy/00ff.json: no test named t::gone in this \
+             package (a test behind a feature needs it named: --features <F>)"
         );
     }
 
@@ -254,7 +302,9 @@ mod tests {
             s.to_string(),
             "0 schedules: 0 still fail, 0 fixed, 0 diverged, 0 invalid"
         );
-        s.add(&Outcome::Fixed);
+        s.add(&Outcome::Fixed {
+            detail: String::new(),
+        });
         assert_eq!(
             s.to_string(),
             "1 schedule: 0 still fail, 1 fixed, 0 diverged, 0 invalid"

@@ -1,15 +1,16 @@
 //! `cargo interleave replay`: each schedule file replayed alone by the test that stored it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use interleave_test::env;
+use interleave_test::{Build, env, protocol};
 
 use crate::CliError;
 use crate::args::ReplayArgs;
 use crate::cargo::{self, TestBinaries, TestBinary};
 use crate::collect::{self, ScheduleFile};
-use crate::outcome::{self, Outcome, Summary, parse_replay_line};
+use crate::outcome::{Outcome, Summary, read_verdict};
 
 /// Replays every file the arguments name, printing one line per file and a summary.
 /// Returns whether every file is fixed or diverged.
@@ -19,22 +20,52 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<bool, CliError> {
     if files.is_empty() {
         eprintln!("cargo-interleave: no schedule file matches");
     }
-    let binaries = if files.iter().any(|f| f.test.is_ok()) {
-        cargo::build_tests(args.manifest_path.as_deref(), &args.build)?
-    } else {
-        TestBinaries::default()
-    };
+    let builds = build_each(&files, args)?;
     let mut summary = Summary::default();
     for file in &files {
-        let (outcome, output) = replay_file(file, &binaries);
+        let binaries = &builds[&key(file.build)];
+        let (outcome, output) = replay_file(file, binaries);
         println!("{}", outcome.line(&file.path));
-        if let Some(output) = output.filter(|_| args.verbose && outcome != Outcome::Fixed) {
+        let fixed = matches!(outcome, Outcome::Fixed { .. });
+        if let Some(output) = output.filter(|_| args.verbose && !fixed) {
             print_indented(&output);
         }
         summary.add(&outcome);
     }
     println!("{summary}");
     Ok(summary.all_pass())
+}
+
+/// A recorded build, as a map key: the `interleave` cfg, then the profile.
+type BuildKey = (Option<bool>, Option<bool>);
+
+fn key(build: Build) -> BuildKey {
+    (build.cfg_interleave(), build.release())
+}
+
+/// The test binaries for each build the files recorded, each built once (a build none of
+/// whose files can be replayed is not built).
+fn build_each(
+    files: &[ScheduleFile],
+    args: &ReplayArgs,
+) -> Result<BTreeMap<BuildKey, TestBinaries>, CliError> {
+    let mut builds = BTreeMap::new();
+    for file in files {
+        if builds.contains_key(&key(file.build)) {
+            continue;
+        }
+        let wanted = files
+            .iter()
+            .any(|f| key(f.build) == key(file.build) && f.test.is_ok());
+        let binaries = if wanted {
+            let switches = cargo::switches(file.build, &args.build);
+            cargo::build_tests(args.manifest_path.as_deref(), &switches)?
+        } else {
+            TestBinaries::default()
+        };
+        builds.insert(key(file.build), binaries);
+    }
+    Ok(builds)
 }
 
 /// Replays one file; also returns the test's output when the test ran.
@@ -78,6 +109,7 @@ fn run_test(binary: &TestBinary, name: &str, file: &Path) -> Result<Output, Stri
     Command::new(&binary.exe)
         .args([name, "--exact", "--nocapture", "--include-ignored"])
         .env(env::REPLAY, &file)
+        .env(env::PROTOCOL, protocol::VERSION.to_string())
         .current_dir(&binary.root)
         .stdin(Stdio::null())
         .output()
@@ -89,7 +121,7 @@ fn run_test(binary: &TestBinary, name: &str, file: &Path) -> Result<Output, Stri
 fn read_output(output: &Output, test: &str, name: &str, file: &Path) -> Outcome {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let replayed = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_owned());
-    if let Some(outcome) = parse_replay_line(&stdout, &replayed) {
+    if let Some(outcome) = read_verdict(&stdout, &replayed) {
         return outcome;
     }
     if stdout.lines().any(|l| l.trim() == "running 0 tests") {
@@ -111,7 +143,7 @@ fn print_indented(output: &Output) {
     let text = [&output.stdout, &output.stderr]
         .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
         .join("\n");
-    let shown = |l: &&str| !l.trim().is_empty() && !l.starts_with(outcome::REPLAY_PREFIX);
+    let shown = |l: &&str| !l.trim().is_empty() && !l.starts_with(protocol::PREFIX);
     for line in text.lines().filter(shown) {
         println!("    {line}");
     }

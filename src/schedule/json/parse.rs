@@ -27,7 +27,7 @@ use crate::schedule::error::quote;
 use crate::schedule::{Decision, ScheduleError};
 
 /// The keys of the document that are read, besides `decisions`.
-const HEADER_KEYS: [&str; 11] = [
+const HEADER_KEYS: [&str; 17] = [
     "format",
     "version",
     "crate_version",
@@ -39,6 +39,12 @@ const HEADER_KEYS: [&str; 11] = [
     "thread_panics_fail",
     "spurious_wakeups",
     "fair_spins",
+    "failure_kind",
+    "failure_thread",
+    "failure_thread_id",
+    "failure_what",
+    "cfg_interleave",
+    "release",
 ];
 /// The keys of a decision that are read.
 const DECISION_KEYS: [&str; 8] = ["thread", "step", "of", "pick", "value", "name", "op", "at"];

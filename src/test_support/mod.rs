@@ -1,16 +1,18 @@
 //! What an `#[interleave]` test runs, and [`model`] inside a test: its stored schedules
-//! first, then the exploration. A new failure is stored in the test's regression corpus and
-//! reported with the way to replay it. `INTERLEAVE_REPLAY` replays one file instead, in the
-//! test that file names; every other test explores as usual.
+//! first (judged in `stored.rs`), then the exploration. A new failure is stored in the
+//! test's regression corpus and reported with the way to replay it. `INTERLEAVE_REPLAY`
+//! judges one file instead, in the test that file names; every other test explores as usual.
+
+mod stored;
 
 use std::io::Write as _;
 use std::path::Path;
 
 use crate::StrategyKind;
 use crate::config::{self, Builder, env};
-use crate::corpus::{Content, Corpus, Entry};
-use crate::report::{Failure, FailureKind, Report};
-use crate::schedule::Schedule;
+use crate::corpus::Corpus;
+use crate::report::{Failure, Report};
+use crate::schedule::{Build, Schedule};
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
 #[derive(Clone, Debug)]
@@ -27,6 +29,12 @@ pub struct TestSpec {
     pub max_steps: Option<u64>,
     /// `strategy = "..."`, with `depth` or `max_preemptions`.
     pub strategy: Option<StrategyKind>,
+    /// `partial = true|false`: whether a DFS search that did not finish passes.
+    pub partial: Option<bool>,
+    /// `cfg!(interleave)` in the test's crate: the README's switch.
+    pub cfg_interleave: bool,
+    /// Whether the test's crate is an optimized build (`debug_assertions` off).
+    pub release: bool,
 }
 
 /// A test the crate runs for its user: its full path (crate first), the name libtest knows
@@ -35,6 +43,8 @@ struct Test {
     name: String,
     libtest: String,
     corpus: Option<Corpus>,
+    /// How the test binary is built, as the test knows it.
+    build: Build,
 }
 
 /// How a test's run ended, when it did not fail.
@@ -47,7 +57,7 @@ enum Ran {
 
 /// Runs the test `spec` on `model`; panics (fails the test) with the report of a failure, or
 /// when a DFS search did not finish and partial searches are not allowed
-/// (`INTERLEAVE_PARTIAL`).
+/// (`INTERLEAVE_PARTIAL`, else the attribute's `partial`).
 #[track_caller]
 pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
     let builder = Builder::for_test(spec);
@@ -62,21 +72,26 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
             &config::regressions_root(spec.manifest_dir),
             spec.name,
         )),
+        build: Build::new(spec.cfg_interleave, spec.release),
     };
     if let Ran::Explored(report) = run(&builder, &model, &test) {
         summarize(&test, &report);
-        if matches!(builder.strategy, StrategyKind::Dfs { .. })
-            && !report.exhausted
-            && config::env_flag(env::PARTIAL) != Some(true)
-        {
+        let unfinished = matches!(builder.strategy, StrategyKind::Dfs { .. }) && !report.exhausted;
+        let partial = config::env_flag(env::PARTIAL).or(spec.partial);
+        if unfinished && partial != Some(true) {
             panic!(
                 "interleave-test: the dfs search of {} did not finish, so nothing is proved:\n\
-                 {report}\nRaise or unset {} and {}, bound the search (max_preemptions), or set \
-                 {}=1 to accept a partial search.",
+                 {report}\nRaise or unset {} and {}, or bound the search (max_preemptions). To \
+                 accept a partial search, write `partial = true` in the #[interleave] attribute, \
+                 or set {}=1 (for every test, e.g. in a capped CI run){}.",
                 test.name,
                 env::ITERATIONS,
                 env::MAX_TIME,
-                env::PARTIAL
+                env::PARTIAL,
+                match config::env_flag(env::PARTIAL) {
+                    Some(false) => format!("; {}=0 is set now", env::PARTIAL),
+                    _ => String::new(),
+                }
             );
         }
     }
@@ -133,6 +148,9 @@ fn current_test() -> Option<Test> {
         name,
         libtest,
         corpus,
+        // The test's crate is built with the same RUSTFLAGS and, as a rule, the same
+        // profile as this one.
+        build: Build::new(cfg!(interleave), !cfg!(debug_assertions)),
     })
 }
 
@@ -142,12 +160,12 @@ fn current_test() -> Option<Test> {
 fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
     if let Some(path) = config::replay_file() {
         if let Some(schedule) = replay_target(&path, test) {
-            replay_one(builder, model, &path, &schedule);
+            stored::judge_one(builder, model, &path, &schedule, test);
             return Ran::Replayed;
         }
     }
     if let Some(corpus) = &test.corpus {
-        replay_corpus(builder, model, corpus, test);
+        stored::judge_corpus(builder, model, corpus, test);
     }
     match builder.check(model) {
         Ok(report) => Ran::Explored(report),
@@ -157,10 +175,11 @@ fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
 
 /// Where the failure's schedule went, and how to replay it.
 fn store(failure: &Failure, test: &Test) -> String {
+    let schedule = failure.schedule().clone().built(test.build);
     let Some(corpus) = &test.corpus else {
-        return config::save_for_later(failure, Some(&test.name));
+        return saved_outside_cargo(&schedule, test);
     };
-    match corpus.store(failure.schedule()) {
+    match corpus.store(&schedule) {
         Ok((path, new)) => {
             let shown = path.display();
             let stored = if new {
@@ -177,27 +196,50 @@ fn store(failure: &Failure, test: &Test) -> String {
     }
 }
 
-/// The two commands that replay `path`, as they must be typed at the crate root: with the
-/// `--cfg interleave` of this build (the README's switch, seen in this crate's own
-/// `cfg!`, since `RUSTFLAGS` applies to every crate), `--release` if this is an optimized
-/// build, and the test target, so that the test exists and runs as it did.
+/// The two commands that replay `path`, as they must be typed at the crate root.
+/// `cargo interleave` reads the test's build (the README's `--cfg interleave` switch, an
+/// optimized build) from the file; the `cargo test` line carries them, and the test target,
+/// so that the test exists and runs as it did. Features are not known at run time: the last
+/// line says how to add them.
 fn how_to_replay(path: &Path, test: &Test) -> String {
-    let rustflags = if cfg!(interleave) {
+    let rustflags = if test.build.cfg_interleave() == Some(true) {
         "RUSTFLAGS=\"--cfg interleave\" "
     } else {
         ""
     };
-    let release = if cfg!(debug_assertions) {
-        ""
-    } else {
+    let release = if test.build.release() == Some(true) {
         " --release"
+    } else {
+        ""
     };
     format!(
-        "replay it: {rustflags}cargo interleave replay{release} {path}\n       \
-         or: {var}={path} {rustflags}cargo test{release}{target} -- --exact {name}",
+        "replay it: cargo interleave replay {path}\n       \
+         or: {var}={path} {rustflags}cargo test{release}{target} -- --exact {name}\n\
+         (a test behind a feature needs it named: add --features <F> after `replay` or `test`)",
         path = path.display(),
         var = env::REPLAY,
         target = test_target(&test.name),
+        name = test.libtest,
+    )
+}
+
+/// Where the schedule of a failure in a test run outside cargo (no crate, so no corpus)
+/// went: a file of its own in the temporary directory, and the command that replays it
+/// with this very test binary.
+fn saved_outside_cargo(schedule: &Schedule, test: &Test) -> String {
+    let path = config::saved_schedule_path(Some(&test.name), schedule);
+    if let Err(e) = schedule.save(&path) {
+        return format!(
+            "the schedule could not be saved ({e}); print failure.schedule().to_json() to keep it"
+        );
+    }
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "<this test binary>".to_owned());
+    format!(
+        "the schedule is saved in {path}\nreplay it: {var}={path} {exe} --exact {name}",
+        path = path.display(),
+        var = env::REPLAY,
         name = test.libtest,
     )
 }
@@ -228,7 +270,7 @@ fn replay_target(path: &Path, test: &Test) -> Option<Schedule> {
     let schedule = match Schedule::load(path) {
         Ok(s) => s,
         Err(e) => {
-            println!("interleave-test replay: invalid {}: {e}", path.display());
+            stored::invalid(path, &e.to_string());
             panic!("interleave-test: {e}");
         }
     };
@@ -249,81 +291,4 @@ fn summarize(test: &Test, report: &Report) {
     if config::env_flag(env::SUMMARY) == Some(true) {
         visible(&format!("interleave-test: {}: {report}", test.name));
     }
-}
-
-/// Replays every stored schedule of the test: one that still fails fails the test now, and
-/// so does a file that cannot be read. What is not a regular file in the corpus, or a link
-/// out of it, is skipped unread with a note. The notes show even when the test passes.
-#[track_caller]
-fn replay_corpus<F: Fn() + Sync>(builder: &Builder, model: &F, corpus: &Corpus, test: &Test) {
-    let entries = corpus
-        .entries()
-        .unwrap_or_else(|e| panic!("interleave-test: cannot read the regression corpus: {e}"));
-    for Entry { path, content } in entries {
-        let schedule = match content {
-            Content::Schedule(schedule) => schedule,
-            Content::Unreadable(e) => {
-                let shown = path.display().to_string();
-                let e = e.to_string();
-                let e = e.strip_prefix(&format!("{shown}: ")).unwrap_or(&e);
-                panic!(
-                    "interleave-test: the stored schedule {shown} cannot be read: {e}\nfix the \
-                     file or delete it"
-                )
-            }
-            Content::Skipped(reason) => {
-                visible(&format!(
-                    "interleave-test: skipped in the regression corpus: {reason}; it does not \
-                     fail the run. Remove it from the corpus."
-                ));
-                continue;
-            }
-        };
-        match builder.replay(model, &schedule) {
-            Ok(()) => visible(&format!(
-                "interleave-test: {} passes now: the failure it recorded is fixed. It stays as a \
-                 regression test; delete the file to drop it.",
-                path.display()
-            )),
-            Err(f) if f.kind() == FailureKind::Divergence => visible(&format!(
-                "interleave-test: {} no longer fits this test ({}); it does not fail the run. \
-                 Delete it if the test changed on purpose.",
-                path.display(),
-                first_line(&f)
-            )),
-            Err(f) => panic!(
-                "{f}\n\nthis failure was stored before, in {}, and still happens.\n{}",
-                path.display(),
-                how_to_replay(&path, test)
-            ),
-        }
-    }
-}
-
-/// The `INTERLEAVE_REPLAY` mode: replays one file and prints one line for `cargo interleave`.
-#[track_caller]
-fn replay_one<F: Fn() + Sync>(builder: &Builder, model: &F, path: &Path, schedule: &Schedule) {
-    match builder.replay(model, schedule) {
-        Ok(()) => println!("interleave-test replay: fixed {}", path.display()),
-        Err(f) if f.kind() == FailureKind::Divergence => {
-            println!(
-                "interleave-test replay: diverged {}: {}",
-                path.display(),
-                first_line(&f)
-            );
-        }
-        Err(f) => {
-            println!(
-                "interleave-test replay: fails {}: {}: {}",
-                path.display(),
-                f.kind(),
-                first_line(&f)
-            );
-            panic!("{f}");
-        }
-    }
-}
-
-fn first_line(f: &Failure) -> &str {
-    f.message().lines().next().unwrap_or("")
 }
