@@ -7,9 +7,13 @@
 //! `target/cli-fixture`: the first run compiles interleave-test once more (a minute or so),
 //! later runs only the fixture.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+use common::fixture::{self, repo};
 
 const DEADLOCK: &str =
     "interleave-regressions/cli_fixture/tests/opposite_lock_order/15ddb5fb9846d964.json";
@@ -22,10 +26,6 @@ const FIXED_DETAIL: &str = "200 executions pass: the first follows the 6 of its 
                             random";
 /// What `missing` lines add after the test's name.
 const FEATURE_HINT: &str = "(a test behind a feature needs it named: --features <F>)";
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// `target/cli-fixture` under this repository's target directory.
 fn fixture_target_dir() -> PathBuf {
@@ -41,37 +41,7 @@ fn fixture_copy(name: &str) -> PathBuf {
     let dest = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("cli-fixture")
         .join(name);
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest).unwrap();
-    }
-    copy_dir(&repo().join("tests/fixtures/cli_fixture"), &dest);
-    let manifest = dest.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    let dependency = format!("path = {:?}", repo().display().to_string());
-    let patched = text.replace(r#"path = "../../..""#, &dependency);
-    assert_ne!(
-        text, patched,
-        "the fixture's dependency path changed; update fixture_copy"
-    );
-    std::fs::write(&manifest, patched).unwrap();
-    std::fs::copy(repo().join("Cargo.lock"), dest.join("Cargo.lock")).unwrap();
-    dest
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == "Cargo.lock" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(&name));
-        } else {
-            std::fs::copy(entry.path(), to.join(&name)).unwrap();
-        }
-    }
+    fixture::copy("cli_fixture", &dest)
 }
 
 /// The copy that tests only read, made once per test process.

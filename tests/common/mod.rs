@@ -1,6 +1,8 @@
 //! Buggy models shared by several test files (each test binary uses some of them).
 #![allow(dead_code, reason = "each test binary uses only some of the models")]
 
+pub(crate) mod fixture;
+
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Condvar, Mutex};
 // Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);

@@ -1,0 +1,44 @@
+//! Copies of the fixture crates under `tests/fixtures/`, built by the end-to-end tests.
+
+use std::path::{Path, PathBuf};
+
+/// This repository's root.
+pub(crate) fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh copy of `tests/fixtures/<fixture>` at `dest`, its dependency pointing at this
+/// repository and locked like it (so building it needs no registry).
+pub(crate) fn copy(fixture: &str, dest: &Path) -> PathBuf {
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).unwrap();
+    }
+    copy_dir(&repo().join("tests/fixtures").join(fixture), dest);
+    let manifest = dest.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let dependency = format!("path = {:?}", repo().display().to_string());
+    let patched = text.replace(r#"path = "../../..""#, &dependency);
+    assert_ne!(
+        text, patched,
+        "the fixture's dependency path changed; update common::fixture::copy"
+    );
+    std::fs::write(&manifest, patched).unwrap();
+    std::fs::copy(repo().join("Cargo.lock"), dest.join("Cargo.lock")).unwrap();
+    dest.to_owned()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "Cargo.lock" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
