@@ -244,6 +244,14 @@ fn broken_files_are_named_with_what_is_wrong() {
     );
     assert_ne!(edited, fixed);
     std::fs::write(dir.join(&diverging), edited).unwrap();
+    // A plain #[test] runs, but judges nothing: no verdict is no success.
+    let plain = "interleave-regressions/cli_fixture_tests/plain_test/0000000000000005.json";
+    std::fs::create_dir_all(dir.join(plain).parent().unwrap()).unwrap();
+    let named_plain = fixed.replace(
+        "\"cli_fixture_tests::fixed\"",
+        "\"cli_fixture_tests::plain_test\"",
+    );
+    std::fs::write(dir.join(plain), named_plain).unwrap();
 
     let out = cli(
         &dir,
@@ -252,7 +260,7 @@ fn broken_files_are_named_with_what_is_wrong() {
     assert_exit(&out, 1);
     let stdout = stdout(&out);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 5, "{stdout}");
+    assert_eq!(lines.len(), 6, "{stdout}");
     let diverged = format!(
         "diverged {diverging}: it stops fitting at decision 0 of 6: the schedule chose thread \
          'main' (#7) there (`thread spawn`), and there is no such thread now"
@@ -266,14 +274,19 @@ fn broken_files_are_named_with_what_is_wrong() {
              {FEATURE_HINT}"
         )
     );
+    let no_verdict = format!(
+        "invalid {plain}: test `plain_test` ran but printed no verdict for the schedule (exit \
+         status: 0); is it an #[interleave] test or a test calling model()"
+    );
+    assert!(lines[3].starts_with(&no_verdict), "{stdout}");
     assert!(
-        lines[3].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
+        lines[4].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
         "{stdout}"
     );
-    assert!(lines[3].contains("cut off"), "{stdout}");
+    assert!(lines[4].contains("cut off"), "{stdout}");
     assert_eq!(
-        lines[4],
-        "4 schedules: 0 still fail, 1 fixed, 1 diverged, 1 invalid, 1 missing"
+        lines[5],
+        "5 schedules: 0 still fail, 1 fixed, 1 diverged, 2 invalid, 1 missing"
     );
 }
 

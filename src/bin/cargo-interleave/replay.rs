@@ -131,9 +131,11 @@ fn read_output(output: &Output, test: &str, name: &str, file: &Path) -> Outcome 
     }
     Outcome::Invalid {
         reason: format!(
-            "test `{name}` ran but did not replay the schedule ({}); is it an #[interleave] \
-             test? (--verbose shows its output)",
-            output.status
+            "test `{name}` ran but printed no verdict for the schedule ({}); is it an \
+             #[interleave] test or a test calling model(), built with the interleave-test \
+             version of this cargo-interleave (protocol {})? (--verbose shows its output)",
+            output.status,
+            protocol::VERSION
         ),
     }
 }
