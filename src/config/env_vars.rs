@@ -105,6 +105,11 @@ pub(crate) fn replay_file() -> Option<PathBuf> {
     })
 }
 
+/// Whether `cargo interleave` asked the test for protocol lines (`INTERLEAVE_PROTOCOL` set).
+pub(crate) fn protocol_requested() -> bool {
+    std::env::var_os(env::PROTOCOL).is_some()
+}
+
 /// Where `#[interleave]` tests of the crate at `manifest_dir` store failing schedules.
 pub(crate) fn regressions_root(manifest_dir: &str) -> PathBuf {
     match std::env::var_os(env::REGRESSIONS).filter(|v| !v.is_empty()) {

@@ -21,7 +21,7 @@ mod saved;
 
 pub use env_vars::env;
 use env_vars::{env_bound, env_is_set, env_secs, env_u64};
-pub(crate) use env_vars::{env_flag, regressions_root, replay_file};
+pub(crate) use env_vars::{env_flag, protocol_requested, regressions_root, replay_file};
 pub(crate) use kinds::MIN_STACK_SIZE;
 pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
 pub(crate) use revisit::Verdict;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Test, how_to_replay, store, visible};
-use crate::config::{Builder, Verdict, env};
+use crate::config::{self, Builder, Verdict};
 use crate::corpus::{Content, Corpus, Entry};
 use crate::protocol;
 use crate::schedule::Schedule;
@@ -191,7 +191,7 @@ pub(super) fn judge_one<F: Fn() + Sync>(
 
 /// Prints a protocol line if `cargo interleave` asked for them (`INTERLEAVE_PROTOCOL`).
 pub(super) fn speak(fields: serde_json::Map<String, serde_json::Value>) {
-    if std::env::var_os(env::PROTOCOL).is_some() {
+    if config::protocol_requested() {
         println!("{}", protocol::line(fields));
     }
 }
