@@ -238,6 +238,7 @@ fn child() {
         Ok("progress") => {
             let report = dpor(None)
                 .reduction(Reduction::Off)
+                .name("dpor::big_model")
                 .max_time(Duration::from_millis(3_300))
                 .check(big_model)
                 .unwrap();
@@ -251,6 +252,7 @@ fn run_child(case: &str, env: &[(&str, &str)]) -> (bool, String) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, case)
+        .env_remove("INTERLEAVE_PROGRESS")
         .envs(env.iter().copied())
         .output()
         .unwrap();
@@ -275,12 +277,16 @@ fn model_fails_when_it_could_not_finish() {
 }
 
 #[test]
-fn a_long_search_prints_its_progress_unless_turned_off() {
+fn a_long_search_prints_its_progress_when_asked_unless_turned_off() {
+    // Off a terminal (this child's stderr is a pipe), only when asked for.
     let (ok, stderr) = run_child("progress", &[]);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("interleave-test dfs"), "{stderr}");
+    let (ok, stderr) = run_child("progress", &[("INTERLEAVE_PROGRESS", "1")]);
     assert!(ok, "{stderr}");
     let lines: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.starts_with("interleave-test dfs: "))
+        .filter(|l| l.starts_with("interleave-test dfs dpor::big_model: "))
         .collect();
     assert!(!lines.is_empty(), "{stderr}");
     let line = lines[0];
@@ -296,7 +302,7 @@ fn a_long_search_prints_its_progress_unless_turned_off() {
     assert!(lines.len() <= 2, "{stderr}");
     let (ok, stderr) = run_child("progress", &[("INTERLEAVE_PROGRESS", "0")]);
     assert!(ok, "{stderr}");
-    assert!(!stderr.contains("interleave-test dfs: "), "{stderr}");
+    assert!(!stderr.contains("interleave-test dfs"), "{stderr}");
     assert!(stderr.contains("REPORT dfs: NOT EXHAUSTED"), "{stderr}");
 }
 

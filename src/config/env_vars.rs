@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// | `INTERLEAVE_SEED` | seed of the random and pct strategies (an unsigned integer) | a fresh random seed |
 /// | `INTERLEAVE_ITERATIONS` | executions to run (for `dfs`, a cap) | 1000 for `random` and `pct`, no cap for `dfs` |
 /// | `INTERLEAVE_MAX_TIME` | wall-clock budget of an exploration, in seconds (decimals allowed) | none |
-/// | `INTERLEAVE_PROGRESS` | `0` turns off the progress line of long `dfs` searches on stderr | `1` |
+/// | `INTERLEAVE_PROGRESS` | `0` turns off the progress line of long `dfs` searches; `1` prints it even when stderr is not a terminal (a line per update) | unset: on a terminal only |
 /// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
 /// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
@@ -35,7 +35,7 @@ pub mod env {
     pub const ITERATIONS: &str = "INTERLEAVE_ITERATIONS";
     /// Wall-clock budget in seconds.
     pub const MAX_TIME: &str = "INTERLEAVE_MAX_TIME";
-    /// `0` turns the progress line of long DFS searches off.
+    /// `0` turns the progress line of long DFS searches off; `1` prints it off a terminal too.
     pub const PROGRESS: &str = "INTERLEAVE_PROGRESS";
     /// Switch points per execution before it is reported as a livelock.
     pub const MAX_STEPS: &str = "INTERLEAVE_MAX_STEPS";

@@ -5,7 +5,7 @@
 use std::panic::Location;
 use std::time::Duration;
 
-use crate::driver::{self, Independent, Plan};
+use crate::driver::{self, Independent, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::runtime::spins::SpinRule;
@@ -195,7 +195,9 @@ impl Builder {
         self
     }
 
-    /// Sets whether a long DFS search prints its progress to stderr (on by default). After
+    /// Sets whether a long DFS search prints its progress to stderr (on by default; printed
+    /// only when stderr is a terminal, unless `INTERLEAVE_PROGRESS=1` asks for it in logs too,
+    /// a line per update). The line names the test or model searched. After
     /// about two seconds, at most once a second: executions so far and per second, the depth
     /// of the current path, and an estimate of the size of the whole search and the time
     /// left. The estimate (Knuth's, from the branching seen on the paths run so far) is
@@ -382,7 +384,11 @@ impl Builder {
             iterations: self.iterations.unwrap_or(default),
             max_time: self.max_time,
             parallelism: self.parallelism,
-            progress: self.progress,
+            progress: match (self.progress, env_flag(env::PROGRESS)) {
+                (false, _) => ShowProgress::Off,
+                (true, Some(true)) => ShowProgress::Anywhere,
+                (true, _) => ShowProgress::OnTerminal,
+            },
             reduction: dfs.then_some(self.reduction),
             corpus: self.regressions.clone(),
         }

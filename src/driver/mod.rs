@@ -14,6 +14,7 @@ mod revisit;
 
 pub(crate) use outcome::schedule_mismatch;
 use outcome::{decision, failure, schedule};
+pub(crate) use progress::ShowProgress;
 pub(crate) use revisit::{Revisit, revisit};
 
 use std::sync::Arc;
@@ -38,8 +39,8 @@ pub(crate) struct Plan {
     pub(crate) max_time: Option<Duration>,
     /// Executions run at once (at least 1).
     pub(crate) parallelism: usize,
-    /// Whether a long DFS search prints its progress to stderr.
-    pub(crate) progress: bool,
+    /// Where a long DFS search prints its progress.
+    pub(crate) progress: ShowProgress,
     /// The reduction a DFS search uses (`None` for other strategies).
     pub(crate) reduction: Option<crate::Reduction>,
     /// The regression corpus of the `#[interleave]` test that runs, if one does: where a
@@ -302,7 +303,7 @@ fn sequential<F: Fn() + Sync>(
     let mut strategy = make();
     let name = strategy.name();
     let mut reuse = Reuse::default();
-    let mut progress = progress::Progress::new(plan.progress);
+    let mut progress = progress::Progress::new(plan.progress, plan.test.as_deref());
     let saver = rescue::saver(meta(plan, name, None, 0, &exec), plan.corpus.as_ref());
     let mut out_of_time = false;
     let mut i = 0;
@@ -320,7 +321,7 @@ fn sequential<F: Fn() + Sync>(
             reuse.recycle(out.decisions);
             track_from_now(&mut exec);
             (strategy, tally, i) = (make(), Tally::default(), 0);
-            progress = progress::Progress::new(plan.progress);
+            progress = progress::Progress::new(plan.progress, plan.test.as_deref());
             continue;
         }
         tally.add(&out);

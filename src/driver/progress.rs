@@ -1,14 +1,21 @@
-//! The progress line of a long DFS search, on stderr.
+//! The progress line of a long DFS search, on a terminal's stderr.
 //!
-//! After about two seconds, at most once a second: executions so far, executions per second,
-//! the current search depth, and Knuth's estimate of the whole search (the product of the
-//! branching seen along each path, averaged over the paths run so far; D. E. Knuth,
-//! "Estimating the efficiency of backtrack programs", 1975). The estimate is rough: a DFS
-//! does not pick its paths at random, and the branching of points it has not reached yet is
-//! unknown, so early figures can be off by orders of magnitude; they settle as the search
-//! goes on. On a terminal the line overwrites itself; otherwise each is a line of its own.
+//! After about two seconds, at most once a second: the test (or model) it belongs to,
+//! executions so far, executions per second, the current search depth, and Knuth's estimate
+//! of the whole search (the product of the branching seen along each path, averaged over the
+//! paths run so far; D. E. Knuth, "Estimating the efficiency of backtrack programs", 1975).
+//! The estimate is rough: a DFS does not pick its paths at random, and the branching of
+//! points it has not reached yet is unknown, so early figures can be off by orders of
+//! magnitude; they settle as the search goes on.
+//!
+//! The line overwrites itself, so by default it is printed only on a terminal: in a log (CI,
+//! a test run whose stderr is a file) a line a second would bury the results. Asked for
+//! everywhere (`INTERLEAVE_PROGRESS=1`), each update is a line of its own off a terminal.
+//! One search holds the line at a time, until it ends: two tests searching at once do not
+//! overwrite each other's figures in turn.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// When the first line may appear.
@@ -16,40 +23,119 @@ const QUIET_FOR: Duration = Duration::from_secs(2);
 /// The least time between two lines.
 const EVERY: Duration = Duration::from_secs(1);
 
+/// Which search holds the terminal's line (0: none), and the ids searches take.
+pub(super) struct Line {
+    holder: AtomicU64,
+    ids: AtomicU64,
+}
+
+impl Line {
+    pub(super) const fn new() -> Self {
+        Line {
+            holder: AtomicU64::new(0),
+            ids: AtomicU64::new(1),
+        }
+    }
+}
+
+/// The process's one progress line.
+static STDERR_LINE: Line = Line::new();
+
+/// Where the progress line is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShowProgress {
+    /// Nowhere.
+    Off,
+    /// When stderr is a terminal (the default).
+    OnTerminal,
+    /// On stderr, whatever it is.
+    Anywhere,
+}
+
 /// Prints the progress line of one search.
 pub(super) struct Progress {
+    /// Whether to print at all.
     on: bool,
+    /// Whether stderr is a terminal (the line then overwrites itself).
+    terminal: bool,
+    /// The test or model searched, if named.
+    test: Option<String>,
     start: Instant,
     last: Option<Instant>,
-    terminal: bool,
+    line: &'static Line,
+    id: u64,
 }
 
 impl Progress {
-    /// A progress line for a search started now (`on`: whether to print at all).
-    pub(super) fn new(on: bool) -> Self {
+    /// A progress line for a search of `test` started now, shown as `show` says.
+    pub(super) fn new(show: ShowProgress, test: Option<&str>) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let on = match show {
+            ShowProgress::Off => false,
+            ShowProgress::OnTerminal => terminal,
+            ShowProgress::Anywhere => true,
+        };
+        let mut p = Progress::with(on, test, Instant::now(), &STDERR_LINE);
+        p.terminal = terminal;
+        p
+    }
+
+    /// A progress line started at `start`, sharing `line` with other searches.
+    pub(super) fn with(on: bool, test: Option<&str>, start: Instant, line: &'static Line) -> Self {
         Progress {
             on,
-            start: Instant::now(),
+            terminal: true,
+            test: test.map(str::to_owned),
+            start,
             last: None,
-            terminal: std::io::stderr().is_terminal(),
+            line,
+            id: line.ids.fetch_add(1, Ordering::Relaxed),
         }
     }
 
     /// Prints a line if it is time: `executions` so far, the search `depth`, and the
     /// `estimate` of all executions, if known.
     pub(super) fn tick(&mut self, executions: u64, depth: usize, estimate: Option<f64>) {
-        if !self.on {
-            return;
+        if let Some(line) = self.due(Instant::now(), executions, depth, estimate) {
+            let mut err = std::io::stderr().lock();
+            let _ = match self.terminal {
+                true => write!(err, "\r\x1b[2K{line}"),
+                false => writeln!(err, "{line}"),
+            };
         }
-        let now = Instant::now();
-        let elapsed = now - self.start;
+    }
+
+    /// The line to print at `now`, if it is time and this search holds the line (taking it
+    /// if it is free).
+    pub(super) fn due(
+        &mut self,
+        now: Instant,
+        executions: u64,
+        depth: usize,
+        estimate: Option<f64>,
+    ) -> Option<String> {
+        if !self.on {
+            return None;
+        }
+        let elapsed = now.saturating_duration_since(self.start);
         if elapsed < QUIET_FOR || self.last.is_some_and(|l| now - l < EVERY) {
-            return;
+            return None;
+        }
+        let holder = &self.line.holder;
+        let held = holder.compare_exchange(0, self.id, Ordering::AcqRel, Ordering::Acquire);
+        if held.is_err_and(|h| h != self.id) {
+            return None;
         }
         self.last = Some(now);
         let rate = executions as f64 / elapsed.as_secs_f64();
-        let mut line =
-            format!("interleave-test dfs: {executions} executions, {rate:.0}/s, depth {depth}");
+        let test = self
+            .test
+            .as_deref()
+            .map(|t| format!(" {t}"))
+            .unwrap_or_default();
+        let mut line = format!(
+            "interleave-test dfs{test}: {executions} executions, {rate:.0}/s, depth {depth}"
+        );
         if let Some(total) = estimate.filter(|t| t.is_finite() && *t >= 1.0) {
             let left = (total - executions as f64).max(0.0) / rate.max(1e-9);
             line.push_str(&format!(
@@ -58,18 +144,29 @@ impl Progress {
                 duration(left)
             ));
         }
-        let mut err = std::io::stderr().lock();
-        let _ = match self.terminal {
-            true => write!(err, "\r\x1b[2K{line}"),
-            false => writeln!(err, "{line}"),
-        };
+        Some(line)
     }
 
-    /// Ends the line on a terminal, if one was printed.
+    /// Ends the line, if this search printed one, and lets another search have it.
     pub(super) fn finish(&self) {
-        if self.on && self.terminal && self.last.is_some() {
+        if self.release() && self.terminal {
             let _ = writeln!(std::io::stderr());
         }
+    }
+
+    /// Gives the line up; whether this search held it.
+    fn release(&self) -> bool {
+        let holder = &self.line.holder;
+        holder
+            .compare_exchange(self.id, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+impl Drop for Progress {
+    /// A search that ends early (a failure, a panic) gives the line up too.
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -95,7 +192,74 @@ fn duration(secs: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{approx, duration};
+    use super::*;
+
+    /// Drives a search's line with a fake clock: `(seconds after the start, executions)`.
+    fn lines(p: &mut Progress, start: Instant, ticks: &[(f64, u64)]) -> Vec<Option<String>> {
+        ticks
+            .iter()
+            .map(|&(at, n)| p.due(start + Duration::from_secs_f64(at), n, 7, None))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_names_the_test_after_two_seconds_then_once_a_second() {
+        static LINE: Line = Line::new();
+        let start = Instant::now();
+        let mut p = Progress::with(true, Some("my_crate::queue"), start, &LINE);
+        let got = lines(&mut p, start, &[(1.0, 10), (2.5, 50), (3.0, 60), (3.6, 72)]);
+        assert_eq!(
+            got,
+            [
+                None,
+                Some("interleave-test dfs my_crate::queue: 50 executions, 20/s, depth 7".into()),
+                None,
+                Some("interleave-test dfs my_crate::queue: 72 executions, 20/s, depth 7".into()),
+            ]
+        );
+        let with_estimate = p.due(start + Duration::from_secs(5), 100, 3, Some(300.0));
+        assert_eq!(
+            with_estimate.as_deref(),
+            Some(
+                "interleave-test dfs my_crate::queue: 100 executions, 20/s, depth 3, estimated \
+                 total 300 (rough), 10s left"
+            )
+        );
+    }
+
+    #[test]
+    fn nothing_is_printed_when_off_or_not_on_a_terminal() {
+        static LINE: Line = Line::new();
+        let start = Instant::now();
+        let mut off = Progress::with(false, Some("t"), start, &LINE);
+        assert_eq!(lines(&mut off, start, &[(5.0, 1), (9.0, 2)]), [None, None]);
+        let later = Instant::now() + Duration::from_secs(9);
+        let mut never = Progress::new(ShowProgress::Off, Some("t"));
+        assert_eq!(never.due(later, 1, 1, None), None);
+        // By default only on a terminal (stderr is one when the suite is run by hand).
+        let mut default = Progress::new(ShowProgress::OnTerminal, Some("t"));
+        let shown = default.due(later, 1, 1, None).is_some();
+        drop(default); // gives the line up, if it took it
+        assert_eq!(shown, std::io::stderr().is_terminal());
+    }
+
+    #[test]
+    fn one_search_holds_the_line_until_it_ends() {
+        static LINE: Line = Line::new();
+        let start = Instant::now();
+        let mut a = Progress::with(true, Some("a"), start, &LINE);
+        let mut b = Progress::with(true, Some("b"), start, &LINE);
+        assert!(lines(&mut a, start, &[(2.5, 1)])[0].is_some());
+        assert_eq!(lines(&mut b, start, &[(2.6, 1), (4.0, 2)]), [None, None]);
+        assert!(lines(&mut a, start, &[(3.6, 2)])[0].is_some());
+        drop(a);
+        let got = lines(&mut b, start, &[(5.0, 3)]);
+        assert!(
+            got[0]
+                .as_deref()
+                .is_some_and(|l| l.starts_with("interleave-test dfs b: "))
+        );
+    }
 
     #[test]
     fn figures_are_short() {
