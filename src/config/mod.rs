@@ -413,10 +413,10 @@ impl Builder {
         crate::runtime::assert_not_in_model();
         crate::runtime::install_hook();
         let (exec, meta) = self.replay_setup(schedule);
-        if let Some(name) = &self.name {
-            if let Err(e) = schedule.check_test(name) {
-                return Err(driver::schedule_mismatch(&e, meta));
-            }
+        if let Some(name) = &self.name
+            && let Err(e) = schedule.check_test(name)
+        {
+            return Err(driver::schedule_mismatch(&e, meta));
         }
         let run = (exec, self.regressions.as_ref());
         driver::replay(run, &model, schedule, meta, Location::caller())

@@ -102,10 +102,10 @@ impl Builder {
     pub(crate) fn revisit<F: Fn() + Sync>(&self, model: &F, schedule: &Schedule) -> Verdict {
         crate::runtime::assert_not_in_model();
         crate::runtime::install_hook();
-        if let Some(name) = &self.name {
-            if let Err(e) = schedule.check_test(name) {
-                return Verdict::Diverged(e.to_string());
-            }
+        if let Some(name) = &self.name
+            && let Err(e) = schedule.check_test(name)
+        {
+            return Verdict::Diverged(e.to_string());
         }
         let (exec, meta) = self.replay_setup(schedule);
         let seed = crate::corpus::schedule_hash(schedule);

@@ -251,10 +251,10 @@ impl Hb {
 
     /// The event under way changed `key` (a write, unless it declared another role for it).
     pub(crate) fn imply(&mut self, key: Key) {
-        if let Some(current) = self.current.as_mut() {
-            if !current.implied.contains(&key) {
-                current.implied.push(key);
-            }
+        if let Some(current) = self.current.as_mut()
+            && !current.implied.contains(&key)
+        {
+            current.implied.push(key);
         }
     }
 

@@ -201,18 +201,18 @@ impl fmt::Display for Failure {
                 )?;
             }
         }
-        if let Some(bt) = self.backtrace() {
-            if !bt.is_empty() {
-                write!(
-                    f,
-                    "\n\nbacktrace of thread {}:\n{}",
-                    self.thread
-                        .as_ref()
-                        .map(|t| t.to_string())
-                        .unwrap_or_default(),
-                    bt.trim_end()
-                )?;
-            }
+        if let Some(bt) = self.backtrace()
+            && !bt.is_empty()
+        {
+            write!(
+                f,
+                "\n\nbacktrace of thread {}:\n{}",
+                self.thread
+                    .as_ref()
+                    .map(|t| t.to_string())
+                    .unwrap_or_default(),
+                bt.trim_end()
+            )?;
         }
         write!(f, "\n\nfound by the {} strategy", self.schedule.strategy())?;
         if let Some(seed) = self.seed() {

@@ -18,10 +18,10 @@ pub(super) fn end(st: &mut ExecState) {
     let Some(hb) = st.hb.as_deref_mut() else {
         return;
     };
-    if let Some(index) = hb.end() {
-        if let Some(strategy) = st.strategy.as_mut() {
-            strategy.event(hb, index);
-        }
+    if let Some(index) = hb.end()
+        && let Some(strategy) = st.strategy.as_mut()
+    {
+        strategy.event(hb, index);
     }
 }
 
@@ -112,10 +112,10 @@ pub(super) fn order_only(st: &mut ExecState, key: Key, role: Role) {
 
 /// The running event changed `key` through the runtime (a write unless declared otherwise).
 pub(super) fn imply(st: &mut ExecState, key: Key) {
-    if let Key::Park(_) = key {
-        if !st.config.untracked_start {
-            st.mem.access(st.running, key, Role::Write);
-        }
+    if let Key::Park(_) = key
+        && !st.config.untracked_start
+    {
+        st.mem.access(st.running, key, Role::Write);
     }
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.imply(key);

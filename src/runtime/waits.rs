@@ -31,12 +31,13 @@ pub(crate) enum Early {
 /// ends early instead; `spurious`: the wait may wake without a wake-up.
 pub(crate) fn early(api: &str, deadline: Option<Duration>, spurious: bool) -> Early {
     with_memory(api, |st, me| {
-        if let Some(deadline) = deadline.filter(|_| st.config.explore_waits) {
-            if may_end_early(st, me) && sched::decide(st, me, PickKind::TimeOut, 2)? == 1 {
-                st.threads[me].early += 1;
-                time_passes(st, deadline);
-                return Ok(Early::TimedOut);
-            }
+        if let Some(deadline) = deadline.filter(|_| st.config.explore_waits)
+            && may_end_early(st, me)
+            && sched::decide(st, me, PickKind::TimeOut, 2)? == 1
+        {
+            st.threads[me].early += 1;
+            time_passes(st, deadline);
+            return Ok(Early::TimedOut);
         }
         let spurious = spurious && st.config.spurious && may_end_early(st, me);
         if spurious && sched::decide(st, me, PickKind::SpuriousWake, 2)? == 1 {

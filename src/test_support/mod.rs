@@ -158,11 +158,11 @@ fn current_test() -> Option<Test> {
 /// then explores. Panics with the report of a failure, after storing its schedule.
 #[track_caller]
 fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
-    if let Some(path) = config::replay_file() {
-        if let Some(schedule) = replay_target(&path, test) {
-            stored::judge_one(builder, model, &path, &schedule, test);
-            return Ran::Replayed;
-        }
+    if let Some(path) = config::replay_file()
+        && let Some(schedule) = replay_target(&path, test)
+    {
+        stored::judge_one(builder, model, &path, &schedule, test);
+        return Ran::Replayed;
     }
     if let Some(corpus) = &test.corpus {
         stored::judge_corpus(builder, model, corpus, test);

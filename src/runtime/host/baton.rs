@@ -125,7 +125,10 @@ static SCORE: AtomicI64 = AtomicI64::new(0);
 static WAITS: AtomicU64 = AtomicU64::new(0);
 
 fn spinning_pays() -> bool {
-    SCORE.load(Ordering::Relaxed) >= 0 || WAITS.fetch_add(1, Ordering::Relaxed) % PROBE_EVERY == 0
+    SCORE.load(Ordering::Relaxed) >= 0
+        || WAITS
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(PROBE_EVERY)
 }
 
 fn score(paid: bool) {

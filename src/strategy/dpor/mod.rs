@@ -257,10 +257,10 @@ impl DporStrategy {
         }
         let q = hb.event(k).tid;
         for x in j..=i {
-            if let Some(d) = hb.event(x).decision.map(|d| d as usize) {
-                if d < self.path.len() {
-                    self.add_or_all(d, q);
-                }
+            if let Some(d) = hb.event(x).decision.map(|d| d as usize)
+                && d < self.path.len()
+            {
+                self.add_or_all(d, q);
             }
         }
     }
@@ -401,11 +401,11 @@ impl Strategy for DporStrategy {
             return;
         }
 
-        if let Some(point) = ev.decision.and_then(|d| self.path.get_mut(d as usize)) {
-            if let Some(done) = point.done.last_mut().filter(|(t, _)| *t == ev.tid) {
-                done.1.clear();
-                done.1.extend_from_slice(touches);
-            }
+        if let Some(point) = ev.decision.and_then(|d| self.path.get_mut(d as usize))
+            && let Some(done) = point.done.last_mut().filter(|(t, _)| *t == ev.tid)
+        {
+            done.1.clear();
+            done.1.extend_from_slice(touches);
         }
         self.sleep
             .retain(|(t, next)| *t != ev.tid && !conflict(next, touches));

@@ -280,12 +280,11 @@ impl<T> Chan<T> {
                 Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
                 Err(TryRecvError::Empty) => {}
             }
-            if let Some(deadline) = deadline {
-                if runtime::with_state(api, |a| a.now()) >= deadline
-                    || runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut
-                {
-                    return Err(RecvTimeoutError::Timeout);
-                }
+            if let Some(deadline) = deadline
+                && (runtime::with_state(api, |a| a.now()) >= deadline
+                    || runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut)
+            {
+                return Err(RecvTimeoutError::Timeout);
             }
             wait(obj, RECV, deadline, loc);
         }
