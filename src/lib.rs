@@ -11,6 +11,11 @@
 //! a [`Failure`] value carrying the exact [`Schedule`], which serializes to JSON and replays
 //! decision for decision.
 //!
+//! What is searched are the interleavings of the *modelled* operations: plain memory behind
+//! a raw pointer or a `Box` published through an atomic, std's own primitives, and I/O are
+//! not interleaved or checked (the README's "What is and is not checked" says more), and an
+//! exhausted DFS run's report says its proof is "of the modelled operations".
+//!
 //! ```
 //! use interleave_test::sync::atomic::{AtomicUsize, Ordering};
 //! use interleave_test::sync::Arc;

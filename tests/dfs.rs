@@ -281,8 +281,8 @@ fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(
         text.starts_with(
-            "dfs: all 3 schedules explored (reduction: none; bound: at most 1 preemptions), \
-             no failure; 3 executions, 3 distinct schedules; "
+            "dfs: all 3 schedules of the modelled operations explored (reduction: none; bound: at \
+             most 1 preemptions), no failure; 3 executions, 3 distinct schedules; "
         ),
         "{text}"
     );
@@ -294,8 +294,8 @@ fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(
         text.starts_with(
-            "dfs: all 1 classes of schedules explored (reduction: DPOR, source sets and sleep \
-             sets; bound: none), no failure; 1 executions, "
+            "dfs: all 1 classes of schedules of the modelled operations explored (reduction: \
+             DPOR, source sets and sleep sets; bound: none), no failure; 1 executions, "
         ),
         "{text}"
     );

@@ -28,8 +28,8 @@ impl fmt::Display for Limit {
 /// Summary of an exploration in which every execution passed.
 ///
 /// Its `Display` is one line for a CI log. For an exhausted DFS search it reads as the
-/// proof it is ("all N classes of schedules explored (...), no failure"); a search that a
-/// limit stopped says so first, in capitals.
+/// proof it is ("all N classes of schedules of the modelled operations explored (...), no
+/// failure"); a search that a limit stopped says so first, in capitals.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Report {
@@ -136,9 +136,12 @@ impl Report {
             _ => "classes of schedules",
         };
         match (dfs, self.exhausted, self.stopped_by) {
+            // A proof covers what the crate models: plain memory behind raw pointers, std's
+            // own primitives and I/O are not interleaved (README, "What is and is not
+            // checked").
             (true, true, _) => write!(
                 f,
-                "all {classes} {what} explored ({}), no failure",
+                "all {classes} {what} of the modelled operations explored ({}), no failure",
                 self.scope()
             ),
             (true, false, limit) => {
