@@ -279,3 +279,27 @@ fn a_relaxed_spinlock_loses_an_increment_in_the_first_dfs_execution() {
         assert_eq!(exchange, Some(("exchange reads", 0)), "{failure}");
     }
 }
+
+/// A report's last decisions take a line per step, a thread's picks (which store a load
+/// reads) on the line of the step where it was chosen: step numbers increase strictly.
+#[test]
+fn a_report_has_a_line_per_step_with_its_picks() {
+    let failure = found(StrategyKind::Random, "steps", relaxed_message_passing);
+    let text = failure.to_string();
+    let steps: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  step "))
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert!(!steps.is_empty(), "{text}");
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}\n{text}");
+    let picks = failure
+        .recent()
+        .iter()
+        .filter(|s| s.op().contains(" of "))
+        .count();
+    assert!(picks > 0, "a stale read is a pick: {text}");
+    assert!(text.contains("atomic load, read from "), "{text}");
+    let lines = steps.len();
+    assert!(lines < failure.recent().len(), "picks share lines: {text}");
+}

@@ -186,17 +186,17 @@ impl fmt::Display for Failure {
         if !self.recent.is_empty() {
             write!(
                 f,
-                "\n\nlast {} decisions (of {}), oldest first:",
+                "\n\nlast {} decisions (of {}), oldest first, a line per step:",
                 self.recent.len(),
                 self.schedule.decisions().len()
             )?;
-            for s in &self.recent {
+            for (s, op) in by_step(&self.recent) {
                 write!(
                     f,
                     "\n  step {:>5}  {:<16} {:<22} {}",
                     s.step,
                     s.thread.to_string(),
-                    s.op,
+                    op,
                     s.location
                 )?;
             }
@@ -227,3 +227,24 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// The decisions a line each per switch point: a thread's other decisions at the step where
+/// it was chosen (which store its load reads, ...) join that line, so step numbers increase
+/// from line to line. A pick's `op` is `<operation>, <pick> <n> of <m>`: the line shows the
+/// operation once, then each pick.
+fn by_step(recent: &[RecentStep]) -> Vec<(&RecentStep, String)> {
+    let name = |op: &str| op.split_once(", ").map_or(op, |(name, _)| name).to_owned();
+    let mut lines: Vec<(&RecentStep, String)> = Vec::new();
+    for s in recent {
+        match lines.last_mut() {
+            Some((first, op)) if first.step == s.step && first.thread == s.thread => {
+                match s.op.split_once(", ") {
+                    Some((of, pick)) if of == name(op) => op.push_str(&format!(", {pick}")),
+                    _ => op.push_str(&format!("; {}", s.op)),
+                }
+            }
+            _ => lines.push((s, s.op.clone())),
+        }
+    }
+    lines
+}
