@@ -124,16 +124,36 @@ impl fmt::Display for SourceLocation {
     }
 }
 
-/// A thread that holds what another thread waits for, and where it took it.
+/// A thread that holds what another thread waits for, and where it took it; or, for a
+/// join, the thread joined and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Holder {
     thread: ThreadInfo,
     location: SourceLocation,
+    joined: bool,
 }
 
 impl Holder {
     pub(crate) fn new(thread: ThreadInfo, location: SourceLocation) -> Self {
-        Holder { thread, location }
+        Holder {
+            thread,
+            location,
+            joined: false,
+        }
+    }
+
+    /// The thread a join waits for, which is at `location`.
+    pub(crate) fn joined(thread: ThreadInfo, location: SourceLocation) -> Self {
+        Holder {
+            thread,
+            location,
+            joined: true,
+        }
+    }
+
+    /// Whether this is the thread a join waits for (it holds nothing: it has not finished).
+    pub fn is_joined_thread(&self) -> bool {
+        self.joined
     }
 
     /// The holding thread.
@@ -199,7 +219,13 @@ impl fmt::Display for ThreadReport {
             write!(f, "\n      at {loc}")?;
         }
         for h in &self.held_by {
-            if h.thread == self.thread {
+            if h.joined {
+                write!(
+                    f,
+                    "\n      thread {} has not finished; it is at {}",
+                    h.thread, h.location
+                )?;
+            } else if h.thread == self.thread {
                 write!(
                     f,
                     "\n      held by this same thread, taken at {}",

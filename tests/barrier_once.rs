@@ -129,7 +129,7 @@ fn barrier_short_of_threads_is_a_deadlock() {
     assert_eq!(names, [Some("main"), Some("worker")]);
     for t in failure.threads() {
         assert!(
-            t.state().starts_with("waits to wait at Barrier #0"),
+            t.state().starts_with("waits to pass Barrier #0"),
             "{}",
             t.state()
         );

@@ -138,7 +138,9 @@ fn lost_wakeup_is_found_as_a_deadlock_on_the_condvar() {
         .find(|t| t.thread().name() == Some("waiter"))
         .unwrap();
     assert!(
-        waiter.state().starts_with("waits to wait on Condvar #"),
+        waiter
+            .state()
+            .starts_with("waits to be notified on Condvar #"),
         "{}",
         waiter.state()
     );
@@ -153,6 +155,13 @@ fn lost_wakeup_is_found_as_a_deadlock_on_the_condvar() {
         main.state()
     );
     assert_eq!(main.held_by()[0].thread().name(), Some("waiter"));
+    // The joined thread holds nothing: the report says where it is, not "held by".
+    assert!(main.held_by()[0].is_joined_thread());
+    let shown = main.to_string();
+    let at = waiter.location().unwrap();
+    let expected = format!("\n      thread 'waiter' (#1) has not finished; it is at {at}");
+    assert!(shown.ends_with(&expected), "{shown}");
+    assert!(!shown.contains("taken at"), "{shown}");
 }
 
 #[test]

@@ -52,7 +52,7 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
             )
         }
         (None, Some(joined)) => {
-            held_by.push(Holder::new(
+            held_by.push(Holder::joined(
                 st.thread_info(joined),
                 st.threads[joined].pending.loc.into(),
             ));

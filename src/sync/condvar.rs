@@ -139,7 +139,7 @@ impl Condvar {
             runtime::Early::Spurious => false,
             runtime::Early::No => {
                 let wake = runtime::block(Blocked {
-                    what: "wait on",
+                    what: "be notified on",
                     obj: Some(cv),
                     thread: None,
                     deadline,
