@@ -282,7 +282,7 @@ fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     assert!(
         text.starts_with(
             "dfs: all 3 schedules of the modelled operations explored (reduction: none; bound: at \
-             most 1 preemptions), no failure; 3 executions, 3 distinct schedules; "
+             most 1 preemptions), no failure; 3 executions; steps per execution "
         ),
         "{text}"
     );
@@ -295,7 +295,7 @@ fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     assert!(
         text.starts_with(
             "dfs: all 1 classes of schedules of the modelled operations explored (reduction: \
-             DPOR, source sets and sleep sets; bound: none), no failure; 1 executions, "
+             DPOR, source sets and sleep sets; bound: none), no failure; 1 executions; "
         ),
         "{text}"
     );

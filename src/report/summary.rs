@@ -36,7 +36,8 @@ pub struct Report {
     /// Executions run.
     pub executions: u64,
     /// Distinct schedules among them (different decision sequences). Under DFS every
-    /// execution follows a schedule of its own, so this is `executions`. Random and PCT
+    /// execution follows a schedule of its own, so this is `executions` (and `Display`
+    /// leaves it out). Random and PCT
     /// runs count them exactly up to 4096 distinct schedules, and past that estimate them
     /// in fixed memory (a HyperLogLog sketch, standard error about 0.8%); see
     /// [`distinct_schedules_exact`](Self::distinct_schedules_exact).
@@ -176,22 +177,22 @@ impl fmt::Display for Report {
         if self.redundant > 0 {
             write!(f, " ({} redundant)", self.redundant)?;
         }
+        // Under DFS every execution is a schedule of its own: the count would only repeat
+        // `executions`, beside a number of classes it seems to contradict.
+        if self.reduction.is_none() {
+            let about = if self.distinct_schedules_exact {
+                ""
+            } else {
+                "≈"
+            };
+            write!(f, ", {about}{} distinct schedules", self.distinct_schedules)?;
+        }
         let mean = self.total_steps.checked_div(self.executions).unwrap_or(0);
-        let about = if self.distinct_schedules_exact {
-            ""
-        } else {
-            "≈"
-        };
         write!(
             f,
-            ", {about}{} distinct schedules; steps per execution max {}, mean {mean}; {} \
-             preemptions, {} context switches; {:.2?} on {}",
-            self.distinct_schedules,
-            self.max_steps,
-            self.preemptions,
-            self.context_switches,
-            self.elapsed,
-            self.substrate
+            "; steps per execution max {}, mean {mean}; {} preemptions, {} context switches; \
+             {:.2?} on {}",
+            self.max_steps, self.preemptions, self.context_switches, self.elapsed, self.substrate
         )
     }
 }
