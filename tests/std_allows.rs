@@ -140,6 +140,17 @@ fn a_notify_one_that_wakes_a_later_waiter_is_explored() {
             ("notify waiter", 1),
         );
         assert_eq!(failure.kind(), FailureKind::Deadlock, "{name}: {failure}");
+        // The report names the waiter the pick woke: one of the two spawned threads.
+        let woke = failure
+            .recent()
+            .iter()
+            .find_map(|s| {
+                s.op()
+                    .split_once("notify waiter 1 of 2 (wakes ")
+                    .map(|(_, t)| t)
+            })
+            .unwrap_or_else(|| panic!("{name}: no woken waiter named in\n{failure}"));
+        assert!(["#1)", "#2)"].contains(&woke), "{name}: {woke}");
     }
 }
 

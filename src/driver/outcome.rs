@@ -23,13 +23,15 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
         .map(|d: &DecisionRecord| RecentStep {
             step: d.step,
             thread: info(d.chosen),
-            op: match d.pick {
-                None => d.op.kind.name().to_owned(),
-                Some((kind, value)) => format!(
-                    "{}, {} {value} of {}",
+            op: match (d.pick, d.woke) {
+                (None, _) => d.op.kind.name().to_owned(),
+                (Some((kind, value)), woke) => format!(
+                    "{}, {} {value} of {}{}",
                     d.op.kind.name(),
                     kind.name(),
-                    d.options
+                    d.options,
+                    woke.map(|t| format!(" (wakes {})", info(t)))
+                        .unwrap_or_default()
                 ),
             },
             location: SourceLocation::from(d.op.loc),

@@ -212,6 +212,8 @@ pub(crate) struct DecisionRecord {
     /// For a decision other than the choice of a thread: its kind and the option taken
     /// (`chosen` is then the thread that decided, `options` counts options).
     pub(crate) pick: Option<(PickKind, usize)>,
+    /// For the pick of a `notify_one`: the thread it woke (for reports).
+    pub(crate) woke: Option<Tid>,
 }
 
 /// A failure as the runtime sees it; the driver adds schedule, seed and iteration.

@@ -347,6 +347,7 @@ fn ask_strategy(
         options,
         op,
         pick: None,
+        woke: None,
     });
     Ok(chosen)
 }
@@ -378,6 +379,7 @@ pub(super) fn decide(
         options,
         op: st.threads[me].pending,
         pick: Some((kind, value)),
+        woke: None,
     });
     Ok(value)
 }

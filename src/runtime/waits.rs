@@ -81,10 +81,20 @@ pub(super) fn time_passes(st: &mut ExecState, deadline: Duration) {
     }
 }
 
-/// Which of `waiters` (two or more, longest waiting first) a `notify_one` wakes.
-pub(crate) fn notify_which(api: &str, waiters: usize) -> usize {
-    with_memory(api, |st, me| match st.config.explore_waits {
-        true => sched::decide(st, me, PickKind::Notify, waiters),
-        false => Ok(0),
+/// Which of `waiters` (two or more, longest waiting first) a `notify_one` wakes; a recorded
+/// decision notes the thread, for reports.
+pub(crate) fn notify_which(api: &str, waiters: &[Tid]) -> usize {
+    with_memory(api, |st, me| {
+        if !st.config.explore_waits {
+            return Ok(0);
+        }
+        let recorded = st.decisions.len();
+        let which = sched::decide(st, me, PickKind::Notify, waiters.len())?;
+        if st.decisions.len() > recorded
+            && let Some(d) = st.decisions.last_mut()
+        {
+            d.woke = Some(waiters[which]);
+        }
+        Ok(which)
     })
 }

@@ -165,7 +165,7 @@ impl Condvar {
         let chosen = match waiters.len() {
             0 => return,
             1 => 0,
-            n => runtime::notify_which(api, n),
+            _ => runtime::notify_which(api, &waiters),
         };
         runtime::with_state(api, |a| a.wake(waiters[chosen]));
     }
