@@ -7,8 +7,9 @@
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::sync::Arc;
-use interleave_test::{Builder, Substrate, thread};
+use interleave_test::{Builder, Schedule, StrategyKind, Substrate, thread};
 
 /// Set to `<case> <substrate>` to run that case's model in a child process.
 const CHILD: &str = "INTERLEAVE_TEST_WATCHDOG_CHILD";
@@ -70,6 +71,15 @@ fn child() {
     };
     let model = match case {
         "lock" => std_lock_held_by_another_model_thread as fn(),
+        "test" => return as_a_test(),
+        "replay" => {
+            let file = std::env::var(FILE).unwrap();
+            let schedule = Schedule::load(file).unwrap();
+            let _ = Builder::new()
+                .substrate(substrate)
+                .replay(std_lock_held_by_another_model_thread, &schedule);
+            unreachable!("the replay gets stuck where the run did");
+        }
         _ => spin_on_a_std_atomic,
     };
     let _ = Builder::new()
@@ -80,12 +90,43 @@ fn child() {
     unreachable!("every schedule of the model gets stuck somewhere");
 }
 
+/// The model that gets stuck, run as the `#[interleave]` test `watchdog::stuck` would be
+/// (on the substrate `INTERLEAVE_SUBSTRATE` names), its corpus under the directory [`ROOT`]
+/// names.
+fn as_a_test() {
+    let root: &'static str = Box::leak(std::env::var(ROOT).unwrap().into_boxed_str());
+    let spec = TestSpec {
+        name: "watchdog::stuck",
+        manifest_dir: root,
+        iterations: Some(1000),
+        seed: Some(1),
+        max_steps: None,
+        strategy: Some(StrategyKind::Random),
+        partial: None,
+        cfg_interleave: false,
+        release: false,
+    };
+    run_test(&spec, std_lock_held_by_another_model_thread);
+    unreachable!("every schedule of the model gets stuck somewhere");
+}
+
+/// The corpus root of the `test` case, and the schedule file of the `replay` case.
+const ROOT: &str = "INTERLEAVE_TEST_WATCHDOG_ROOT";
+const FILE: &str = "INTERLEAVE_TEST_WATCHDOG_FILE";
+
 /// Runs `case` in a child process with a 1 s watchdog; returns its exit code and stderr.
 fn run_child(case: &str, substrate: &str) -> (Option<i32>, String) {
+    run_child_with(case, substrate, &[])
+}
+
+fn run_child_with(case: &str, substrate: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, format!("{case} {substrate}"))
         .env("INTERLEAVE_WATCHDOG", "1")
+        .env("INTERLEAVE_SUBSTRATE", substrate)
+        .env_remove("INTERLEAVE_REGRESSIONS")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (
@@ -124,5 +165,39 @@ fn a_thread_spinning_on_a_std_atomic_is_reported() {
             "{substrate}: {stderr}"
         );
         assert!(stderr.contains("hint::spin_loop"), "{substrate}: {stderr}");
+    }
+}
+
+/// In a test, the watchdog's report names the test, stores the schedule in its corpus before
+/// the process ends, and says how to keep the other tests' results; the stored file replays
+/// to the same thread stuck at the same place.
+#[test]
+fn in_a_test_the_stuck_schedule_is_stored_and_replays() {
+    for substrate in ["coroutines", "threads"] {
+        let root = std::env::temp_dir().join(format!(
+            "interleave-watchdog-{substrate}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        let shown = root.display().to_string();
+        let (code, stderr) = run_child_with("test", substrate, &[(ROOT, &shown)]);
+        assert_eq!(code, Some(101), "{substrate}: {stderr}");
+        let stuck = "model thread 'blocked' (#2) of test watchdog::stuck has not reached a \
+                     switch point for 1s";
+        assert!(stderr.contains(stuck), "{substrate}: {stderr}");
+        assert!(stderr.contains("cargo nextest"), "{substrate}: {stderr}");
+        let file = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("It is stored in the regression corpus as "))
+            .and_then(|l| l.split(": the next run").next())
+            .unwrap_or_else(|| panic!("{substrate}: no stored schedule in\n{stderr}"))
+            .to_owned();
+        assert!(file.starts_with(&shown), "{substrate}: {file}");
+        let schedule = Schedule::load(&file).unwrap();
+        assert_eq!(schedule.test(), Some("watchdog::stuck"), "{substrate}");
+        let (code, again) = run_child_with("replay", substrate, &[(FILE, &file)]);
+        assert_eq!(code, Some(101), "{substrate}: {again}");
+        assert!(again.contains(stuck), "{substrate}: {again}");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

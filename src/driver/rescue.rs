@@ -68,4 +68,8 @@ impl Rescue for Saver {
         }
         text
     }
+
+    fn test(&self) -> Option<&str> {
+        self.meta.test.as_deref()
+    }
 }

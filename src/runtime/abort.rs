@@ -26,6 +26,9 @@ pub(crate) trait Rescue: Send + Sync + std::fmt::Debug {
         decisions: &[DecisionRecord],
         names: &[Option<String>],
     ) -> String;
+
+    /// The test (or named model) the run belongs to, if it is named.
+    fn test(&self) -> Option<&str>;
 }
 
 /// What the driver tells an execution about itself, for [`Rescue`].
@@ -64,7 +67,7 @@ pub(super) fn report(
     );
     failure_line(&mut text, st);
     fix_lines(&mut text, teardown);
-    schedule_lines(&mut text, ctx, st);
+    schedule_lines(&mut text, ctx.exec.origin.as_ref(), st);
     use std::io::Write;
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
@@ -152,9 +155,10 @@ fn fix_lines(text: &mut String, teardown: bool) {
     });
 }
 
-/// The schedule so far, as the driver writes it (see [`Rescue`]).
-fn schedule_lines(text: &mut String, ctx: &Context, st: &ExecState) {
-    let Some(origin) = &ctx.exec.origin else {
+/// The schedule so far, as the driver writes it (see [`Rescue`]): before an abort, and
+/// before the watchdog ends the process.
+pub(super) fn schedule_lines(text: &mut String, origin: Option<&super::Origin>, st: &ExecState) {
+    let Some(origin) = origin else {
         text.push_str("(the schedule of this execution is not available)\n");
         return;
     };

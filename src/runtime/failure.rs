@@ -374,20 +374,27 @@ pub(super) fn internal(
     }
 }
 
-/// The report of an execution whose running thread has not reached a switch point for
-/// `limit` (see `watchdog.rs`).
-pub(super) fn unresponsive(st: &ExecState, limit: std::time::Duration) -> String {
+/// The report of an execution of `test` (if named) whose running thread has not reached a
+/// switch point for `limit` (see `watchdog.rs`).
+pub(super) fn unresponsive(
+    st: &ExecState,
+    limit: std::time::Duration,
+    test: Option<&str>,
+) -> String {
     let tid = st.running;
     let pending = st.threads[tid].pending;
+    let of_test = test.map(|t| format!(" of test {t}")).unwrap_or_default();
     format!(
-        "\ninterleave-test: model thread {} has not reached a switch point for {limit:?}; its \
-         last one was `{}` at {}.\nIt is blocked on something interleave-test does not model \
-         (a std lock or channel that another model thread holds, I/O, a real sleep) or spins \
-         on a std atomic without a switch point, so no other model thread can run again. Use \
-         interleave_test::sync and interleave_test::thread there (and thread::yield_now or \
-         hint::spin_loop in a spin loop). If the thread is only slow, raise {} (seconds; 0 \
-         turns the watchdog off).\nThe thread cannot be stopped from outside, so the process \
-         exits now.\n",
+        "\ninterleave-test: model thread {}{of_test} has not reached a switch point for \
+         {limit:?}; its last one was `{}` at {}.\nIt is blocked on something \
+         interleave-test does not model (a std lock or channel that another model thread \
+         holds, I/O, a real sleep) or spins on a std atomic without a switch point, so no other \
+         model thread can run again. Use interleave_test::sync and interleave_test::thread \
+         there (and thread::yield_now or hint::spin_loop in a spin loop). If the thread is only \
+         slow, raise {} (seconds; 0 turns the watchdog off).\nThe thread cannot be stopped \
+         from outside, so the process exits now, and the other tests of this process end with \
+         it unreported: run each test in a process of its own (cargo nextest does) to keep \
+         their results.\n",
         st.thread_info(tid),
         pending.kind.name(),
         pending.loc,

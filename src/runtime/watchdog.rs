@@ -108,7 +108,10 @@ fn check(entry: &mut Seen) -> bool {
     if entry.since.elapsed() < entry.beat.limit {
         return true;
     }
-    let report = super::failure::unresponsive(&st, entry.beat.limit);
+    let origin = exec.origin.as_ref();
+    let test = origin.and_then(|o| o.rescue.test());
+    let mut report = super::failure::unresponsive(&st, entry.beat.limit, test);
+    super::abort::schedule_lines(&mut report, origin, &st);
     drop(st);
     use std::io::Write;
     let _ = std::io::stderr().write_all(report.as_bytes());
