@@ -222,7 +222,8 @@ fn a_destructor_panicking_in_thread_0_torn_down_on_os_threads_is_reported_and_st
     assert_aborted(&out, &stderr);
     let expected = [
         format!(
-            "interleave-test: model thread 'main' (#0) panicked in a destructor at {}",
+            "interleave-test: in test abort_report::child: model thread 'main' (#0) panicked \
+             in a destructor at {}",
             at("DESTRUCTOR_PANICS")
         ),
         "while interleave-test unwound it to tear down an execution that had failed: the \

@@ -51,6 +51,9 @@ pub(super) fn report(
     cause: Option<&PanicRecord>,
 ) {
     let mut text = String::from("\ninterleave-test: ");
+    if let Some(test) = ctx.exec.origin.as_ref().and_then(|o| o.rescue.test()) {
+        let _ = write!(text, "in test {test}: ");
+    }
     let teardown = st.threads[ctx.tid].unwinding == Unwinding::Teardown;
     let _ = what_happened(&mut text, (ctx, st), destructor, cause);
     let _ = writeln!(
