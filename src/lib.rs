@@ -11,11 +11,6 @@
 //! a [`Failure`] value carrying the exact [`Schedule`], which serializes to JSON and replays
 //! decision for decision.
 //!
-//! What is searched are the interleavings of the *modelled* operations: plain memory behind
-//! a raw pointer or a `Box` published through an atomic, std's own primitives, and I/O are
-//! not interleaved or checked (the README's "What is and is not checked" says more), and an
-//! exhausted DFS run's report says its proof is "of the modelled operations".
-//!
 //! ```
 //! use interleave_test::sync::atomic::{AtomicUsize, Ordering};
 //! use interleave_test::sync::Arc;
@@ -43,6 +38,70 @@
 //! let schedule = interleave_test::Schedule::from_json(&failure.schedule().to_json()).unwrap();
 //! assert_eq!(Builder::new().replay(lost_update, &schedule).unwrap_err(), failure);
 //! ```
+//!
+//! # In a test suite
+//!
+//! [`macro@interleave`] makes a function a test whose body is the model; its arguments
+//! choose the strategy and its limits. [`model`] is loom's `model`: an exhaustive DFS search
+//! (with partial-order reduction) that panics with the report of a failure, or when it
+//! could not finish.
+//!
+//! ```
+//! use interleave_test::interleave;
+//! use interleave_test::sync::{Arc, Mutex};
+//! use interleave_test::thread;
+//!
+//! #[interleave(strategy = "dfs")]
+//! fn both_pushes_land() {
+//!     let log = Arc::new(Mutex::new(Vec::new()));
+//!     let other = Arc::clone(&log);
+//!     let t = thread::spawn(move || other.lock().unwrap().push(1));
+//!     log.lock().unwrap().push(2);
+//!     t.join().unwrap();
+//!     assert_eq!(log.lock().unwrap().len(), 2);
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! # Your own code, under a `cfg` switch
+//!
+//! Code under test keeps std in production and takes the modelled primitives under
+//! `--cfg interleave` (run the model tests with `RUSTFLAGS="--cfg interleave" cargo test
+//! --release`; declare the cfg with `check-cfg = ['cfg(interleave)']` in `[lints.rust]`):
+//!
+//! ```
+//! #[cfg(interleave)]
+//! pub(crate) use interleave_test::{sync::{atomic, Arc, Condvar, Mutex}, thread};
+//! #[cfg(not(interleave))]
+//! pub(crate) use std::{sync::{atomic, Arc, Condvar, Mutex}, thread};
+//! # fn main() {}
+//! ```
+//!
+//! # When a test fails
+//!
+//! The failure is stored in the crate's regression corpus,
+//! `interleave-regressions/<test path>/<id>.json`, with its signature (kind, thread, message
+//! without line numbers). Every later run of the test judges its stored schedules first:
+//! **still fails**, **fixed**, or **diverged** (the test changed beyond recognition). The
+//! failure prints two commands that replay it, typed at the crate root:
+//! `cargo interleave replay <file>` (the `cargo-interleave` binary of this crate) and
+//! `INTERLEAVE_REPLAY=<file> cargo test ... -- --exact <test>`. A [`Schedule`] also replays
+//! in code, with [`Builder::replay`].
+//!
+//! # Settings
+//!
+//! [`Builder`] sets everything in code; the environment variables of [`env`](mod@env)
+//! (seed, iterations, time budget, strategy, substrate, ...) set them for every test of a
+//! run, and override an `#[interleave]` attribute's values.
+//!
+//! # What is and is not checked
+//!
+//! What is searched are the interleavings of the *modelled* operations: the crate's
+//! [`thread`], [`sync`] (atomics under RC11, which forbids load buffering),
+//! [`cell::UnsafeCell`], `thread_local!` and [`time`]. Plain memory behind a raw pointer or
+//! a `Box` published through an atomic, std's own primitives, and I/O are not interleaved
+//! or checked (the README's "What is and is not checked" says more), and an exhausted DFS
+//! run's report says its proof is "of the modelled operations".
 
 #![forbid(unsafe_code)]
 
