@@ -206,12 +206,13 @@ impl fmt::Display for Failure {
         {
             write!(
                 f,
-                "\n\nbacktrace of thread {}:\n{}",
+                "\n\nbacktrace of thread {}:\n{}{}",
                 self.thread
                     .as_ref()
                     .map(|t| t.to_string())
                     .unwrap_or_default(),
-                bt.trim_end()
+                bt.trim_end(),
+                no_lines_note(&bt)
             )?;
         }
         write!(f, "\n\nfound by the {} strategy", self.schedule.strategy())?;
@@ -227,6 +228,17 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// A note under a backtrace whose frames have no `file:line` (an optimized build without
+/// line tables): where the locations are, and how to get them. Empty otherwise.
+fn no_lines_note(frames: &str) -> &'static str {
+    if frames.lines().any(|l| l.trim_start().starts_with("at ")) {
+        return "";
+    }
+    "\n  (no file:line in this build's backtrace; the locations above, of the failure and of \
+     each decision, are recorded without it. For lines here, add `debug = \"line-tables-only\"` \
+     to [profile.release])"
+}
 
 /// The decisions a line each per switch point: a thread's other decisions at the step where
 /// it was chosen (which store its load reads, ...) join that line, so step numbers increase
@@ -247,4 +259,19 @@ fn by_step(recent: &[RecentStep]) -> Vec<(&RecentStep, String)> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_lines_note;
+
+    #[test]
+    fn a_backtrace_without_lines_says_where_they_are() {
+        let with = "  my::model\n      at src/lib.rs:9\n";
+        assert_eq!(no_lines_note(with), "");
+        let without = "  my::model\n  my::helper\n";
+        let note = no_lines_note(without);
+        assert!(note.contains("no file:line in this build"), "{note}");
+        assert!(note.contains("line-tables-only"), "{note}");
+    }
 }
