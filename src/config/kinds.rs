@@ -26,7 +26,11 @@ pub enum Substrate {
     Coroutines,
     /// Every model thread runs on an OS thread of its own, all pinned to one core and
     /// serialized by a baton: each hand-off is a kernel context switch (several times slower).
-    /// For models that need real std thread-locals or OS thread identity.
+    /// For models that need real std thread-locals or OS thread identity. A stack overflow
+    /// here is std's abort, which no hook sees: its message names the thread, but no report
+    /// or schedule is written; run the model on coroutines, where an overflow is a
+    /// [`FailureKind::StackOverflow`](crate::FailureKind::StackOverflow) failure with its
+    /// schedule.
     Threads,
 }
 
