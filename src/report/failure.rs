@@ -184,17 +184,19 @@ impl fmt::Display for Failure {
             write!(f, "\n  {t}")?;
         }
         if !self.recent.is_empty() {
+            let total = self.schedule.decisions().len();
             write!(
                 f,
-                "\n\nlast {} decisions (of {}), oldest first, a line per step:",
+                "\n\nlast {} decisions (of {total}), oldest first, numbered as in the schedule \
+                 (a thread's picks join the line where it was chosen):",
                 self.recent.len(),
-                self.schedule.decisions().len()
             )?;
-            for (s, op) in by_step(&self.recent) {
+            let first = total - self.recent.len() + 1;
+            for (n, s, op) in by_step(&self.recent) {
                 write!(
                     f,
-                    "\n  step {:>5}  {:<16} {:<22} {}",
-                    s.step,
+                    "\n  {:>5}  {:<16} {:<22} {}",
+                    first + n,
                     s.thread.to_string(),
                     op,
                     s.location
@@ -240,22 +242,21 @@ fn no_lines_note(frames: &str) -> &'static str {
      to [profile.release])"
 }
 
-/// The decisions a line each per switch point: a thread's other decisions at the step where
-/// it was chosen (which store its load reads, ...) join that line, so step numbers increase
-/// from line to line. A pick's `op` is `<operation>, <pick> <n> of <m>`: the line shows the
-/// operation once, then each pick.
-fn by_step(recent: &[RecentStep]) -> Vec<(&RecentStep, String)> {
+/// The decisions, a line each, with their index among `recent`; a thread's picks at the
+/// step where it was chosen (which store its load reads, ...) join that line. A pick's `op`
+/// is `<operation>, <pick> <n> of <m>`: the line shows the operation once, then each pick.
+fn by_step(recent: &[RecentStep]) -> Vec<(usize, &RecentStep, String)> {
     let name = |op: &str| op.split_once(", ").map_or(op, |(name, _)| name).to_owned();
-    let mut lines: Vec<(&RecentStep, String)> = Vec::new();
-    for s in recent {
+    let mut lines: Vec<(usize, &RecentStep, String)> = Vec::new();
+    for (i, s) in recent.iter().enumerate() {
         match lines.last_mut() {
-            Some((first, op)) if first.step == s.step && first.thread == s.thread => {
+            Some((_, first, op)) if first.step == s.step && first.thread == s.thread => {
                 match s.op.split_once(", ") {
                     Some((of, pick)) if of == name(op) => op.push_str(&format!(", {pick}")),
                     _ => op.push_str(&format!("; {}", s.op)),
                 }
             }
-            _ => lines.push((s, s.op.clone())),
+            _ => lines.push((i, s, s.op.clone())),
         }
     }
     lines
