@@ -10,7 +10,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::{interleave, thread};
 use std::sync::Arc;
 
@@ -19,20 +18,7 @@ const MODE: &str = "REPLAY_LOOP_CHILD";
 /// Two threads increment a counter by a load and a store, so one can be lost, which the
 /// assertion allows if `lenient` (same operations, so a stored schedule still fits).
 fn counter(lenient: bool) {
-    let n = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..2)
-        .map(|_| {
-            let n = Arc::clone(&n);
-            thread::spawn(move || {
-                let v = n.load(SeqCst);
-                n.store(v + 1, SeqCst);
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    let n = n.load(SeqCst);
+    let n = common::two_increments();
     assert!(n == 2 || lenient && n == 1, "an increment was lost");
 }
 

@@ -118,14 +118,7 @@ fn report(model: fn()) -> String {
 /// Compares `text` with `tests/data/reports/<name>.txt` (or writes it, when blessing), and
 /// checks that the numbers of its last decisions increase strictly.
 fn golden(name: &str, text: &str) {
-    let numbers: Vec<u64> = text
-        .split_once("numbered as in the schedule")
-        .map_or("", |(_, rest)| rest)
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
-        .collect();
+    let numbers = common::decision_numbers(text);
     assert!(!numbers.is_empty(), "{name}: {text}");
     assert!(
         numbers.windows(2).all(|w| w[0] < w[1]),
@@ -171,3 +164,6 @@ mod own_substrates {
         golden("two_thread_panic", &report(two_thread_panic));
     }
 }
+
+// At the end, so that adding it moved none of the models' lines.
+mod common;

@@ -286,15 +286,7 @@ fn a_relaxed_spinlock_loses_an_increment_in_the_first_dfs_execution() {
 fn a_report_numbers_its_decisions_with_their_picks_on_one_line() {
     let failure = found(StrategyKind::Random, "steps", relaxed_message_passing);
     let text = failure.to_string();
-    let numbers: Vec<usize> = text
-        .split_once("oldest first, numbered as in the schedule")
-        .map(|(_, rest)| rest)
-        .unwrap_or_else(|| panic!("no decisions in {text}"))
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
-        .collect();
+    let numbers = common::decision_numbers(&text);
     assert!(!numbers.is_empty(), "{text}");
     assert!(
         numbers.windows(2).all(|w| w[0] < w[1]),

@@ -107,7 +107,12 @@ impl Builder {
         {
             return Verdict::Diverged(e.to_string());
         }
-        let (exec, meta) = self.replay_setup(schedule);
+        let (mut exec, meta) = self.replay_setup(schedule);
+        // Past the schedule's decisions the executions go on at random, bounded only by
+        // `max_steps`: a file's own value (a corpus is shared, untrusted input) may not raise
+        // it above this test's, or a file saying 10^18 would make a spinning model run for
+        // ever. A strict replay needs no such cap: it ends when the decisions do.
+        exec.max_steps = exec.max_steps.min(self.max_steps);
         let seed = crate::corpus::schedule_hash(schedule);
         let run = (exec, self.regressions.as_ref());
         let seen = driver::revisit(

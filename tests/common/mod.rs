@@ -12,6 +12,12 @@ use std::sync::Arc;
 
 /// Two threads load the counter and store the value plus one: an update can be lost.
 pub(crate) fn racy_counter() {
+    assert_eq!(two_increments(), 2, "an increment was lost");
+}
+
+/// Two threads each load a counter and store the value plus one; the final count: 1 when
+/// both loaded before either stored, else 2.
+pub(crate) fn two_increments() -> usize {
     let n = Arc::new(AtomicUsize::new(0));
     let hs: Vec<_> = (0..2)
         .map(|_| {
@@ -25,7 +31,7 @@ pub(crate) fn racy_counter() {
     for h in hs {
         h.join().unwrap();
     }
-    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
+    n.load(SeqCst)
 }
 
 /// Two threads take two locks in opposite orders.
@@ -173,4 +179,16 @@ pub(crate) fn build_switches() -> (&'static str, &'static str) {
         " --release"
     };
     (rustflags, release)
+}
+
+/// The numbers of the last decisions a failure report lists (numbered as in the schedule).
+pub(crate) fn decision_numbers(report: &str) -> Vec<usize> {
+    report
+        .split_once("numbered as in the schedule")
+        .map_or("", |(_, rest)| rest)
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect()
 }

@@ -7,7 +7,7 @@ use super::Verdict;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::sync::{Arc, Mutex};
 use crate::thread;
-use crate::{Builder, Schedule, StrategyKind};
+use crate::{Builder, Schedule, StrategyKind, Substrate};
 
 fn named(name: &str, f: impl FnOnce() + Send + 'static) -> thread::JoinHandle<()> {
     thread::Builder::new()
@@ -154,8 +154,23 @@ fn stored() -> Schedule {
     failure.schedule().clone()
 }
 
+/// The verdict on `schedule`, the same on both substrates (checked), or a panic.
 fn verdict(model: fn(), schedule: &Schedule) -> Verdict {
-    Builder::new().revisit(&model, schedule)
+    let on = |s| Builder::new().substrate(s).revisit(&model, schedule);
+    let (coroutines, threads) = (on(Substrate::Coroutines), on(Substrate::Threads));
+    // `Failure`'s equality leaves out the substrate and the backtrace.
+    let same = match (&coroutines, &threads) {
+        (Verdict::StillFails(a), Verdict::StillFails(b))
+        | (Verdict::FailsOtherwise(a), Verdict::FailsOtherwise(b)) => a == b,
+        (Verdict::Fixed(a), Verdict::Fixed(b)) => a == b,
+        (Verdict::Diverged(a), Verdict::Diverged(b)) => a == b,
+        _ => false,
+    };
+    assert!(
+        same,
+        "the substrates disagree:\n{coroutines:?}\n{threads:?}"
+    );
+    coroutines
 }
 
 #[test]
@@ -228,6 +243,31 @@ fn a_rewritten_test_has_diverged() {
         Verdict::Diverged(why) => {
             assert!(why.starts_with("it stops fitting at decision "), "{why}");
             assert!(why.contains("is named 'producer' now"), "{why}");
+        }
+        v => panic!("{v:?}"),
+    }
+}
+
+/// A thread that yields for ever: every execution reaches `max_steps`.
+fn spins_for_ever() {
+    let t = named("spinner", || {
+        loop {
+            thread::yield_now();
+        }
+    });
+    t.join().unwrap();
+}
+
+#[test]
+fn a_file_cannot_raise_max_steps_past_the_tests() {
+    let builder = Builder::new().max_steps(1000).seed(1);
+    let failure = builder.check(spins_for_ever).expect_err("a livelock");
+    let mut schedule = failure.schedule().clone();
+    // A hostile corpus file: the random completions would run 10^18 steps each.
+    schedule.settings.max_steps = Some(1_000_000_000_000_000_000);
+    match builder.revisit(&(spins_for_ever as fn()), &schedule) {
+        Verdict::StillFails(f) => {
+            assert!(f.message().contains("max_steps (1000)"), "{f}");
         }
         v => panic!("{v:?}"),
     }
