@@ -199,11 +199,13 @@ impl Builder {
     /// only when stderr is a terminal, unless `INTERLEAVE_PROGRESS=1` asks for it in logs too,
     /// a line per update). The line names the test or model searched. After
     /// about two seconds, at most once a second: executions so far and per second, the depth
-    /// of the current path, and an estimate of the size of the whole search and the time
-    /// left. The estimate (Knuth's, from the branching seen on the paths run so far) is
-    /// rough: early on it can be off by orders of magnitude either way, since the branching
-    /// deeper in the tree and the pruning by reduction are not known yet; it settles as the
-    /// search goes on.
+    /// of the current path, and a range for the size of the whole search and the time left.
+    /// The range comes from the weighted backtrack estimator (the executions run divided by
+    /// the share of the search tree they cover), widened by how far that estimator was
+    /// measured to err on the crate's own models: 0.3 to 1.5 times it without reduction,
+    /// 0.4 to 12 times with DPOR (which learns of branches late), and only an upper end,
+    /// 1.5 times, under a preemption bound (whose lopsided trees make it run high, by up to
+    /// a thousand times early on).
     pub fn progress(mut self, on: bool) -> Self {
         self.progress = on;
         self

@@ -11,8 +11,9 @@
 //! alternative that costs nothing. So every schedule with at most `bound` preemptions is run,
 //! exactly once (paths are the leaves of one tree, visited in order).
 
+use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Pick, PickKind, Refusal, Strategy};
+use super::{Choice, Estimate, Pick, PickKind, Refusal, Strategy};
 use crate::op::{Op, Tid};
 
 /// One decision on the current path.
@@ -71,22 +72,8 @@ impl DfsStrategy {
         }
     }
 
-    /// Knuth's estimate from the current path: the product of the alternatives within the
-    /// bound at each of its points.
-    fn leaves(&self) -> f64 {
-        self.path
-            .iter()
-            .map(|p| {
-                let n = (0..p.order.len())
-                    .filter(|&i| self.within_bound(p.cost(i)))
-                    .count();
-                n.max(1) as f64
-            })
-            .product()
-    }
-
     fn within_bound(&self, cost: u32) -> bool {
-        self.bound.is_none_or(|b| cost <= b)
+        within(self.bound, cost)
     }
 
     /// Moves the deepest point that has an untried alternative within the bound to that
@@ -178,19 +165,37 @@ impl Strategy for DfsStrategy {
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
-        let leaves = self.leaves();
-        self.walk.end(leaves, |d| self.path[d].seen())
+        let (path, bound) = (&self.path, self.bound);
+        self.walk.end(shape(path, bound), |d| path[d].seen())
     }
 
     fn exhausted(&self) -> bool {
         self.walk.exhausted()
     }
 
-    fn estimate(&self) -> Option<f64> {
-        self.walk.estimate()
+    fn estimate(&self) -> Option<Estimate> {
+        let search = match self.bound {
+            Some(_) => Search::Bounded,
+            None => Search::Plain,
+        };
+        self.walk.estimate(search)
     }
 
     fn depth(&self) -> usize {
         self.path.len()
     }
+}
+
+fn within(bound: Option<u32>, cost: u32) -> bool {
+    bound.is_none_or(|b| cost <= b)
+}
+
+/// A path's shape for the estimates: at each point, the alternatives within the bound tried
+/// before the one taken, and all of them.
+fn shape(path: &[Point], bound: Option<u32>) -> impl Iterator<Item = (usize, usize)> + '_ {
+    path.iter().map(move |p| {
+        let within = |i: &usize| within(bound, p.cost(*i));
+        let before = (0..p.taken).filter(within).count();
+        (before, (0..p.order.len()).filter(within).count())
+    })
 }

@@ -6,6 +6,7 @@
 
 mod dfs;
 mod dpor;
+mod estimate;
 mod pct;
 mod prefix;
 mod random;
@@ -14,6 +15,7 @@ mod walk;
 
 pub(crate) use dfs::DfsStrategy;
 pub(crate) use dpor::DporStrategy;
+pub(crate) use estimate::{Estimate, Search};
 pub(crate) use pct::PctStrategy;
 pub(crate) use prefix::{Followed, PrefixStrategy};
 pub(crate) use random::{RandomStrategy, execution_seed};
@@ -210,8 +212,8 @@ pub(crate) trait Strategy: Send {
         0
     }
 
-    /// An estimate of how many executions the whole search takes, if the strategy knows.
-    fn estimate(&self) -> Option<f64> {
+    /// Estimates of how many executions the whole search takes, if the strategy knows.
+    fn estimate(&self) -> Option<Estimate> {
         None
     }
 

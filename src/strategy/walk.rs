@@ -1,9 +1,10 @@
 //! What both depth-first searches (`dfs.rs`, and `dpor/` with reduction) keep besides their
 //! tree of decisions: where the current execution is on the path, whether the search is
-//! over, Knuth's estimate of its size, and the checks that a replayed prefix meets what it
-//! met before (nondeterminism).
+//! over, the estimators of its size (`estimate.rs`), and the checks that a replayed prefix
+//! meets what it met before (nondeterminism).
 
-use super::{Choice, Nondeterminism, Pick, PickKind, Refusal, describe};
+use super::estimate::{Search, Sizer};
+use super::{Choice, Estimate, Nondeterminism, Pick, PickKind, Refusal, describe};
 use crate::op::{Op, Tid};
 
 /// The progress of a depth-first search through its executions.
@@ -17,9 +18,7 @@ pub(super) struct Walk {
     pub(super) preemptions: u32,
     started: bool,
     exhausted: bool,
-    /// Running mean of Knuth's estimate of the number of executions.
-    estimate: f64,
-    estimates: u64,
+    sizer: Sizer,
 }
 
 impl Walk {
@@ -47,26 +46,25 @@ impl Walk {
         true
     }
 
-    /// Ends an execution whose path had `leaves` leaves by Knuth's estimator (the product
-    /// of the branching at each of its points). An execution that ended before replaying
-    /// the whole prefix (decision `depth`, which saw what `seen_at(depth)` says) is not
-    /// deterministic.
+    /// Ends an execution whose path had the given `shape`: for each point, how many of its
+    /// branches were taken before this one, and how many it has (as far as the search knows
+    /// now). An execution that ended before replaying the whole prefix (decision `depth`,
+    /// which saw what `seen_at(depth)` says) is not deterministic.
     pub(super) fn end<'a>(
         &mut self,
-        leaves: f64,
+        shape: impl Iterator<Item = (usize, usize)>,
         seen_at: impl FnOnce(usize) -> Seen<'a>,
     ) -> Result<(), Refusal> {
-        self.estimates += 1;
-        self.estimate += (leaves - self.estimate) / self.estimates as f64;
+        self.sizer.end(shape);
         if self.depth >= self.replay {
             return Ok(());
         }
         Err(ended_before(self.depth, seen_at(self.depth)))
     }
 
-    /// Knuth's estimate of the number of executions, once one has ended.
-    pub(super) fn estimate(&self) -> Option<f64> {
-        (self.estimates > 0).then_some(self.estimate)
+    /// The estimates of the number of executions of a `search`, once one has ended.
+    pub(super) fn estimate(&self, search: Search) -> Option<Estimate> {
+        self.sizer.estimate(search)
     }
 }
 

@@ -56,8 +56,9 @@
 //! thread runs next a dependency: the event in which a thread spins conflicts with every
 //! event of the other threads, and a point where a spinner is held back tries every thread.
 
+use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Pick, PickKind, Refusal, Strategy};
+use super::{Choice, Estimate, Pick, PickKind, Refusal, Strategy};
 use crate::hb::{Hb, Touch, conflict};
 use crate::op::{Op, Role, Tid};
 
@@ -284,15 +285,21 @@ impl DporStrategy {
         self.sleep
             .retain(|(_, next)| next.iter().all(|touch| touch.role == Role::Read));
     }
+}
 
-    /// Knuth's estimate of the number of leaves from the current path: the product of the
-    /// branching seen at each of its points.
-    fn leaves(&self) -> f64 {
-        self.path
-            .iter()
-            .map(|p| p.backtrack.len().max(1) as f64)
-            .product()
-    }
+/// A path's shape for the estimates: at each point, the branches explored before the one
+/// taken, and all the search will explore there as far as it knows now.
+fn shape(path: &[Point], bound: Option<u32>) -> impl Iterator<Item = (usize, usize)> + '_ {
+    path.iter().map(move |p| {
+        let live = |t: &&Tid| {
+            p.explored(**t) || (!p.asleep(**t) && bound.is_none_or(|b| p.cost(**t) <= b))
+        };
+        let before = p.done.len().saturating_sub(1);
+        (
+            before,
+            p.backtrack.iter().filter(live).count().max(p.done.len()),
+        )
+    })
 }
 
 /// The initials of `v`: the events after `i` that do not happen after it, then `k`; a
@@ -416,8 +423,8 @@ impl Strategy for DporStrategy {
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
-        let leaves = self.leaves();
-        self.walk.end(leaves, |d| self.path[d].seen())
+        let (path, bound) = (&self.path, self.bound);
+        self.walk.end(shape(path, bound), |d| path[d].seen())
     }
 
     fn exhausted(&self) -> bool {
@@ -428,8 +435,12 @@ impl Strategy for DporStrategy {
         self.redundant
     }
 
-    fn estimate(&self) -> Option<f64> {
-        self.walk.estimate()
+    fn estimate(&self) -> Option<Estimate> {
+        let search = match self.bound {
+            Some(_) => Search::Bounded,
+            None => Search::Reduced,
+        };
+        self.walk.estimate(search)
     }
 
     fn depth(&self) -> usize {

@@ -1,12 +1,10 @@
 //! The progress line of a long DFS search, on a terminal's stderr.
 //!
 //! After about two seconds, at most once a second: the test (or model) it belongs to,
-//! executions so far, executions per second, the current search depth, and Knuth's estimate
-//! of the whole search (the product of the branching seen along each path, averaged over the
-//! paths run so far; D. E. Knuth, "Estimating the efficiency of backtrack programs", 1975).
-//! The estimate is rough: a DFS does not pick its paths at random, and the branching of
-//! points it has not reached yet is unknown, so early figures can be off by orders of
-//! magnitude; they settle as the search goes on.
+//! executions so far, executions per second, the current search depth, and a range for the
+//! number of executions of the whole search and the time left. The range is as wide as the
+//! estimator was measured to err (`strategy/estimate.rs`; `accuracy.rs` here checks it
+//! against full searches of the crate's models).
 //!
 //! The line overwrites itself, so by default it is printed only on a terminal: in a log (CI,
 //! a test run whose stderr is a file) a line a second would bury the results. Asked for
@@ -17,6 +15,8 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::strategy::{Estimate, Search};
 
 /// When the first line may appear.
 const QUIET_FOR: Duration = Duration::from_secs(2);
@@ -95,7 +95,9 @@ impl Progress {
 
     /// Prints a line if it is time: `executions` so far, the search `depth`, and the
     /// `estimate` of all executions, if known.
-    pub(super) fn tick(&mut self, executions: u64, depth: usize, estimate: Option<f64>) {
+    pub(super) fn tick(&mut self, executions: u64, depth: usize, estimate: Option<Estimate>) {
+        #[cfg(test)]
+        TRACE.with(|t| t.borrow_mut().as_mut().map(|t| t.extend(estimate)));
         if let Some(line) = self.due(Instant::now(), executions, depth, estimate) {
             let mut err = std::io::stderr().lock();
             let _ = match self.terminal {
@@ -112,7 +114,7 @@ impl Progress {
         now: Instant,
         executions: u64,
         depth: usize,
-        estimate: Option<f64>,
+        estimate: Option<Estimate>,
     ) -> Option<String> {
         if !self.on {
             return None;
@@ -136,13 +138,8 @@ impl Progress {
         let mut line = format!(
             "interleave-test dfs{test}: {executions} executions, {rate:.0}/s, depth {depth}"
         );
-        if let Some(total) = estimate.filter(|t| t.is_finite() && *t >= 1.0) {
-            let left = (total - executions as f64).max(0.0) / rate.max(1e-9);
-            line.push_str(&format!(
-                ", estimated total {} (rough), {} left",
-                approx(total),
-                duration(left)
-            ));
+        if let Some(estimate) = estimate.filter(|e| e.weighted().is_finite()) {
+            line.push_str(&total(estimate, executions, rate));
         }
         Some(line)
     }
@@ -170,6 +167,27 @@ impl Drop for Progress {
     }
 }
 
+/// The estimated total and time left, as ranges (see `strategy/estimate.rs`): a search
+/// with a preemption bound gets only an upper end, its estimates running high.
+fn total(estimate: Estimate, executions: u64, rate: f64) -> String {
+    let (low, high) = estimate.range();
+    let left = |total: f64| duration((total - executions as f64).max(0.0) / rate.max(1e-9));
+    if estimate.search == Search::Bounded {
+        return format!(
+            ", total at most {}, at most {} left",
+            approx(high),
+            left(high)
+        );
+    }
+    format!(
+        ", total {} to {}, {} to {} left",
+        approx(low),
+        approx(high),
+        left(low),
+        left(high)
+    )
+}
+
 /// `n` with two significant digits: 1234567 -> "1.2e6", 850 -> "850".
 fn approx(n: f64) -> String {
     if n < 10_000.0 {
@@ -189,6 +207,15 @@ fn duration(secs: f64) -> String {
         _ => "> 1000 days".to_owned(),
     }
 }
+
+#[cfg(test)]
+thread_local! {
+    /// The estimates of each execution, when a test asks for them (`accuracy.rs`).
+    static TRACE: std::cell::RefCell<Option<Vec<Estimate>>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(test)]
+mod accuracy;
 
 #[cfg(test)]
 mod tests {
@@ -217,12 +244,30 @@ mod tests {
                 Some("interleave-test dfs my_crate::queue: 72 executions, 20/s, depth 7".into()),
             ]
         );
-        let with_estimate = p.due(start + Duration::from_secs(5), 100, 3, Some(300.0));
+        let estimate = Estimate {
+            executions: 100,
+            knuth: 250.0,
+            explored: 1.0 / 3.0,
+            search: Search::Plain,
+        };
+        let with_estimate = p.due(start + Duration::from_secs(5), 100, 3, Some(estimate));
         assert_eq!(
             with_estimate.as_deref(),
             Some(
-                "interleave-test dfs my_crate::queue: 100 executions, 20/s, depth 3, estimated \
-                 total 300 (rough), 10s left"
+                "interleave-test dfs my_crate::queue: 100 executions, 20/s, depth 3, total 100 \
+                 to 450, 0s to 18s left"
+            )
+        );
+        let bounded = Estimate {
+            search: Search::Bounded,
+            ..estimate
+        };
+        let with_bound = p.due(start + Duration::from_secs(7), 140, 3, Some(bounded));
+        assert_eq!(
+            with_bound.as_deref(),
+            Some(
+                "interleave-test dfs my_crate::queue: 140 executions, 20/s, depth 3, total at \
+                 most 450, at most 16s left"
             )
         );
     }
