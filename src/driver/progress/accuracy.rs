@@ -24,13 +24,14 @@ fn join_all(handles: Vec<thread::JoinHandle<()>>) {
     }
 }
 
-fn mutex_3x2() {
+/// `T` threads each taking a lock `L` times.
+fn mutex<const T: usize, const L: usize>() {
     let m = Arc::new(Mutex::new(0));
-    let hs = (0..3)
+    let hs = (0..T)
         .map(|_| {
             let m = Arc::clone(&m);
             thread::spawn(move || {
-                for _ in 0..2 {
+                for _ in 0..L {
                     *m.lock().unwrap() += 1;
                 }
             })
@@ -89,9 +90,10 @@ fn mpsc_2x2() {
     join_all(hs);
 }
 
-fn atomics_3x2() {
+/// `T` threads each making two dependent updates of one atomic.
+fn atomics<const T: usize>() {
     let n = Arc::new(AtomicUsize::new(0));
-    let hs = (0..3)
+    let hs = (0..T)
         .map(|_| {
             let n = Arc::clone(&n);
             thread::spawn(move || {
@@ -103,10 +105,11 @@ fn atomics_3x2() {
     join_all(hs);
 }
 
-fn barrier_3() {
-    let b = Arc::new(Barrier::new(3));
+/// `T` threads meeting at a barrier between two atomic accesses.
+fn barrier<const T: usize>() {
+    let b = Arc::new(Barrier::new(T));
     let n = Arc::new(AtomicUsize::new(0));
-    let hs = (0..3)
+    let hs = (0..T)
         .map(|_| {
             let (b, n) = (Arc::clone(&b), Arc::clone(&n));
             thread::spawn(move || {
@@ -158,7 +161,7 @@ fn spin_flag() {
 const MODELS: &[Model] = &[
     Model {
         name: "mutex_3x2",
-        run: mutex_3x2,
+        run: mutex::<3, 2>,
     },
     Model {
         name: "rwlock_2r1w",
@@ -174,11 +177,11 @@ const MODELS: &[Model] = &[
     },
     Model {
         name: "atomics_3x2",
-        run: atomics_3x2,
+        run: atomics::<3>,
     },
     Model {
         name: "barrier_3",
-        run: barrier_3,
+        run: barrier::<3>,
     },
     Model {
         name: "lopsided",
@@ -194,62 +197,17 @@ const MODELS: &[Model] = &[
 const LARGER: &[Model] = &[
     Model {
         name: "mutex_3x3",
-        run: mutex_3x3,
+        run: mutex::<3, 3>,
     },
     Model {
         name: "atomics_4x2",
-        run: atomics_4x2,
+        run: atomics::<4>,
     },
     Model {
         name: "barrier_4",
-        run: barrier_4,
+        run: barrier::<4>,
     },
 ];
-
-fn mutex_3x3() {
-    let m = Arc::new(Mutex::new(0));
-    let hs = (0..3)
-        .map(|_| {
-            let m = Arc::clone(&m);
-            thread::spawn(move || {
-                for _ in 0..3 {
-                    *m.lock().unwrap() += 1;
-                }
-            })
-        })
-        .collect();
-    join_all(hs);
-}
-
-fn atomics_4x2() {
-    let n = Arc::new(AtomicUsize::new(0));
-    let hs = (0..4)
-        .map(|_| {
-            let n = Arc::clone(&n);
-            thread::spawn(move || {
-                n.fetch_add(1, SeqCst);
-                n.fetch_add(n.load(SeqCst) % 2, SeqCst);
-            })
-        })
-        .collect();
-    join_all(hs);
-}
-
-fn barrier_4() {
-    let b = Arc::new(Barrier::new(4));
-    let n = Arc::new(AtomicUsize::new(0));
-    let hs = (0..4)
-        .map(|_| {
-            let (b, n) = (Arc::clone(&b), Arc::clone(&n));
-            thread::spawn(move || {
-                n.fetch_add(1, SeqCst);
-                b.wait();
-                n.load(SeqCst);
-            })
-        })
-        .collect();
-    join_all(hs);
-}
 
 /// The searches each model is run under.
 const SEARCHES: &[(&str, Reduction, Option<u32>)] = &[
