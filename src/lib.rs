@@ -67,7 +67,11 @@
 //!
 //! Code under test keeps std in production and takes the modelled primitives under
 //! `--cfg interleave` (run the model tests with `RUSTFLAGS="--cfg interleave" cargo test
-//! --release`; declare the cfg with `check-cfg = ['cfg(interleave)']` in `[lints.rust]`):
+//! --release`; declare the cfg with `check-cfg = ['cfg(interleave)']` in `[lints.rust]`).
+//! The companion crate `interleave-std` is that switch, ready made: write the code against
+//! `interleave_std::{sync, thread, cell::UnsafeCell, ...}` once, and it is std's in
+//! production (interleave-test not even compiled) and the models under the cfg, with the
+//! same auto traits. Without it, the switch is a module of your own:
 //!
 //! ```
 //! #[cfg(interleave)]

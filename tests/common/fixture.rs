@@ -7,8 +7,9 @@ pub(crate) fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A fresh copy of `tests/fixtures/<fixture>` at `dest`, its dependency pointing at this
-/// repository and locked like it (so building it needs no registry).
+/// A fresh copy of `tests/fixtures/<fixture>` at `dest`, its dependencies on this repository's
+/// packages (paths starting `../../..`) pointing here, and locked like it (so building it
+/// needs no registry).
 pub(crate) fn copy(fixture: &str, dest: &Path) -> PathBuf {
     if dest.exists() {
         std::fs::remove_dir_all(dest).unwrap();
@@ -16,8 +17,8 @@ pub(crate) fn copy(fixture: &str, dest: &Path) -> PathBuf {
     copy_dir(&repo().join("tests/fixtures").join(fixture), dest);
     let manifest = dest.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    let dependency = format!("path = {:?}", repo().display().to_string());
-    let patched = text.replace(r#"path = "../../..""#, &dependency);
+    let dependency = format!("path = \"{}", repo().display());
+    let patched = text.replace(r#"path = "../../.."#, &dependency);
     assert_ne!(
         text, patched,
         "the fixture's dependency path changed; update common::fixture::copy"
