@@ -118,6 +118,7 @@ mod op;
 mod report;
 mod runtime;
 mod schedule;
+mod settings;
 mod strategy;
 mod test_support;
 
@@ -127,15 +128,16 @@ pub mod sync;
 pub mod thread;
 pub mod time;
 
-pub use config::{
-    Builder, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, check, env,
-    explore, model, replay,
-};
+pub use config::{Builder, check, explore, replay};
 pub use report::{
     Failure, FailureKind, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo,
     ThreadReport,
 };
 pub use schedule::{Build, Decision, Schedule, ScheduleError, Signature};
+pub use settings::{
+    DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
+};
+pub use test_support::model;
 
 // rustdoc puts these lines before the macro's own documentation; the empty last line keeps
 // them a paragraph of their own.

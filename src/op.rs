@@ -317,3 +317,77 @@ impl Op {
         }
     }
 }
+
+/// What a decision other than the choice of a thread is about. Option 0 is always the
+/// behaviour of a sequentially consistent, spurious-free machine; a depth-first search tries
+/// it first, except for the store a load reads ([`PickKind::search_order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum PickKind {
+    /// Which store an atomic load reads: 0 the newest in modification order, `n` the `n`th
+    /// before it.
+    ReadFrom,
+    /// Which store a compare-and-exchange reads: 0 the newest (it succeeds if that holds the
+    /// expected value), `n` the `n`th newest of the older stores it may read whose value is
+    /// not the expected one (it fails).
+    CasReadFrom,
+    /// Where a store goes in modification order: 0 last, `n` before the `n` newest stores
+    /// it may go before.
+    StoreAt,
+    /// Whether a timed wait (`wait_timeout`, `recv_timeout`, `park_timeout`, `sleep`) times
+    /// out at once, its deadline passing while other threads could still act: 0 no (it
+    /// waits for a wake-up, or for its deadline once no thread can run), 1 yes.
+    TimeOut,
+    /// Whether a wait (`Condvar::wait`, `park`) returns at once without a wake-up: 0 no, 1
+    /// yes.
+    SpuriousWake,
+    /// Whether a `compare_exchange_weak` that could succeed fails: 0 no, 1 yes.
+    SpuriousFailure,
+    /// Which waiter a `notify_one` wakes: 0 the one that waited longest, `n` the `n`th
+    /// after it.
+    Notify,
+}
+
+impl PickKind {
+    /// Every kind, for reading schedules.
+    pub(crate) const ALL: [PickKind; 7] = [
+        PickKind::ReadFrom,
+        PickKind::CasReadFrom,
+        PickKind::StoreAt,
+        PickKind::TimeOut,
+        PickKind::SpuriousWake,
+        PickKind::SpuriousFailure,
+        PickKind::Notify,
+    ];
+
+    /// The name in schedule files and reports.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PickKind::ReadFrom => "read from",
+            PickKind::CasReadFrom => "exchange reads",
+            PickKind::StoreAt => "store at",
+            PickKind::TimeOut => "time out now",
+            PickKind::SpuriousWake => "wake spuriously",
+            PickKind::SpuriousFailure => "fail spuriously",
+            PickKind::Notify => "notify waiter",
+        }
+    }
+
+    /// The order in which a depth-first search tries the `options` of a decision of this
+    /// kind: the oldest store a load may read first (a stale read is what finds a missing
+    /// `Acquire`/`Release`, so it comes first, as in loom); for a compare-and-exchange, the
+    /// newest first (a stale read that fails usually only sends a spin loop round again,
+    /// after which the thread sees the newest store), then the others oldest first; every
+    /// other kind from option 0.
+    pub(crate) fn search_order(self, options: usize) -> Vec<usize> {
+        match self {
+            PickKind::ReadFrom => (0..options).rev().collect(),
+            PickKind::CasReadFrom => std::iter::once(0).chain((1..options).rev()).collect(),
+            _ => (0..options).collect(),
+        }
+    }
+
+    /// The kind named `name` in a schedule file.
+    pub(crate) fn from_name(name: &str) -> Option<PickKind> {
+        PickKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}

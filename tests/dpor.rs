@@ -296,7 +296,7 @@ fn a_long_search_prints_its_progress_when_asked_unless_turned_off() {
         "{line}"
     );
     assert!(
-        line.contains("estimated total ") && line.contains(" left"),
+        line.contains(", total ") && line.contains(" to ") && line.contains(" left"),
         "{line}"
     );
     // At most one line a second: the run lasts 3.3 s and the first comes after 2 s.

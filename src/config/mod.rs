@@ -14,16 +14,15 @@ use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
 };
 
-mod env_vars;
-mod kinds;
+#[cfg(test)]
+mod progress_accuracy;
 mod revisit;
 mod saved;
 
-pub use env_vars::env;
-use env_vars::{env_bound, env_is_set, env_secs, env_u64};
-pub(crate) use env_vars::{env_flag, protocol_requested, regressions_root, replay_file};
-pub(crate) use kinds::MIN_STACK_SIZE;
-pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
+use crate::settings::{
+    DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, MIN_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
+    env_bound, env_flag, env_secs, env_u64,
+};
 pub(crate) use revisit::Verdict;
 pub(crate) use saved::{save_for_later, saved_schedule_path};
 
@@ -443,30 +442,6 @@ impl Builder {
     }
 }
 
-impl Builder {
-    /// The builder of an `#[interleave]` test: the attribute's values, except where an
-    /// environment variable is set (it wins, so CI can turn a knob for every test).
-    pub(crate) fn for_test(spec: &crate::test_support::TestSpec) -> Builder {
-        let mut b = Builder::new().name(spec.name);
-        let root = regressions_root(spec.manifest_dir);
-        b.regressions = Some(crate::corpus::Corpus::new(&root, spec.name));
-        let pick = |var: &str, value: Option<u64>| value.filter(|_| !env_is_set(var));
-        if let Some(n) = pick(env::ITERATIONS, spec.iterations) {
-            b = b.iterations(n);
-        }
-        if let Some(n) = pick(env::SEED, spec.seed) {
-            b = b.seed(n);
-        }
-        if let Some(n) = pick(env::MAX_STEPS, spec.max_steps) {
-            b = b.max_steps(n);
-        }
-        if let Some(s) = spec.strategy.filter(|_| !env_is_set(env::STRATEGY)) {
-            b = b.strategy(s);
-        }
-        b
-    }
-}
-
 /// One execution per core.
 /// Asked once: std reads the cgroup files for it (tens of microseconds, as much as a whole
 /// small exploration).
@@ -496,41 +471,6 @@ pub fn check<F: Fn() + Sync>(model: F) -> Result<Report, Failure> {
 pub fn explore<F: Fn() + Sync>(model: F) -> Report {
     Builder::new().explore(model)
 }
-
-/// Checks every schedule of `model`, as loom's `model` does: a DFS search with partial-order
-/// reduction, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set, until it has explored every
-/// class of schedules. Panics with the formatted failure if an execution fails, and panics
-/// too if the search could not finish (`INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME` set
-/// too low): a proof that stopped half-way is not one. Returns the report, whose `Display`
-/// is the proof statement for a CI log.
-///
-/// Inside a test run by cargo, it works like an `#[interleave]` test named after the test
-/// (libtest's name for the thread, after the test binary's crate): a failing schedule is
-/// stored in the crate's regression corpus, one file per failure, and replayed first on
-/// later runs; `INTERLEAVE_REPLAY` replays a file recorded for this test (then the report
-/// counts one execution and is not exhausted). Outside a test, the schedule is saved in the
-/// temporary directory, in a file of its own.
-///
-/// ```
-/// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-/// use interleave_test::sync::Arc;
-/// use interleave_test::thread;
-///
-/// let report = interleave_test::model(|| {
-///     let n = Arc::new(AtomicUsize::new(0));
-///     let n2 = Arc::clone(&n);
-///     let t = thread::spawn(move || n2.fetch_add(1, Ordering::SeqCst));
-///     n.fetch_add(1, Ordering::SeqCst);
-///     t.join().unwrap();
-///     assert_eq!(n.load(Ordering::SeqCst), 2);
-/// });
-/// assert!(report.exhausted);
-/// ```
-#[track_caller]
-pub fn model<F: Fn() + Sync>(f: F) -> Report {
-    crate::test_support::model(f)
-}
-
 /// Replays `schedule` on `model`; see [`Builder::replay`].
 #[track_caller]
 pub fn replay<F: Fn() + Sync>(model: F, schedule: &Schedule) -> Result<(), Failure> {

@@ -9,6 +9,9 @@
 mod distinct;
 mod outcome;
 mod progress;
+
+#[cfg(test)]
+pub(crate) use progress::TRACE;
 mod rescue;
 mod revisit;
 
@@ -26,7 +29,7 @@ use parking_lot::Mutex;
 use crate::report::{Failure, Report};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::schedule::{Schedule, Settings};
-use crate::strategy::{ReplayStrategy, Strategy};
+use crate::strategy::{Expected, ReplayStrategy, Strategy};
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -42,7 +45,7 @@ pub(crate) struct Plan {
     /// Where a long DFS search prints its progress.
     pub(crate) progress: ShowProgress,
     /// The reduction a DFS search uses (`None` for other strategies).
-    pub(crate) reduction: Option<crate::Reduction>,
+    pub(crate) reduction: Option<crate::settings::Reduction>,
     /// The regression corpus of the `#[interleave]` test that runs, if one does: where a
     /// schedule is stored when the process must abort before a failure can be returned
     /// (see `runtime/abort.rs`).
@@ -62,11 +65,11 @@ struct Ending<'a> {
     seed: Option<u64>,
     bound: Option<u32>,
     exhausted: bool,
-    stopped_by: Option<crate::Limit>,
-    reduction: Option<crate::Reduction>,
+    stopped_by: Option<crate::report::Limit>,
+    reduction: Option<crate::settings::Reduction>,
     redundant: u64,
     start: Instant,
-    substrate: crate::Substrate,
+    substrate: crate::settings::Substrate,
 }
 
 /// Where a failure's schedule says it came from.
@@ -77,7 +80,7 @@ pub(crate) struct Meta {
     pub(crate) seed: Option<u64>,
     pub(crate) iteration: u64,
     /// What ran the model threads.
-    pub(crate) substrate: crate::Substrate,
+    pub(crate) substrate: crate::settings::Substrate,
     /// The schedule format its decisions follow (1 only when replaying such a schedule).
     pub(crate) format_version: u64,
     /// The settings the executions ran with.
@@ -234,7 +237,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     }
     let mut tally = tally.into_inner();
     let stopped_by = (tally.executions < plan.iterations)
-        .then(|| plan.max_time.map(crate::Limit::MaxTime))
+        .then(|| plan.max_time.map(crate::report::Limit::MaxTime))
         .flatten();
     match tally.failure.take() {
         Some(failure) => Err(failure),
@@ -339,8 +342,8 @@ fn sequential<F: Fn() + Sync>(
     let exhausted = strategy.exhausted() || !strategy.begin_execution();
     let stopped_by = match (exhausted, out_of_time) {
         (true, _) => None,
-        (false, true) => plan.max_time.map(crate::Limit::MaxTime),
-        (false, false) => Some(crate::Limit::Iterations(plan.iterations)),
+        (false, true) => plan.max_time.map(crate::report::Limit::MaxTime),
+        (false, false) => Some(crate::report::Limit::Iterations(plan.iterations)),
     };
     Ok(tally.report(Ending {
         strategy: name,
@@ -360,8 +363,12 @@ fn sequential<F: Fn() + Sync>(
 /// core passed in: the threads of its executions are pinned there too. Under coroutines
 /// nothing is pinned and the caller's thread is one of the drivers, so that a run with one
 /// driver starts no thread at all. The caller's thread is never pinned: it is the user's.
-fn on_drivers(n: usize, substrate: crate::Substrate, work: impl Fn(Option<runtime::Core>) + Sync) {
-    if substrate == crate::Substrate::Coroutines {
+fn on_drivers(
+    n: usize,
+    substrate: crate::settings::Substrate,
+    work: impl Fn(Option<runtime::Core>) + Sync,
+) {
+    if substrate == crate::settings::Substrate::Coroutines {
         return on_coroutine_drivers(n, &work);
     }
     std::thread::scope(|s| {
@@ -525,7 +532,7 @@ pub(crate) fn replay<F: Fn() + Sync>(
     meta: Meta,
     loc: Loc,
 ) -> Result<(), Failure> {
-    let strategy = Box::new(ReplayStrategy::new(schedule.expected()));
+    let strategy = Box::new(ReplayStrategy::new(Expected::of(schedule)));
     let mut reuse = Reuse::default();
     let origin = rescue::origin(&rescue::saver(meta.clone(), corpus), meta.iteration);
     let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);

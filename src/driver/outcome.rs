@@ -60,7 +60,7 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
 /// A replay refused before it started: the schedule belongs to another test.
 pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
     Failure {
-        kind: crate::FailureKind::Divergence,
+        kind: crate::report::FailureKind::Divergence,
         message: e.to_string(),
         thread: None,
         location: None,

@@ -37,7 +37,7 @@ pub(crate) fn revisit<F: Fn() + Sync>(
     completions: u64,
     loc: Loc,
 ) -> Revisit {
-    let decisions: Arc<[Expected]> = schedule.expected().into();
+    let decisions: Arc<[Expected]> = Expected::of(schedule).into();
     let mut reuse = Reuse::default();
     let mut seen = Revisit {
         fitted: 0,

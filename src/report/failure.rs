@@ -55,7 +55,7 @@ pub struct Failure {
     pub(crate) schedule: Schedule,
     pub(crate) iteration: u64,
     pub(crate) backtrace: Option<backtrace::Backtrace>,
-    pub(crate) substrate: crate::Substrate,
+    pub(crate) substrate: crate::settings::Substrate,
 }
 
 impl PartialEq for Failure {
@@ -75,7 +75,7 @@ impl Eq for Failure {}
 
 impl Failure {
     /// What ran the model threads when it was found.
-    pub fn substrate(&self) -> crate::Substrate {
+    pub fn substrate(&self) -> crate::settings::Substrate {
         self.substrate
     }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::Reduction;
+use crate::settings::Reduction;
 
 /// A limit that ended an exploration before its strategy was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,13 +82,13 @@ pub struct Report {
     /// Wall-clock time of the exploration.
     pub elapsed: Duration,
     /// What ran the model threads.
-    pub substrate: crate::Substrate,
+    pub substrate: crate::settings::Substrate,
 }
 
 impl Report {
     /// The report of a test that replayed one schedule instead of exploring: one execution,
     /// nothing exhausted.
-    pub(crate) fn replayed(substrate: crate::Substrate) -> Report {
+    pub(crate) fn replayed(substrate: crate::settings::Substrate) -> Report {
         Report {
             executions: 1,
             distinct_schedules: 1,

@@ -21,8 +21,9 @@ use parking_lot::MutexGuard;
 
 use super::execution::{ExecState, Phase};
 use super::{Context, Key, Loc, ObjId, ObjectHandle, OpKind, Tid, failure, sched, with_ctx};
+use crate::op::PickKind;
 use crate::op::Role;
-use crate::strategy::{PickKind, Refusal};
+use crate::strategy::Refusal;
 
 /// Runs `f` on the execution's state for the calling thread; a refusal of the strategy
 /// fails the execution and unwinds the caller.

@@ -12,8 +12,9 @@ use super::trace::Trace;
 use super::{Loc, ObjId, Op, Tid};
 use crate::hb::{Hb, Key};
 use crate::memory::Memory;
+use crate::op::PickKind;
 use crate::report::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
-use crate::strategy::{PickKind, Strategy};
+use crate::strategy::Strategy;
 
 /// Knobs of one execution, fixed by the driver.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +25,7 @@ pub(crate) struct ExecConfig {
     /// returns it, as std does).
     pub(crate) thread_panics_fail: bool,
     /// What runs the model threads.
-    pub(crate) substrate: crate::Substrate,
+    pub(crate) substrate: crate::settings::Substrate,
     /// Stack size of a model thread that does not ask for one.
     pub(crate) stack_size: usize,
     /// The core every OS thread of the execution is pinned to, if any (OS-thread substrate).
@@ -442,7 +443,7 @@ impl ExecState {
     pub(crate) fn stack_of(&self, tid: Tid) -> usize {
         match self.threads[tid].stack {
             0 => self.config.stack_size,
-            n => n.max(crate::config::MIN_STACK_SIZE),
+            n => n.max(crate::settings::MIN_STACK_SIZE),
         }
     }
 }

@@ -340,7 +340,7 @@ pub(super) fn stack_overflow(st: &ExecState, tid: Tid, bytes: usize) -> FailureD
             "thread {thread} overflowed its stack of {bytes} bytes (its last switch point is \
              the location below). Give it more: thread::Builder::stack_size for a spawned \
              thread, or Builder::stack_size (or the {} variable) for every thread of the model",
-            crate::env::STACK_SIZE
+            crate::settings::env::STACK_SIZE
         ),
         thread: Some(thread),
         location: Some(st.threads[tid].pending.loc.into()),
@@ -398,6 +398,6 @@ pub(super) fn unresponsive(
         st.thread_info(tid),
         pending.kind.name(),
         pending.loc,
-        crate::env::WATCHDOG,
+        crate::settings::env::WATCHDOG,
     )
 }

@@ -122,7 +122,7 @@ fn warn_fault() {
          by overflowing its stack. Give it more: thread::Builder::stack_size for a spawned \
          model thread, Builder::stack_size (or {}) for every model thread. The process \
          cannot go on.\n",
-        crate::env::STACK_SIZE
+        crate::settings::env::STACK_SIZE
     );
     use std::io::Write;
     let _ = std::io::stderr().write_all(message.as_bytes());

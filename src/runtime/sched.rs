@@ -13,8 +13,9 @@ use super::{
     Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
     teardown,
 };
+use crate::op::PickKind;
 use crate::op::Role;
-use crate::strategy::{Choice, Pick, PickKind, Refusal};
+use crate::strategy::{Choice, Pick, Refusal};
 
 /// What runs after a scheduling point while the execution runs.
 #[derive(Debug)]

@@ -13,8 +13,9 @@ use std::time::Duration;
 use super::atomics::with_memory;
 use super::execution::{ExecState, Status, Wake};
 use super::{Key, Tid, events, sched};
+use crate::op::PickKind;
 use crate::op::Role;
-use crate::strategy::{PickKind, Refusal};
+use crate::strategy::Refusal;
 
 /// How a wait that is about to block ends instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use self::value::Shallow;
 use super::{
     Build, Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, Signature, VERSION,
 };
-use crate::strategy::PickKind;
+use crate::op::PickKind;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
 /// the text does not depend on how `serde_json` orders map keys and diffs stay readable.

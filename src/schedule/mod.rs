@@ -34,7 +34,7 @@ mod signature;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::strategy::PickKind;
+use crate::op::PickKind;
 
 pub use error::ScheduleError;
 pub(crate) use error::shorten;
@@ -324,19 +324,6 @@ impl Schedule {
             }),
             _ => Ok(()),
         }
-    }
-
-    /// What replay checks at every decision.
-    pub(crate) fn expected(&self) -> Vec<crate::strategy::Expected> {
-        self.decisions
-            .iter()
-            .map(|d| crate::strategy::Expected {
-                thread: d.thread,
-                options: d.options,
-                op: d.op.clone(),
-                pick: d.pick,
-            })
-            .collect()
     }
 }
 

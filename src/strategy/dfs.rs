@@ -13,7 +13,8 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, PickKind, Refusal, Strategy};
+use super::{Choice, Estimate, Pick, Refusal, Strategy};
+use crate::op::PickKind;
 use crate::op::{Op, Tid};
 
 /// One decision on the current path.

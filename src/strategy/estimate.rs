@@ -13,7 +13,7 @@
 //!   shown.
 //!
 //! Neither is reliable, and how far off they are is measured, not argued:
-//! `driver/progress/accuracy.rs` runs full searches of the crate's models and compares
+//! `config/progress_accuracy.rs` runs full searches of the crate's models and compares
 //! every estimate shown (from the thousandth execution on) with the true total. What it
 //! found sets [`Estimate::range`], as multiples of the weighted estimate:
 //! - Without reduction or bound, the branching is known from the start and the estimate

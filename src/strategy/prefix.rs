@@ -124,7 +124,7 @@ impl Strategy for PrefixStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::PickKind;
+    use crate::op::PickKind;
 
     fn thread(t: Tid) -> Expected {
         Expected {

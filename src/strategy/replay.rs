@@ -2,8 +2,10 @@
 //! and meets the same situation: as many runnable threads, and the chosen one about to do the
 //! same kind of operation.
 
-use super::{Choice, Divergence, Nondeterminism, Pick, PickKind, Refusal, Strategy, describe};
+use super::{Choice, Divergence, Nondeterminism, Pick, Refusal, Strategy, describe};
+use crate::op::PickKind;
 use crate::op::Tid;
+use crate::schedule::Schedule;
 
 /// One recorded decision, as replay checks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +22,20 @@ pub(crate) struct Expected {
 }
 
 impl Expected {
+    /// What replay checks at every decision of `schedule`.
+    pub(crate) fn of(schedule: &Schedule) -> Vec<Expected> {
+        schedule
+            .decisions
+            .iter()
+            .map(|d| Expected {
+                thread: d.thread,
+                options: d.options,
+                op: d.op.clone(),
+                pick: d.pick,
+            })
+            .collect()
+    }
+
     /// The decision, described for a person.
     fn describe(&self) -> String {
         match self.pick {

@@ -4,7 +4,8 @@
 //! meets what it met before (nondeterminism).
 
 use super::estimate::{Search, Sizer};
-use super::{Choice, Estimate, Nondeterminism, Pick, PickKind, Refusal, describe};
+use super::{Choice, Estimate, Nondeterminism, Pick, Refusal, describe};
+use crate::op::PickKind;
 use crate::op::{Op, Tid};
 
 /// The progress of a depth-first search through its executions.

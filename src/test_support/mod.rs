@@ -8,11 +8,12 @@ mod stored;
 use std::io::Write as _;
 use std::path::Path;
 
-use crate::StrategyKind;
-use crate::config::{self, Builder, env};
+use crate::config::{self, Builder};
 use crate::corpus::Corpus;
 use crate::report::{Failure, Report};
 use crate::schedule::{Build, Schedule};
+use crate::settings::StrategyKind;
+use crate::settings::{self, env};
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
 #[derive(Clone, Debug)]
@@ -60,7 +61,7 @@ enum Ran {
 /// (`INTERLEAVE_PARTIAL`, else the attribute's `partial`).
 #[track_caller]
 pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
-    let builder = Builder::for_test(spec);
+    let builder = builder_for(spec);
     let test = Test {
         name: spec.name.to_owned(),
         libtest: spec
@@ -69,7 +70,7 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
             .map_or(spec.name, |(_, rest)| rest)
             .to_owned(),
         corpus: Some(Corpus::new(
-            &config::regressions_root(spec.manifest_dir),
+            &settings::regressions_root(spec.manifest_dir),
             spec.name,
         )),
         build: Build::new(spec.cfg_interleave, spec.release),
@@ -77,7 +78,7 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
     if let Ran::Explored(report) = run(&builder, &model, &test) {
         summarize(&test, &report);
         let unfinished = matches!(builder.strategy, StrategyKind::Dfs { .. }) && !report.exhausted;
-        let partial = config::env_flag(env::PARTIAL).or(spec.partial);
+        let partial = settings::env_flag(env::PARTIAL).or(spec.partial);
         if unfinished && partial != Some(true) {
             panic!(
                 "interleave-test: the dfs search of {} did not finish, so nothing is proved:\n\
@@ -88,7 +89,7 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
                 env::ITERATIONS,
                 env::MAX_TIME,
                 env::PARTIAL,
-                match config::env_flag(env::PARTIAL) {
+                match settings::env_flag(env::PARTIAL) {
                     Some(false) => format!("; {}=0 is set now", env::PARTIAL),
                     _ => String::new(),
                 }
@@ -97,10 +98,37 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
     }
 }
 
-/// Explores every schedule of `f` (DFS, with partial-order reduction) and panics with the
-/// report of the first failure; see the crate's [`model`](crate::model).
+/// Checks every schedule of `model`, as loom's `model` does: a DFS search with partial-order
+/// reduction, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set, until it has explored every
+/// class of schedules. Panics with the formatted failure if an execution fails, and panics
+/// too if the search could not finish (`INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME` set
+/// too low): a proof that stopped half-way is not one. Returns the report, whose `Display`
+/// is the proof statement for a CI log.
+///
+/// Inside a test run by cargo, it works like an `#[interleave]` test named after the test
+/// (libtest's name for the thread, after the test binary's crate): a failing schedule is
+/// stored in the crate's regression corpus, one file per failure, and replayed first on
+/// later runs; `INTERLEAVE_REPLAY` replays a file recorded for this test (then the report
+/// counts one execution and is not exhausted). Outside a test, the schedule is saved in the
+/// temporary directory, in a file of its own.
+///
+/// ```
+/// use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+/// use interleave_test::sync::Arc;
+/// use interleave_test::thread;
+///
+/// let report = interleave_test::model(|| {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let n2 = Arc::clone(&n);
+///     let t = thread::spawn(move || n2.fetch_add(1, Ordering::SeqCst));
+///     n.fetch_add(1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// });
+/// assert!(report.exhausted);
+/// ```
 #[track_caller]
-pub(crate) fn model<F: Fn() + Sync>(f: F) -> Report {
+pub fn model<F: Fn() + Sync>(f: F) -> Report {
     let builder = Builder::dfs_from_env();
     let Some(test) = current_test() else {
         return exhaustive(builder.explore(f));
@@ -113,6 +141,31 @@ pub(crate) fn model<F: Fn() + Sync>(f: F) -> Report {
         }
         Ran::Replayed => Report::replayed(builder.substrate),
     }
+}
+
+/// The builder of an `#[interleave]` test: the attribute's values, except where an
+/// environment variable is set (it wins, so CI can turn a knob for every test).
+fn builder_for(spec: &TestSpec) -> Builder {
+    let mut b = Builder::new().name(spec.name);
+    let root = settings::regressions_root(spec.manifest_dir);
+    b.regressions = Some(Corpus::new(&root, spec.name));
+    let pick = |var: &str, value: Option<u64>| value.filter(|_| !settings::env_is_set(var));
+    if let Some(n) = pick(env::ITERATIONS, spec.iterations) {
+        b = b.iterations(n);
+    }
+    if let Some(n) = pick(env::SEED, spec.seed) {
+        b = b.seed(n);
+    }
+    if let Some(n) = pick(env::MAX_STEPS, spec.max_steps) {
+        b = b.max_steps(n);
+    }
+    if let Some(s) = spec
+        .strategy
+        .filter(|_| !settings::env_is_set(env::STRATEGY))
+    {
+        b = b.strategy(s);
+    }
+    b
 }
 
 /// `report`, if its search finished; a panic that says what to do otherwise.
@@ -143,7 +196,7 @@ fn current_test() -> Option<Test> {
         .replace('-', "_");
     let name = format!("{krate}::{libtest}");
     let corpus = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(|dir| Corpus::new(&config::regressions_root(&dir.to_string_lossy()), &name));
+        .map(|dir| Corpus::new(&settings::regressions_root(&dir.to_string_lossy()), &name));
     Some(Test {
         name,
         libtest,
@@ -158,7 +211,7 @@ fn current_test() -> Option<Test> {
 /// then explores. Panics with the report of a failure, after storing its schedule.
 #[track_caller]
 fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
-    if let Some(path) = config::replay_file()
+    if let Some(path) = settings::replay_file()
         && let Some(schedule) = replay_target(&path, test)
     {
         stored::judge_one(builder, model, &path, &schedule, test);
@@ -288,7 +341,7 @@ fn visible(line: &str) {
 
 /// With `INTERLEAVE_SUMMARY=1`, shows the test's report even when it passes.
 fn summarize(test: &Test, report: &Report) {
-    if config::env_flag(env::SUMMARY) == Some(true) {
+    if settings::env_flag(env::SUMMARY) == Some(true) {
         visible(&format!("interleave-test: {}: {report}", test.name));
     }
 }

@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use super::{Test, how_to_replay, store, visible};
-use crate::config::{self, Builder, Verdict};
+use crate::config::{Builder, Verdict};
 use crate::corpus::{Content, Corpus, Entry};
 use crate::protocol;
 use crate::schedule::Schedule;
+use crate::settings;
 
 /// Stored schedules by verdict, for the line that sums a corpus up.
 #[derive(Default)]
@@ -191,7 +192,7 @@ pub(super) fn judge_one<F: Fn() + Sync>(
 
 /// Prints a protocol line if `cargo interleave` asked for them (`INTERLEAVE_PROTOCOL`).
 pub(super) fn speak(fields: serde_json::Map<String, serde_json::Value>) {
-    if config::protocol_requested() {
+    if settings::protocol_requested() {
         println!("{}", protocol::line(fields));
     }
 }

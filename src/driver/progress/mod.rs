@@ -3,8 +3,8 @@
 //! After about two seconds, at most once a second: the test (or model) it belongs to,
 //! executions so far, executions per second, the current search depth, and a range for the
 //! number of executions of the whole search and the time left. The range is as wide as the
-//! estimator was measured to err (`strategy/estimate.rs`; `accuracy.rs` here checks it
-//! against full searches of the crate's models).
+//! estimator was measured to err (`strategy/estimate.rs`; `config/progress_accuracy.rs`
+//! checks it against full searches of the crate's models).
 //!
 //! The line overwrites itself, so by default it is printed only on a terminal: in a log (CI,
 //! a test run whose stderr is a file) a line a second would bury the results. Asked for
@@ -179,13 +179,12 @@ fn total(estimate: Estimate, executions: u64, rate: f64) -> String {
             left(high)
         );
     }
-    format!(
-        ", total {} to {}, {} to {} left",
-        approx(low),
-        approx(high),
-        left(low),
-        left(high)
-    )
+    let (soonest, latest) = (left(low), left(high));
+    let time = match soonest == latest {
+        true => latest,
+        false => format!("{soonest} to {latest}"),
+    };
+    format!(", total {} to {}, {time} left", approx(low), approx(high))
 }
 
 /// `n` with two significant digits: 1234567 -> "1.2e6", 850 -> "850".
@@ -210,12 +209,10 @@ fn duration(secs: f64) -> String {
 
 #[cfg(test)]
 thread_local! {
-    /// The estimates of each execution, when a test asks for them (`accuracy.rs`).
-    static TRACE: std::cell::RefCell<Option<Vec<Estimate>>> = const { std::cell::RefCell::new(None) };
+    /// The estimates of each execution, when a test asks for them
+    /// (`config/progress_accuracy.rs`, at the top, where models can be run).
+    pub(crate) static TRACE: std::cell::RefCell<Option<Vec<Estimate>>> = const { std::cell::RefCell::new(None) };
 }
-
-#[cfg(test)]
-mod accuracy;
 
 #[cfg(test)]
 mod tests {
@@ -303,6 +300,20 @@ mod tests {
             got[0]
                 .as_deref()
                 .is_some_and(|l| l.starts_with("interleave-test dfs b: "))
+        );
+    }
+
+    #[test]
+    fn a_range_of_times_left_that_rounds_to_one_figure_is_said_once() {
+        let huge = Estimate {
+            executions: 10,
+            knuth: 0.0,
+            explored: 1e-12,
+            search: Search::Reduced,
+        };
+        assert_eq!(
+            total(huge, 10, 1.0),
+            ", total 4.0e12 to 1.2e14, > 1000 days left"
         );
     }
 

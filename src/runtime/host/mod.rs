@@ -33,7 +33,7 @@ pub(crate) use os::{exiting_context, spawn_scoped};
 use self::baton::{Baton, DRIVER};
 use super::execution::{DriverNext, ExecState, Execution, Unwinding};
 use super::{Context, Tid};
-use crate::Substrate;
+use crate::settings::Substrate;
 
 /// What runs a model thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

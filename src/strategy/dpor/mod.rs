@@ -58,8 +58,9 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, PickKind, Refusal, Strategy};
+use super::{Choice, Estimate, Pick, Refusal, Strategy};
 use crate::hb::{Hb, Touch, conflict};
+use crate::op::PickKind;
 use crate::op::{Op, Role, Tid};
 
 /// A thread and the accesses of its next event (learned when it ran from the point).

@@ -68,7 +68,7 @@ pub mod env {
     pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
 }
 
-pub(super) fn env_u64(var: &str) -> Option<u64> {
+pub(crate) fn env_u64(var: &str) -> Option<u64> {
     let value = std::env::var(var).ok()?;
     match value.trim().parse() {
         Ok(n) => Some(n),
@@ -78,7 +78,7 @@ pub(super) fn env_u64(var: &str) -> Option<u64> {
     }
 }
 
-pub(super) fn env_u32(var: &str) -> Option<u32> {
+pub(crate) fn env_u32(var: &str) -> Option<u32> {
     env_u64(var).map(|n| {
         u32::try_from(n)
             .unwrap_or_else(|_| panic!("{var}={n} is too large; use a number below 2^32"))
@@ -86,7 +86,7 @@ pub(super) fn env_u32(var: &str) -> Option<u32> {
 }
 
 /// The DFS bound from the environment: a number, or `none`/unset for no bound.
-pub(super) fn env_bound() -> Option<u32> {
+pub(crate) fn env_bound() -> Option<u32> {
     match std::env::var(env::MAX_PREEMPTIONS).ok()?.trim() {
         "none" | "" => None,
         _ => env_u32(env::MAX_PREEMPTIONS),
@@ -118,12 +118,12 @@ pub(crate) fn regressions_root(manifest_dir: &str) -> PathBuf {
     }
 }
 
-pub(super) fn env_is_set(var: &str) -> bool {
+pub(crate) fn env_is_set(var: &str) -> bool {
     std::env::var_os(var).is_some()
 }
 
 /// A duration in seconds (decimals allowed) from the environment.
-pub(super) fn env_secs(var: &str) -> Option<std::time::Duration> {
+pub(crate) fn env_secs(var: &str) -> Option<std::time::Duration> {
     let value = std::env::var(var).ok()?;
     match value.trim().parse::<f64>() {
         Ok(s) if s > 0.0 && s.is_finite() => Some(std::time::Duration::from_secs_f64(s)),

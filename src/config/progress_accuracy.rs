@@ -1,16 +1,19 @@
 //! How far the progress line's estimates are from the truth on the crate's own models: every
 //! search below runs to its end, and the range it would show after each execution (from the
 //! thousandth) must hold the number of executions it really took. With `--nocapture` it
-//! prints the table behind the factors of `strategy/estimate.rs`; an optimized build also
+//! prints the table behind the factors of `strategy/estimate.rs`. It sits in the entry
+//! layer, which may run models; an optimized build also
 //! runs larger models (`cargo test --release --lib accuracy -- --nocapture`, about two
 //! minutes).
 
-use super::TRACE;
+use crate::config::Builder;
+use crate::driver::TRACE;
+use crate::settings::{Reduction, StrategyKind, Substrate};
 use crate::strategy::Estimate;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::sync::mpsc::sync_channel;
 use crate::sync::{Arc, Barrier, Condvar, Mutex, RwLock};
-use crate::{Builder, Reduction, StrategyKind, Substrate, thread};
+use crate::thread;
 
 /// A model the estimates are checked on.
 struct Model {

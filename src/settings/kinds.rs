@@ -35,7 +35,7 @@ pub enum Substrate {
 }
 
 impl Substrate {
-    pub(super) fn from_env() -> Option<Self> {
+    pub(crate) fn from_env() -> Option<Self> {
         let value = std::env::var(env::SUBSTRATE).ok()?;
         Some(match value.trim() {
             "coroutines" => Substrate::Coroutines,
@@ -84,7 +84,7 @@ pub enum Reduction {
 
 impl Reduction {
     /// The reduction named by the environment (see [`env`](mod@env)).
-    pub(super) fn from_env() -> Option<Self> {
+    pub(crate) fn from_env() -> Option<Self> {
         let value = std::env::var(env::REDUCTION).ok()?;
         Some(match value.trim() {
             "dpor" => Reduction::Dpor,
@@ -129,7 +129,7 @@ pub enum StrategyKind {
 
 impl StrategyKind {
     /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
-    pub(super) fn from_env() -> Option<Self> {
+    pub(crate) fn from_env() -> Option<Self> {
         let value = std::env::var(env::STRATEGY).ok()?;
         Some(match value.trim() {
             "random" => StrategyKind::Random,

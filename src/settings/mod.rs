@@ -1,0 +1,16 @@
+//! The words every layer shares, at the bottom of the crate: what runs model threads
+//! ([`Substrate`]), how a search runs ([`StrategyKind`], [`Reduction`]), the size constants,
+//! and the environment variables with their parsing (the only place the crate reads its
+//! settings from the environment). It imports nothing of the crate; `config/` (the entry
+//! layer) builds on it, and the runtime and reports name its types directly.
+
+mod env_vars;
+mod kinds;
+
+pub use env_vars::env;
+pub(crate) use env_vars::{
+    env_bound, env_flag, env_is_set, env_secs, env_u64, protocol_requested, regressions_root,
+    replay_file,
+};
+pub(crate) use kinds::MIN_STACK_SIZE;
+pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
