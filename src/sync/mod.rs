@@ -32,6 +32,7 @@ pub mod mpsc;
 mod mutex;
 mod once;
 mod once_lock;
+mod poison;
 mod rwlock;
 mod slots;
 // (one line per primitive module below; keep alphabetical)

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
+use super::poison;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// Who holds a mutex, in the execution's arena.
@@ -37,7 +37,7 @@ impl ObjectState for MutexState {
 ///   they may take it is explored.
 pub struct Mutex<T: ?Sized> {
     handle: ObjectHandle,
-    poison: AtomicBool,
+    poison: poison::Flag,
     data: parking_lot::Mutex<T>,
 }
 
@@ -50,9 +50,8 @@ pub struct MutexGuard<'a, T: ?Sized> {
     obj: Option<ObjId>,
     /// Where the lock was taken, for reports.
     loc: Loc,
-    /// Whether the thread was already unwinding from a panic when it took the lock (std's
-    /// poison rule; teardown's unwinding poisons nothing).
-    panicking: bool,
+    /// For the poison rule (`poison.rs`).
+    poison: poison::Guard,
     /// Whether the data was borrowed mutably: if not, taking and releasing the lock changed
     /// nothing another thread could see afterwards (see `runtime/spins.rs`).
     wrote: bool,
@@ -63,20 +62,15 @@ impl<T> Mutex<T> {
     pub const fn new(value: T) -> Self {
         Mutex {
             handle: ObjectHandle::new("Mutex"),
-            poison: AtomicBool::new(false),
+            poison: poison::Flag::new(),
             data: parking_lot::Mutex::new(value),
         }
     }
 
     /// Consumes the mutex and returns its value (an `Err` holding it if poisoned).
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poison.load(Ordering::Relaxed);
-        let value = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(value))
-        } else {
-            Ok(value)
-        }
+        let poisoned = self.poison.get();
+        poison::result(poisoned, self.data.into_inner())
     }
 }
 
@@ -138,23 +132,18 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Whether a thread panicked while holding the lock.
     pub fn is_poisoned(&self) -> bool {
-        self.poison.load(Ordering::Relaxed)
+        self.poison.get()
     }
 
     /// Clears the poisoned state.
     pub fn clear_poison(&self) {
-        self.poison.store(false, Ordering::Relaxed);
+        self.poison.clear();
     }
 
     /// A mutable reference to the value; no locking is needed.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let value = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(value))
-        } else {
-            Ok(value)
-        }
+        let poisoned = self.poison.get();
+        poison::result(poisoned, self.data.get_mut())
     }
 
     fn obj(&self, obj: Option<ObjId>) -> ObjId {
@@ -167,17 +156,13 @@ impl<T: ?Sized> Mutex<T> {
             inner: Some(self.data.lock()),
             obj,
             loc,
-            panicking: runtime::poisons(),
+            poison: poison::Flag::guard(),
             wrote: false,
         }
     }
 
     fn result<G>(&self, guard: G) -> LockResult<G> {
-        if self.is_poisoned() {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
+        self.poison.result(guard)
     }
 
     /// The mutex's handle, for `Condvar`.
@@ -196,9 +181,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     }
 
     fn release(&mut self) {
-        if !self.panicking && runtime::poisons() {
-            self.lock.poison.store(true, Ordering::Relaxed);
-        }
+        self.lock.poison.done(&self.poison);
         drop(self.inner.take());
         let wrote = self.wrote;
         if let Some(obj) = self.obj {
@@ -217,7 +200,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             inner: Some(lock.data.lock()),
             obj,
             loc,
-            panicking: runtime::poisons(),
+            poison: poison::Flag::guard(),
             wrote: false,
         }
     }

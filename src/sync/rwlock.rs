@@ -3,9 +3,9 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
+use super::poison;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
 
 /// Who holds a reader-writer lock, in the execution's arena.
@@ -86,7 +86,7 @@ impl RwLockState {
 ///   point).
 pub struct RwLock<T: ?Sized> {
     handle: ObjectHandle,
-    poison: AtomicBool,
+    poison: poison::Flag,
     data: parking_lot::RwLock<T>,
 }
 
@@ -112,9 +112,8 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
     obj: ObjId,
     /// Where the lock was taken, for reports.
     loc: Loc,
-    /// Whether the thread was already unwinding from a panic when it took the lock (std's
-    /// poison rule; teardown's unwinding poisons nothing).
-    panicking: bool,
+    /// For the poison rule (`poison.rs`).
+    poison: poison::Guard,
     /// Whether the data was borrowed mutably (see `MutexGuard::wrote`).
     wrote: bool,
 }
@@ -124,20 +123,15 @@ impl<T> RwLock<T> {
     pub const fn new(value: T) -> Self {
         RwLock {
             handle: ObjectHandle::new("RwLock"),
-            poison: AtomicBool::new(false),
+            poison: poison::Flag::new(),
             data: parking_lot::RwLock::new(value),
         }
     }
 
     /// Consumes the lock and returns its value (an `Err` holding it if poisoned).
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poison.load(Ordering::Relaxed);
-        let value = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(value))
-        } else {
-            Ok(value)
-        }
+        let poisoned = self.poison.get();
+        poison::result(poisoned, self.data.into_inner())
     }
 }
 
@@ -228,23 +222,18 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Whether a thread panicked while holding the write lock.
     pub fn is_poisoned(&self) -> bool {
-        self.poison.load(Ordering::Relaxed)
+        self.poison.get()
     }
 
     /// Clears the poisoned state.
     pub fn clear_poison(&self) {
-        self.poison.store(false, Ordering::Relaxed);
+        self.poison.clear();
     }
 
     /// A mutable reference to the value; no locking is needed.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let value = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(value))
-        } else {
-            Ok(value)
-        }
+        let poisoned = self.poison.get();
+        poison::result(poisoned, self.data.get_mut())
     }
 
     fn obj(&self, obj: Option<ObjId>) -> ObjId {
@@ -277,17 +266,13 @@ impl<T: ?Sized> RwLock<T> {
             inner: Some(inner),
             obj,
             loc,
-            panicking: runtime::poisons(),
+            poison: poison::Flag::guard(),
             wrote: false,
         }
     }
 
     fn result<G>(&self, guard: G) -> LockResult<G> {
-        if self.is_poisoned() {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
+        self.poison.result(guard)
     }
 
     /// The switch point of a guard's drop, then the release in the model.
@@ -315,9 +300,7 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        if !self.panicking && runtime::poisons() {
-            self.lock.poison.store(true, Ordering::Relaxed);
-        }
+        self.lock.poison.done(&self.poison);
         drop(self.inner.take());
         self.lock.unlock(Side::Write, self.obj, self.loc);
         if !self.wrote && !std::thread::panicking() {
