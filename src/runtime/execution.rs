@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use super::host::{HostShared, Hosting};
 use super::object::Objects;
 use super::trace::Trace;
-use super::{Loc, ObjId, Op, Tid};
+use super::{Loc, ObjId, Op, OpKind, Tid};
 use crate::hb::{Hb, Key};
 use crate::memory::Memory;
 use crate::op::PickKind;
@@ -94,8 +94,8 @@ impl std::ops::DerefMut for MemSlot {
 /// Why a blocked thread cannot run, for the scheduler and for deadlock reports.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Blocked {
-    /// What the thread is doing, as a phrase: "lock", "receive on", "join".
-    pub(crate) what: &'static str,
+    /// What the thread waits to do.
+    pub(crate) what: Waits,
     /// The object it waits on, if any.
     pub(crate) obj: Option<ObjId>,
     /// The thread it waits for (join), if any.
@@ -104,6 +104,62 @@ pub(crate) struct Blocked {
     pub(crate) deadline: Option<Duration>,
     /// Where the thread waits.
     pub(crate) loc: Loc,
+}
+
+/// What a blocked thread waits to do; reports say it as "waits to <phrase> <object>".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waits {
+    /// Take a `Mutex`.
+    Lock,
+    /// Take an `RwLock` to read.
+    ReadLock,
+    /// Take an `RwLock` to write.
+    WriteLock,
+    /// Be notified on a `Condvar`.
+    Notified,
+    /// Pass a `Barrier`.
+    Pass,
+    /// Get the value of a `OnceLock` another thread initializes.
+    GetValue,
+    /// See another thread's run of a `Once` end.
+    Run,
+    /// See another thread's initialization of a `OnceLock` or `LazyLock` end.
+    Initialize,
+    /// Send on a channel (full, or a rendezvous not yet taken).
+    Send,
+    /// Receive on an empty channel.
+    Receive,
+    /// Join a thread.
+    Join,
+    /// Be unparked.
+    Park,
+    /// Sleep until a deadline.
+    Sleep,
+    /// Perform an operation that cannot take effect yet (a deadlock report's words for a
+    /// thread stopped before it).
+    Perform(OpKind),
+}
+
+impl Waits {
+    /// The verb phrase of reports: "lock", "receive on", "join".
+    pub(crate) fn phrase(self) -> &'static str {
+        match self {
+            Waits::Lock => "lock",
+            Waits::ReadLock => "read-lock",
+            Waits::WriteLock => "write-lock",
+            Waits::Notified => "be notified on",
+            Waits::Pass => "pass",
+            Waits::GetValue => "get a value from",
+            Waits::Run => "run",
+            Waits::Initialize => "initialize",
+            Waits::Send => "send on",
+            Waits::Receive => "receive on",
+            Waits::Join => "join",
+            Waits::Park => "park",
+            Waits::Sleep => "sleep",
+            Waits::Perform(op) => op.name(),
+        }
+    }
 }
 
 /// How a blocked thread was released.

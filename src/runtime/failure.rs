@@ -1,6 +1,6 @@
 //! Turning the state of a stuck or runaway execution into a failure that explains it.
 
-use super::execution::{ExecState, FailureDraft, Status};
+use super::execution::{ExecState, FailureDraft, Status, Waits};
 use super::{Loc, ObjId, OpKind, Tid};
 use crate::memory::{CellAccess, Race};
 use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
@@ -46,7 +46,7 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
             }
             format!(
                 "waits to {} {} #{obj} (first used at {})",
-                b.what,
+                b.what.phrase(),
                 slot.kind,
                 SourceLocation::from(slot.first_use)
             )
@@ -56,9 +56,13 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
                 st.thread_info(joined),
                 st.threads[joined].pending.loc.into(),
             ));
-            format!("waits to {} thread {}", b.what, st.thread_info(joined))
+            format!(
+                "waits to {} thread {}",
+                b.what.phrase(),
+                st.thread_info(joined)
+            )
         }
-        (None, None) => format!("waits to {}", b.what),
+        (None, None) => format!("waits to {}", b.what.phrase()),
     };
     ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)
 }
@@ -68,13 +72,13 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
 fn waiting(st: &ExecState, tid: Tid) -> super::Blocked {
     let op = st.threads[tid].pending;
     let (what, thread) = match op.kind {
-        OpKind::MutexLock | OpKind::MutexRelock => ("lock", None),
-        OpKind::RwLockRead => ("read-lock", None),
-        OpKind::RwLockWrite => ("write-lock", None),
-        OpKind::ChannelRecv => ("receive on", None),
-        OpKind::ChannelSend => ("send on", None),
-        OpKind::ThreadJoin(target) => ("join", Some(target)),
-        other => (other.name(), None),
+        OpKind::MutexLock | OpKind::MutexRelock => (Waits::Lock, None),
+        OpKind::RwLockRead => (Waits::ReadLock, None),
+        OpKind::RwLockWrite => (Waits::WriteLock, None),
+        OpKind::ChannelRecv => (Waits::Receive, None),
+        OpKind::ChannelSend => (Waits::Send, None),
+        OpKind::ThreadJoin(target) => (Waits::Join, Some(target)),
+        other => (Waits::Perform(other), None),
     };
     super::Blocked {
         what,

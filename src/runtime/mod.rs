@@ -32,7 +32,9 @@ pub(crate) use waits::{Early, early, notify_which};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use execution::{Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Wake};
+pub(crate) use execution::{
+    Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Waits, Wake,
+};
 pub(crate) use host::{Core, next_core, pin, spawn_scoped};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use panic::install_hook;
@@ -139,7 +141,7 @@ impl Access<'_> {
     }
 
     /// Wakes every thread blocked on `obj` doing `what` (any, for `None`); returns how many.
-    pub(crate) fn wake_doing(&mut self, obj: ObjId, what: Option<&'static str>) -> usize {
+    pub(crate) fn wake_doing(&mut self, obj: ObjId, what: Option<Waits>) -> usize {
         let mut woken = 0;
         for t in 0..self.st.threads.len() {
             if self.waits_on(t, obj, what) {
@@ -151,7 +153,7 @@ impl Access<'_> {
     }
 
     /// Whether some thread is blocked on `obj` doing `what`.
-    pub(crate) fn any_waiting(&self, obj: ObjId, what: &'static str) -> bool {
+    pub(crate) fn any_waiting(&self, obj: ObjId, what: Waits) -> bool {
         (0..self.st.threads.len()).any(|t| self.waits_on(t, obj, Some(what)))
     }
 
@@ -179,7 +181,7 @@ impl Access<'_> {
         waiters
     }
 
-    fn waits_on(&self, t: Tid, obj: ObjId, what: Option<&'static str>) -> bool {
+    fn waits_on(&self, t: Tid, obj: ObjId, what: Option<Waits>) -> bool {
         matches!(self.st.threads[t].status,
             execution::Status::Blocked(b) if b.obj == Some(obj) && what.is_none_or(|w| w == b.what))
     }
@@ -215,8 +217,8 @@ impl Access<'_> {
         self.st.threads[tid].name.as_deref()
     }
 
-    /// What thread `tid` is blocked doing ("park", "lock", ...), if it is blocked.
-    pub(crate) fn blocked_on(&self, tid: Tid) -> Option<&'static str> {
+    /// What thread `tid` waits to do, if it is blocked.
+    pub(crate) fn blocked_on(&self, tid: Tid) -> Option<Waits> {
         match self.st.threads[tid].status {
             execution::Status::Blocked(b) => Some(b.what),
             _ => None,
@@ -338,7 +340,7 @@ pub(crate) fn misuse<R>(message: String, loc: Loc) -> R {
 /// Blocks the calling thread for `why` until another thread wakes it or its deadline passes.
 #[track_caller]
 pub(crate) fn block(why: Blocked) -> Wake {
-    with_ctx(why.what, |ctx| sched::block(ctx, why))
+    with_ctx(why.what.phrase(), |ctx| sched::block(ctx, why))
 }
 
 /// Whether the calling model thread is unwinding (from a panic, or torn down), as

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind};
+use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Waits};
 
 /// How far the current generation of a barrier got, in the execution's arena.
 #[derive(Debug, Default)]
@@ -78,7 +78,7 @@ impl Barrier {
         };
         while runtime::with_state(api, |a| a.obj::<BarrierState>(obj).generation == generation) {
             runtime::block(Blocked {
-                what: "pass",
+                what: Waits::Pass,
                 obj: Some(obj),
                 thread: None,
                 deadline: None,

@@ -5,7 +5,7 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::{Mutex, MutexGuard};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Wake};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Waits, Wake};
 
 /// A condition variable, as [`std::sync::Condvar`].
 ///
@@ -139,7 +139,7 @@ impl Condvar {
             runtime::Early::Spurious => false,
             runtime::Early::No => {
                 let wake = runtime::block(Blocked {
-                    what: "be notified on",
+                    what: Waits::Notified,
                     obj: Some(cv),
                     thread: None,
                     deadline,

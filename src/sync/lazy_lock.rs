@@ -7,7 +7,7 @@ use std::panic::Location;
 
 use super::once::{Begin, OnceCore};
 use super::slots::Values;
-use crate::runtime::{self, Loc, OpKind};
+use crate::runtime::{self, Loc, OpKind, Waits};
 
 /// A value initialized by `F` on first access, as [`std::sync::LazyLock`].
 ///
@@ -56,7 +56,7 @@ impl<T: 'static, F: FnOnce() -> T + 'static> LazyLock<T, F> {
     pub fn force(this: &LazyLock<T, F>) -> &T {
         let loc = Location::caller();
         let site = this.core.switch(OpKind::LazyLockForce, loc);
-        match this.core.begin(site, "initialize", false, true, loc) {
+        match this.core.begin(site, Waits::Initialize, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("LazyLock instance has previously been poisoned"),
             Begin::Run(runner) => {

@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// Who holds a mutex, in the execution's arena.
 #[derive(Debug, Default)]
@@ -92,7 +92,7 @@ impl<T: ?Sized> Mutex<T> {
     pub(crate) fn acquire(&self, obj: ObjId, loc: Loc) {
         while !self.try_acquire(obj, loc) {
             runtime::block(Blocked {
-                what: "lock",
+                what: Waits::Lock,
                 obj: Some(obj),
                 thread: None,
                 deadline: None,

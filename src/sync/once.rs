@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::runtime::kept::{self, Mark};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// No thread has completed the initializer (and none panicked in it since the last reset).
 const INCOMPLETE: u8 = 0;
@@ -182,7 +182,7 @@ impl OnceCore {
     pub(super) fn begin(
         &self,
         site: Site,
-        what: &'static str,
+        what: Waits,
         ignore_poison: bool,
         poison_on_panic: bool,
         loc: Loc,
@@ -312,7 +312,7 @@ impl Once {
     pub fn call_once<F: FnOnce()>(&self, f: F) {
         let loc = Location::caller();
         let site = self.core.switch(OpKind::OnceCallOnce, loc);
-        match self.core.begin(site, "run", false, true, loc) {
+        match self.core.begin(site, Waits::Run, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("Once instance has previously been poisoned"),
             Begin::Run(runner) => {
@@ -328,7 +328,7 @@ impl Once {
     pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
         let loc = Location::caller();
         let site = self.core.switch(OpKind::OnceCallOnceForce, loc);
-        match self.core.begin(site, "run", true, true, loc) {
+        match self.core.begin(site, Waits::Run, true, true, loc) {
             Begin::Complete | Begin::Poisoned => {}
             Begin::Run(runner) => {
                 f(&OnceState {

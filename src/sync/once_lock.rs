@@ -5,7 +5,7 @@ use std::panic::Location;
 
 use super::once::{Begin, OnceCore, Site};
 use super::slots::Values;
-use crate::runtime::{self, Blocked, Loc, OpKind};
+use crate::runtime::{self, Blocked, Loc, OpKind, Waits};
 
 const KIND: &str = "OnceLock";
 
@@ -66,7 +66,7 @@ impl<T> OnceLock<T> {
                 return value;
             }
             runtime::block(Blocked {
-                what: "get a value from",
+                what: Waits::GetValue,
                 obj: Some(site.obj()),
                 thread: None,
                 deadline: None,
@@ -107,7 +107,7 @@ impl<T> OnceLock<T> {
 
     /// Runs `f` unless the cell is (or becomes, while waiting) initialized.
     fn init<F: FnOnce() -> T>(&self, site: Site, loc: Loc, f: F) -> &T {
-        if let Begin::Run(runner) = self.core.begin(site, "initialize", true, false, loc) {
+        if let Begin::Run(runner) = self.core.begin(site, Waits::Initialize, true, false, loc) {
             let value = f();
             self.core.switch(OpKind::OnceLockComplete, loc);
             let value = self.values.store(&self.core, site, value);

@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// Who holds a reader-writer lock, in the execution's arena.
 #[derive(Debug, Default)]
@@ -199,8 +199,8 @@ impl<T: ?Sized> RwLock<T> {
 
     fn acquire(&self, side: Side, obj: ObjId, loc: Loc) {
         let what = match side {
-            Side::Read => "read-lock",
-            Side::Write => "write-lock",
+            Side::Read => Waits::ReadLock,
+            Side::Write => Waits::WriteLock,
         };
         while !self.try_acquire(side, obj, loc) {
             runtime::block(Blocked {

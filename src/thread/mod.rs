@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::runtime::{self, Blocked, OpKind, Tid};
+use crate::runtime::{self, Blocked, OpKind, Tid, Waits};
 
 pub use local::{AccessError, LocalKey};
 pub use scope::{Scope, ScopedJoinHandle, scope};
@@ -78,14 +78,12 @@ impl Thread {
         runtime::switch_point(OpKind::ThreadUnpark, None, loc);
         runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
             *a.park_token(self.tid) = true;
-            if a.blocked_on(self.tid) == Some(PARK) {
+            if a.blocked_on(self.tid) == Some(Waits::Park) {
                 a.wake(self.tid);
             }
         });
     }
 }
-
-const PARK: &str = "park";
 
 /// Thread factory, as [`std::thread::Builder`].
 #[derive(Debug, Default)]
@@ -213,7 +211,7 @@ fn join_thread(tid: Tid, loc: runtime::Loc) {
         a.is_finished(tid)
     }) {
         runtime::block(Blocked {
-            what: "join",
+            what: Waits::Join,
             obj: None,
             thread: Some(tid),
             deadline: None,
@@ -284,7 +282,7 @@ fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
         return;
     }
     runtime::block(Blocked {
-        what: PARK,
+        what: Waits::Park,
         obj: None,
         thread: None,
         deadline,
@@ -312,7 +310,7 @@ pub fn sleep(dur: Duration) {
         return;
     }
     runtime::block(Blocked {
-        what: "sleep",
+        what: Waits::Sleep,
         obj: None,
         thread: None,
         deadline: Some(deadline),

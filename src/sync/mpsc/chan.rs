@@ -21,12 +21,12 @@ use std::time::Duration;
 
 use crate::hb::Key;
 use crate::op::Role;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
-const SEND: &str = "send on";
+const SEND: Waits = Waits::Send;
 /// What the receiver does while it waits: "waits to receive on Channel #3".
-const RECV: &str = "receive on";
+const RECV: Waits = Waits::Receive;
 
 /// The order of sends.
 const TAIL: u32 = 0;
@@ -418,7 +418,7 @@ fn id(obj: Option<ObjId>) -> ObjId {
 }
 
 /// Blocks the calling thread on channel `obj` as `what` (`SEND` or `RECV`).
-fn wait(obj: ObjId, what: &'static str, deadline: Option<Duration>, loc: Loc) {
+fn wait(obj: ObjId, what: Waits, deadline: Option<Duration>, loc: Loc) {
     runtime::block(Blocked {
         what,
         obj: Some(obj),
@@ -429,7 +429,7 @@ fn wait(obj: ObjId, what: &'static str, deadline: Option<Duration>, loc: Loc) {
 }
 
 /// Wakes every thread blocked on channel `obj` as `what`; each re-checks the queue.
-fn wake(obj: ObjId, what: &'static str) {
+fn wake(obj: ObjId, what: Waits) {
     runtime::with_state("interleave_test::sync::mpsc", |a| {
         a.wake_doing(obj, Some(what))
     });
