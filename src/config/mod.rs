@@ -8,8 +8,8 @@ use std::time::Duration;
 use crate::driver::{self, Independent, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
-use crate::runtime::spins::SpinRule;
 use crate::schedule::Schedule;
+use crate::settings::SpinRule;
 use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
 };

@@ -20,7 +20,6 @@ use super::Builder;
 use crate::driver::{self, Meta, Revisit};
 use crate::report::Failure;
 use crate::runtime::ExecConfig;
-use crate::runtime::spins::SpinRule;
 use crate::schedule::{Schedule, Signature};
 
 /// The most executions that explore on from a stored schedule (fewer when the schedule
@@ -78,16 +77,16 @@ impl Builder {
             format_version: schedule.format_version(),
             settings: schedule.settings,
         };
-        let version = schedule.format_version();
+        let rules = schedule.replay_rules();
         let exec = ExecConfig {
-            legacy_choices: version < 2,
-            spins: replay_spins(schedule),
-            arc_drops: version >= 4,
-            weak_memory: version >= 3,
+            legacy_choices: rules.legacy_choices,
+            spins: rules.spins,
+            arc_drops: rules.arc_drops,
+            weak_memory: rules.weak_memory,
             untracked_start: false,
-            explore_waits: version >= 3,
-            spurious: schedule.spurious_wakeups().unwrap_or(self.spurious_wakeups) && version >= 3,
-            early_limit: (schedule.strategy() == "dfs").then_some(1),
+            explore_waits: rules.explore_waits,
+            spurious: rules.spurious_wakeups.unwrap_or(self.spurious_wakeups),
+            early_limit: rules.early_limit,
             max_steps: schedule.max_steps().unwrap_or(self.max_steps),
             thread_panics_fail: schedule
                 .thread_panics_fail()
@@ -202,20 +201,6 @@ fn diverged_at(schedule: &Schedule, at: usize, needed: usize, names: &[Option<St
         schedule.decisions().len(),
         crate::schedule::shorten(d.op())
     )
-}
-
-/// How threads that spin were held back when `schedule` was recorded: DFS held back a
-/// thread after every yield, spin-loop hint or failed `try_lock` until another thread had
-/// run in formats 2 and 3, and one that repeated a spin in format 4 unless `fair_spins` was
-/// off; random and PCT never did.
-fn replay_spins(schedule: &Schedule) -> SpinRule {
-    match schedule.format_version() {
-        _ if schedule.strategy() != "dfs" => SpinRule::Off,
-        ..=1 => SpinRule::Off,
-        2..=3 => SpinRule::AnotherRan,
-        _ if schedule.fair_spins() == Some(false) => SpinRule::Off,
-        _ => SpinRule::Repeats,
-    }
 }
 
 #[cfg(test)]

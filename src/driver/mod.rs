@@ -93,7 +93,7 @@ pub(crate) fn settings(exec: &ExecConfig) -> Settings {
         max_steps: Some(exec.max_steps),
         thread_panics_fail: Some(exec.thread_panics_fail),
         spurious_wakeups: Some(exec.spurious),
-        fair_spins: Some(exec.spins != crate::runtime::spins::SpinRule::Off),
+        fair_spins: Some(exec.spins != crate::settings::SpinRule::Off),
     }
 }
 

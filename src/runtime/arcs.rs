@@ -75,7 +75,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             exec: ctx.exec.id,
             index: st.arcs.len() - 1,
             quiet,
-            spins: st.config.spins == super::spins::SpinRule::Repeats,
+            spins: st.config.spins == crate::settings::SpinRule::Repeats,
             points: st.config.arc_drops.then_some(loc),
         }
     };

@@ -40,7 +40,7 @@ pub(crate) struct ExecConfig {
     pub(crate) arc_drops: bool,
     /// How threads that spin are held back, so that DFS does not run a spin loop for ever
     /// (see `spins.rs`).
-    pub(crate) spins: super::spins::SpinRule,
+    pub(crate) spins: crate::settings::SpinRule,
     /// Whether atomics follow their orderings (RC11) rather than all acting as `SeqCst`
     /// (how schedules of format 2 and older were recorded; see `crate::memory`).
     pub(crate) weak_memory: bool,
@@ -401,7 +401,7 @@ impl Execution {
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             untracked: config.untracked_start,
-            repeats: config.spins == super::spins::SpinRule::Repeats,
+            repeats: config.spins == crate::settings::SpinRule::Repeats,
             state: Mutex::new(ExecState {
                 threads: {
                     let mut threads = Vec::with_capacity(4);

@@ -301,7 +301,7 @@ pub(crate) fn failed_try(api: &str) {
         spins::hint(st, me);
         let loc = st.threads[me].pending.loc;
         let again = st.threads[me].last_failed_try.replace(loc) == Some(loc);
-        if again || st.config.spins == spins::SpinRule::AnotherRan {
+        if again || st.config.spins == crate::settings::SpinRule::AnotherRan {
             events::spun(st, me);
         }
     });

@@ -293,8 +293,8 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     }
     // Only the legacy rule's holds are a dependency the strategy must know of; a thread
     // that repeated a spin waits as a blocked thread does (`spins.rs`).
-    let held_back =
-        spins::hold_back(st, &mut runnable) && st.config.spins == spins::SpinRule::AnotherRan;
+    let held_back = spins::hold_back(st, &mut runnable)
+        && st.config.spins == crate::settings::SpinRule::AnotherRan;
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),

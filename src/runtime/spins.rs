@@ -61,18 +61,7 @@ use std::hash::{Hash, Hasher};
 use super::execution::ExecState;
 use super::{Key, Op, OpKind, Tid, events};
 use crate::op::Role;
-
-/// How spinning threads are held back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SpinRule {
-    /// None is (random, PCT, DFS with `fair_spins(false)`).
-    Off,
-    /// A thread that yielded, hinted a spin loop or failed a `try_lock` is not a choice until
-    /// another thread has run (DFS schedules of formats 2 and 3, replayed as recorded).
-    AnotherRan,
-    /// A thread that repeats a spin waits for a change (see the module's notes).
-    Repeats,
-}
+use crate::settings::SpinRule;
 
 /// The most switch points or observations a window keeps; past it the window starts again
 /// (which can only miss a repeat, never invent one).

@@ -29,6 +29,7 @@
 mod error;
 mod file;
 mod json;
+mod rules;
 mod signature;
 
 use std::path::Path;
