@@ -129,12 +129,12 @@ pub(crate) enum OpKind {
     AtomicSwap,
     AtomicCompareExchange,
     AtomicCompareExchangeWeak,
-    /// A read-modify-write named by its method (`atomic fetch_add`, ...).
-    AtomicRmw(&'static str),
-    /// The load that starts `fetch_update`, `try_update` or `update` (named).
-    AtomicUpdateLoad(&'static str),
-    /// One compare-exchange attempt of those (named).
-    AtomicUpdateExchange(&'static str),
+    /// A read-modify-write of one operand (`fetch_add`, ...).
+    AtomicRmw(Rmw),
+    /// The load that starts `fetch_update`, `try_update` or `update`.
+    AtomicUpdateLoad(UpdateMethod),
+    /// One compare-exchange attempt of those.
+    AtomicUpdateExchange(UpdateMethod),
     Fence,
     /// Dropping a strong reference that shares its allocation (`Arc::drop`).
     ArcDrop,
@@ -144,6 +144,82 @@ pub(crate) enum OpKind {
     WeakDrop,
     /// `Weak::upgrade` of a live allocation.
     WeakUpgrade,
+}
+
+/// The read-modify-writes of one operand, by method (`Add` is `fetch_add`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Rmw {
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    Not,
+    PtrAdd,
+    PtrSub,
+    ByteAdd,
+    ByteSub,
+}
+
+impl Rmw {
+    /// The operation's name in reports and schedule files.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Rmw::Add => "atomic fetch_add",
+            Rmw::Sub => "atomic fetch_sub",
+            Rmw::And => "atomic fetch_and",
+            Rmw::Nand => "atomic fetch_nand",
+            Rmw::Or => "atomic fetch_or",
+            Rmw::Xor => "atomic fetch_xor",
+            Rmw::Max => "atomic fetch_max",
+            Rmw::Min => "atomic fetch_min",
+            Rmw::Not => "atomic fetch_not",
+            Rmw::PtrAdd => "atomic fetch_ptr_add",
+            Rmw::PtrSub => "atomic fetch_ptr_sub",
+            Rmw::ByteAdd => "atomic fetch_byte_add",
+            Rmw::ByteSub => "atomic fetch_byte_sub",
+        }
+    }
+}
+
+/// The update methods of the atomics, each a load then compare-exchange attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum UpdateMethod {
+    FetchUpdate,
+    TryUpdate,
+    Update,
+}
+
+impl UpdateMethod {
+    /// The method's name.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            UpdateMethod::FetchUpdate => "fetch_update",
+            UpdateMethod::TryUpdate => "try_update",
+            UpdateMethod::Update => "update",
+        }
+    }
+
+    /// The name of its first load in reports and schedule files.
+    fn load_name(self) -> &'static str {
+        match self {
+            UpdateMethod::FetchUpdate => "atomic fetch_update (load)",
+            UpdateMethod::TryUpdate => "atomic try_update (load)",
+            UpdateMethod::Update => "atomic update (load)",
+        }
+    }
+
+    /// The name of one of its compare-exchange attempts.
+    fn exchange_name(self) -> &'static str {
+        match self {
+            UpdateMethod::FetchUpdate => "atomic fetch_update (compare_exchange)",
+            UpdateMethod::TryUpdate => "atomic try_update (compare_exchange)",
+            UpdateMethod::Update => "atomic update (compare_exchange)",
+        }
+    }
 }
 
 impl OpKind {
@@ -198,7 +274,9 @@ impl OpKind {
             AtomicSwap => "atomic swap",
             AtomicCompareExchange => "atomic compare_exchange",
             AtomicCompareExchangeWeak => "atomic compare_exchange_weak",
-            AtomicRmw(name) | AtomicUpdateLoad(name) | AtomicUpdateExchange(name) => name,
+            AtomicRmw(rmw) => rmw.name(),
+            AtomicUpdateLoad(update) => update.load_name(),
+            AtomicUpdateExchange(update) => update.exchange_name(),
             Fence => "fence",
             ArcDrop => "arc drop",
             ArcTryUnwrap => "arc try_unwrap",

@@ -49,7 +49,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_and");
+        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::And);
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old & val)
     }
 
@@ -57,7 +57,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_nand");
+        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Nand);
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| {
             !(old & val)
         })
@@ -67,7 +67,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_or");
+        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Or);
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old | val)
     }
 
@@ -75,7 +75,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_xor");
+        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Xor);
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old ^ val)
     }
 
@@ -83,7 +83,7 @@ impl AtomicBool {
     /// allowed.
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw("atomic fetch_not");
+        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Not);
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| !old)
     }
 }

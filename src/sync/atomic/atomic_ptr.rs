@@ -54,7 +54,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_ptr_add"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::PtrAdd),
             order,
             |p| p.wrapping_add(val),
         )
@@ -65,7 +65,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_ptr_sub"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::PtrSub),
             order,
             |p| p.wrapping_sub(val),
         )
@@ -76,7 +76,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_byte_add"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::ByteAdd),
             order,
             |p| p.wrapping_byte_add(val),
         )
@@ -87,7 +87,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_byte_sub"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::ByteSub),
             order,
             |p| p.wrapping_byte_sub(val),
         )
@@ -98,7 +98,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_or"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Or),
             order,
             |p| p.map_addr(|a| a | val),
         )
@@ -109,7 +109,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_and"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::And),
             order,
             |p| p.map_addr(|a| a & val),
         )
@@ -120,7 +120,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
         self.modify(
-            crate::runtime::OpKind::AtomicRmw("atomic fetch_xor"),
+            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Xor),
             order,
             |p| p.map_addr(|a| a ^ val),
         )

@@ -8,12 +8,12 @@ use crate::runtime::ObjectHandle;
 /// Generates the read-modify-write methods that take an operand and return the previous
 /// value; `$what` describes the new value in the method's doc comment.
 macro_rules! fetch_methods {
-    ($t:ty; $($op:ident => $what:literal, |$a:ident, $b:ident| $new:expr;)*) => {$(
+    ($t:ty; $($op:ident $rmw:ident => $what:literal, |$a:ident, $b:ident| $new:expr;)*) => {$(
         #[doc = concat!("Replaces the value with ", $what, " and returns the previous value. ")]
         #[doc = "A switch point; every ordering is allowed."]
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
-            let kind = crate::runtime::OpKind::AtomicRmw(concat!("atomic ", stringify!($op)));
+            let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::$rmw);
             self.rmw_at(kind, std::panic::Location::caller(), order, |$a| {
                 let $b = val;
                 $new
@@ -69,16 +69,16 @@ macro_rules! atomic_int {
             common_methods!($t);
 
             fetch_methods! { $t;
-                fetch_add => "its sum with `val`, wrapping around on overflow",
+                fetch_add Add => "its sum with `val`, wrapping around on overflow",
                     |a, b| a.wrapping_add(b);
-                fetch_sub => "its difference with `val`, wrapping around on overflow",
+                fetch_sub Sub => "its difference with `val`, wrapping around on overflow",
                     |a, b| a.wrapping_sub(b);
-                fetch_and => "its bitwise AND with `val`", |a, b| a & b;
-                fetch_nand => "the bitwise NOT of its AND with `val`", |a, b| !(a & b);
-                fetch_or => "its bitwise OR with `val`", |a, b| a | b;
-                fetch_xor => "its bitwise XOR with `val`", |a, b| a ^ b;
-                fetch_max => "the greater of it and `val`", |a, b| a.max(b);
-                fetch_min => "the lesser of it and `val`", |a, b| a.min(b);
+                fetch_and And => "its bitwise AND with `val`", |a, b| a & b;
+                fetch_nand Nand => "the bitwise NOT of its AND with `val`", |a, b| !(a & b);
+                fetch_or Or => "its bitwise OR with `val`", |a, b| a | b;
+                fetch_xor Xor => "its bitwise XOR with `val`", |a, b| a ^ b;
+                fetch_max Max => "the greater of it and `val`", |a, b| a.max(b);
+                fetch_min Min => "the lesser of it and `val`", |a, b| a.min(b);
             }
         }
 

@@ -237,32 +237,6 @@ fn cas_failure_order(order: Ordering) -> Ordering {
     }
 }
 
-/// The switch points of one update method: before its load and before each exchange.
-#[derive(Clone, Copy)]
-struct UpdateKinds {
-    method: &'static str,
-    load: crate::runtime::OpKind,
-    exchange: crate::runtime::OpKind,
-}
-
-const FETCH_UPDATE: UpdateKinds = UpdateKinds {
-    method: "fetch_update",
-    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic fetch_update (load)"),
-    exchange: crate::runtime::OpKind::AtomicUpdateExchange(
-        "atomic fetch_update (compare_exchange)",
-    ),
-};
-const TRY_UPDATE: UpdateKinds = UpdateKinds {
-    method: "try_update",
-    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic try_update (load)"),
-    exchange: crate::runtime::OpKind::AtomicUpdateExchange("atomic try_update (compare_exchange)"),
-};
-const UPDATE: UpdateKinds = UpdateKinds {
-    method: "update",
-    load: crate::runtime::OpKind::AtomicUpdateLoad("atomic update (load)"),
-    exchange: crate::runtime::OpKind::AtomicUpdateExchange("atomic update (compare_exchange)"),
-};
-
 /// Tells the runtime that the operation just performed changed nothing, if `same` (a write
 /// of the value the atomic held, a failed compare-and-exchange): see `runtime/spins.rs`.
 fn unchanged_if(same: bool) {
@@ -528,7 +502,12 @@ macro_rules! common_methods {
         where
             F: FnMut($t) -> Option<$t>,
         {
-            self.update_with(super::FETCH_UPDATE, set_order, fetch_order, f)
+            self.update_with(
+                crate::op::UpdateMethod::FetchUpdate,
+                set_order,
+                fetch_order,
+                f,
+            )
         }
 
         /// The same as [`fetch_update`](Self::fetch_update), under std's newer name.
@@ -542,7 +521,12 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
-            self.update_with(super::TRY_UPDATE, set_order, fetch_order, f)
+            self.update_with(
+                crate::op::UpdateMethod::TryUpdate,
+                set_order,
+                fetch_order,
+                f,
+            )
         }
 
         /// Replaces the value with `f(value)`, retrying until no other thread changed it in
@@ -557,7 +541,12 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             mut f: impl FnMut($t) -> $t,
         ) -> $t {
-            match self.update_with(super::UPDATE, set_order, fetch_order, |v| Some(f(v))) {
+            match self.update_with(
+                crate::op::UpdateMethod::Update,
+                set_order,
+                fetch_order,
+                |v| Some(f(v)),
+            ) {
                 Ok(v) | Err(v) => v,
             }
         }
@@ -565,17 +554,23 @@ macro_rules! common_methods {
         #[track_caller]
         fn update_with(
             &self,
-            kinds: super::UpdateKinds,
+            kinds: crate::op::UpdateMethod,
             set_order: Ordering,
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
-            super::check_load(&self.handle, kinds.method, fetch_order);
+            super::check_load(&self.handle, kinds.method(), fetch_order);
             let loc = std::panic::Location::caller();
             super::update_loop(
-                || self.load_at(kinds.load, loc, fetch_order),
+                || {
+                    self.load_at(
+                        crate::runtime::OpKind::AtomicUpdateLoad(kinds),
+                        loc,
+                        fetch_order,
+                    )
+                },
                 |current, new| {
-                    let op = (kinds.exchange, loc);
+                    let op = (crate::runtime::OpKind::AtomicUpdateExchange(kinds), loc);
                     self.exchange_at(op, (current, new), (set_order, fetch_order), true)
                 },
                 f,
