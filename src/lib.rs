@@ -130,10 +130,9 @@ pub mod time;
 
 pub use config::{Builder, check, explore, replay};
 pub use report::{
-    Failure, FailureKind, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo,
-    ThreadReport,
+    Failure, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
 };
-pub use schedule::{Build, Decision, Schedule, ScheduleError, Signature};
+pub use schedule::{Build, Decision, FailureKind, Schedule, ScheduleError, Signature};
 pub use settings::{
     DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
 };

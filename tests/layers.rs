@@ -30,7 +30,7 @@ const ROOT_ITEMS: &[(&str, &str)] = &[
     ("replay", "config"),
     ("model", "test_support"),
     ("Failure", "report"),
-    ("FailureKind", "report"),
+    ("FailureKind", "schedule"),
     ("Holder", "report"),
     ("Limit", "report"),
     ("RecentStep", "report"),

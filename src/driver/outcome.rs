@@ -39,7 +39,7 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
         .collect();
     let mut schedule = schedule(decisions, &meta);
     schedule.failure = Some(Signature::new(
-        &draft.kind.to_string(),
+        draft.kind,
         draft.thread.as_ref().map(|t| (t.id(), t.name())),
         &draft.message,
     ));
@@ -60,7 +60,7 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
 /// A replay refused before it started: the schedule belongs to another test.
 pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
     Failure {
-        kind: crate::report::FailureKind::Divergence,
+        kind: crate::schedule::FailureKind::Divergence,
         message: e.to_string(),
         thread: None,
         location: None,

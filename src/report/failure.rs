@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
+use super::{SourceLocation, ThreadInfo, ThreadReport};
+use crate::schedule::FailureKind;
 use crate::schedule::Schedule;
 
 /// How many of the last decisions a failure keeps for its report.

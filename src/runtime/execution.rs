@@ -13,7 +13,8 @@ use super::{Loc, ObjId, Op, OpKind, Tid};
 use crate::hb::{Hb, Key};
 use crate::memory::Memory;
 use crate::op::PickKind;
-use crate::report::{FailureKind, SourceLocation, ThreadInfo, ThreadReport};
+use crate::report::{SourceLocation, ThreadInfo, ThreadReport};
+use crate::schedule::FailureKind;
 use crate::strategy::Strategy;
 
 /// Knobs of one execution, fixed by the driver.

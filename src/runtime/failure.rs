@@ -3,7 +3,8 @@
 use super::execution::{ExecState, FailureDraft, Status, Waits};
 use super::{Loc, ObjId, OpKind, Tid};
 use crate::memory::{CellAccess, Race};
-use crate::report::{FailureKind, Holder, SourceLocation, ThreadReport};
+use crate::report::{Holder, SourceLocation, ThreadReport};
+use crate::schedule::FailureKind;
 use crate::strategy::{Divergence, Nondeterminism, Refusal};
 
 /// Every live thread is blocked. `last` is the thread whose wait completed the deadlock.

@@ -10,7 +10,7 @@ use super::host::{self, Hosting};
 use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
 use crate::hb::Hb;
-use crate::report::FailureKind;
+use crate::schedule::FailureKind;
 use crate::strategy::Strategy;
 
 use super::host::Stacks;

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use self::parse::Fields;
 use self::value::Shallow;
+use super::FailureKind;
 use super::{
     Build, Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, Signature, VERSION,
 };
@@ -42,7 +43,7 @@ pub(super) fn write(s: &Schedule) -> String {
     ];
     let failure = s.failure.as_ref();
     let recorded = [
-        ("failure_kind", failure.map(|f| json!(f.kind))),
+        ("failure_kind", failure.map(|f| json!(f.kind.to_string()))),
         (
             "failure_thread",
             failure.and_then(|f| f.thread.as_ref()).map(|t| json!(t)),
@@ -141,8 +142,22 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
 
 /// The recorded failure's signature, if the file has one (`failure_kind` present).
 fn signature(fields: &Fields) -> Result<Option<Signature>, ScheduleError> {
-    let Some(kind) = opt_string(fields, "failure_kind", "failure_kind")? else {
+    let Some(name) = opt_string(fields, "failure_kind", "failure_kind")? else {
         return Ok(None);
+    };
+    let Some(kind) = FailureKind::from_name(&name) else {
+        let known: Vec<String> = FailureKind::ALL
+            .iter()
+            .map(|k| format!("\"{k}\""))
+            .collect();
+        return Err(ScheduleError::field(
+            "failure_kind",
+            format!(
+                "should be one of {}, found {}",
+                known.join(", "),
+                super::error::quote(&name)
+            ),
+        ));
     };
     let thread_id = opt_u64(fields, "failure_thread_id", "failure_thread_id")?;
     Ok(Some(Signature {

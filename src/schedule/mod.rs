@@ -27,6 +27,7 @@
 //! ```
 
 mod error;
+mod failure_kind;
 mod file;
 mod json;
 mod rules;
@@ -39,6 +40,7 @@ use crate::op::PickKind;
 
 pub use error::ScheduleError;
 pub(crate) use error::shorten;
+pub use failure_kind::FailureKind;
 pub use signature::{Build, Signature};
 
 /// The `format` field of every schedule file.

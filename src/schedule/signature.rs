@@ -2,6 +2,8 @@
 //! led to, by which a later run judges whether that failure still happens, and the [`Build`]
 //! of the test binary that ran it, so that a replay builds the test the same way.
 
+use super::FailureKind;
+
 /// What failed, without where: the failure's kind, the failing thread's name and what went
 /// wrong (the panic message, or what the crate reports for a deadlock, data race, ...), with
 /// source locations and object numbers taken out. A fix that only moves lines, or an unrelated
@@ -9,7 +11,7 @@
 /// no more.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Signature {
-    pub(crate) kind: String,
+    pub(crate) kind: FailureKind,
     pub(crate) thread: Option<String>,
     pub(crate) thread_id: Option<usize>,
     pub(crate) what: String,
@@ -20,21 +22,24 @@ pub struct Signature {
 const MAX_WHAT: usize = 500;
 
 impl Signature {
-    /// The signature of a failure of kind `kind` (its name, e.g. `panic`) in thread
-    /// `thread` (id and name), whose report says `message`.
-    pub(crate) fn new(kind: &str, thread: Option<(usize, Option<&str>)>, message: &str) -> Self {
+    /// The signature of a failure of kind `kind` in thread `thread` (id and name), whose
+    /// report says `message`.
+    pub(crate) fn new(
+        kind: FailureKind,
+        thread: Option<(usize, Option<&str>)>,
+        message: &str,
+    ) -> Self {
         Signature {
-            kind: kind.to_owned(),
+            kind,
             thread: thread.and_then(|(_, name)| name.map(str::to_owned)),
             thread_id: thread.map(|(id, _)| id),
             what: without_places(message).chars().take(MAX_WHAT).collect(),
         }
     }
 
-    /// The failure's kind, as [`FailureKind`](crate::FailureKind) prints it (`panic`,
-    /// `deadlock`, `data race`, ...).
-    pub fn kind(&self) -> &str {
-        &self.kind
+    /// The failure's kind (a schedule file writes its name: `panic`, `data race`, ...).
+    pub fn kind(&self) -> FailureKind {
+        self.kind
     }
 
     /// The name of the thread that failed, if it had one.
@@ -162,12 +167,24 @@ mod tests {
 
     #[test]
     fn signatures_match_on_kind_thread_and_what_not_on_ids() {
-        let a = Signature::new("panic", Some((2, Some("reader"))), "boom at src/a.rs:1:1");
-        let moved = Signature::new("panic", Some((3, Some("reader"))), "boom at src/a.rs:9:1");
+        let a = Signature::new(
+            FailureKind::Panic,
+            Some((2, Some("reader"))),
+            "boom at src/a.rs:1:1",
+        );
+        let moved = Signature::new(
+            FailureKind::Panic,
+            Some((3, Some("reader"))),
+            "boom at src/a.rs:9:1",
+        );
         assert!(a.matches(&moved));
-        let other_thread = Signature::new("panic", Some((2, Some("writer"))), "boom");
+        let other_thread = Signature::new(FailureKind::Panic, Some((2, Some("writer"))), "boom");
         assert!(!a.matches(&other_thread));
-        let other_kind = Signature::new("deadlock", Some((2, Some("reader"))), "boom at <at>");
+        let other_kind = Signature::new(
+            FailureKind::Deadlock,
+            Some((2, Some("reader"))),
+            "boom at <at>",
+        );
         assert!(!a.matches(&other_kind));
         assert_eq!(a.to_string(), "panic in thread 'reader': boom at <at>");
     }

@@ -1,9 +1,10 @@
 //! What a schedule records besides its decisions (a module of `tests/schedule_json.rs`): the
 //! signature of its failure, by which a stored schedule is judged later, and the build of
-//! the test binary, which `cargo interleave` applies. Both read back exactly; a wrong type is
-//! a field error; a file without them (older versions) reads with `None`.
+//! the test binary, which `cargo interleave` applies. Both read back exactly; a wrong type,
+//! or a failure kind the crate does not know, is a field error; a file without them (older
+//! versions) reads with `None`.
 
-use interleave_test::{Schedule, ScheduleError};
+use interleave_test::{FailureKind, Schedule, ScheduleError};
 
 use super::{golden, parse_err, valid_doc};
 
@@ -11,7 +12,7 @@ use super::{golden, parse_err, valid_doc};
 fn the_golden_failure_records_its_signature_without_places() {
     let s = golden::schedule();
     let signature = s.failure().expect("a failure's schedule records it");
-    assert_eq!(signature.kind(), "panic");
+    assert_eq!(signature.kind(), FailureKind::Panic);
     assert_eq!(signature.thread(), Some("main"));
     assert_eq!(signature.thread_id(), Some(0));
     assert!(
@@ -42,7 +43,7 @@ fn signature_and_build_read_back() {
     assert_eq!(
         (f.kind(), f.thread(), f.thread_id(), f.what()),
         (
-            "data race",
+            FailureKind::DataRace,
             Some("reader"),
             Some(2),
             "data race on UnsafeCell #_"
@@ -67,10 +68,15 @@ fn a_file_without_them_reads_with_none() {
 
 #[test]
 fn wrong_types_are_field_errors() {
-    let cases: [(&str, serde_json::Value, &str); 4] = [
+    let cases: [(&str, serde_json::Value, &str); 5] = [
         ("release", "yes".into(), "should be true or false"),
         ("cfg_interleave", 1.into(), "should be true or false"),
         ("failure_kind", 3.into(), "should be a string"),
+        (
+            "failure_kind",
+            "meltdown".into(),
+            "should be one of \"panic\", \"deadlock\"",
+        ),
         (
             "failure_thread_id",
             "two".into(),

@@ -145,7 +145,7 @@ fn stored() -> Schedule {
         .check(flag_first)
         .expect_err("the bug is found");
     let signature = failure.schedule().failure().expect("recorded").clone();
-    assert_eq!(signature.kind(), "panic");
+    assert_eq!(signature.kind(), crate::FailureKind::Panic);
     assert_eq!(signature.thread(), Some("reader"));
     assert!(
         signature.what().contains("read before it was written"),
