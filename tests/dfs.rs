@@ -165,7 +165,10 @@ fn bound_2_on_four_threads_is_exhausted_with_a_stable_count() {
     let report = dfs(Some(2)).check(four_threads_locked_increments).unwrap();
     assert!(report.exhausted, "{report}");
     assert_eq!(report.bound, Some(2));
-    assert_eq!(report.strategy, "dfs");
+    let bound_2 = StrategyKind::Dfs {
+        max_preemptions: Some(2),
+    };
+    assert_eq!(report.strategy, Some(bound_2));
     // Pinned, not derived: the count observed when a blocked operation stopped being a
     // choice (4,418 before, when a thread waiting for the lock could still be picked). A
     // change means the search visits a different set of schedules (or switch points
@@ -247,7 +250,10 @@ fn racy_counter() {
 fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     let report = interleave_test::model(fetch_add_twice);
     assert!(report.exhausted, "{report}");
-    assert_eq!(report.strategy, "dfs");
+    let every_schedule = StrategyKind::Dfs {
+        max_preemptions: None,
+    };
+    assert_eq!(report.strategy, Some(every_schedule));
     assert_eq!(report.seed, None);
 
     // In a test, `model` stores a failure in the crate's corpus under the test's name (and

@@ -391,6 +391,7 @@ impl Builder {
                 (true, _) => ShowProgress::OnTerminal,
             },
             reduction: dfs.then_some(self.reduction),
+            strategy: self.strategy,
             corpus: self.regressions.clone(),
         }
     }

@@ -46,6 +46,8 @@ pub(crate) struct Plan {
     pub(crate) progress: ShowProgress,
     /// The reduction a DFS search uses (`None` for other strategies).
     pub(crate) reduction: Option<crate::settings::Reduction>,
+    /// The strategy, as the report names it.
+    pub(crate) strategy: crate::settings::StrategyKind,
     /// The regression corpus of the `#[interleave]` test that runs, if one does: where a
     /// schedule is stored when the process must abort before a failure can be returned
     /// (see `runtime/abort.rs`).
@@ -60,8 +62,8 @@ impl Plan {
 }
 
 /// How a run ended, for its report.
-struct Ending<'a> {
-    strategy: &'a str,
+struct Ending {
+    strategy: crate::settings::StrategyKind,
     seed: Option<u64>,
     bound: Option<u32>,
     exhausted: bool,
@@ -148,7 +150,7 @@ impl Tally {
         }
     }
 
-    fn report(self, end: Ending<'_>) -> Report {
+    fn report(self, end: Ending) -> Report {
         let (distinct_schedules, distinct_schedules_exact) = match &self.distinct {
             Some(distinct) => distinct.count(),
             None => (self.executions, true),
@@ -163,7 +165,7 @@ impl Tally {
             bound: end.bound,
             reduction: end.reduction,
             redundant: end.redundant,
-            strategy: end.strategy.to_owned(),
+            strategy: Some(end.strategy),
             seed: end.seed,
             max_steps: self.max_steps,
             total_steps: self.total_steps,
@@ -242,7 +244,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     match tally.failure.take() {
         Some(failure) => Err(failure),
         None => Ok(tally.report(Ending {
-            strategy: how.name,
+            strategy: plan.strategy,
             seed: Some(plan.seed),
             bound: None,
             exhausted: false,
@@ -346,7 +348,7 @@ fn sequential<F: Fn() + Sync>(
         (false, false) => Some(crate::report::Limit::Iterations(plan.iterations)),
     };
     Ok(tally.report(Ending {
-        strategy: name,
+        strategy: plan.strategy,
         seed: None,
         bound,
         exhausted,

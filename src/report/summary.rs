@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::settings::Reduction;
+use crate::settings::{Reduction, StrategyKind};
 
 /// A limit that ended an exploration before its strategy was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -61,8 +61,9 @@ pub struct Report {
     /// explored (the reduction could not tell in advance); `executions - redundant` classes
     /// were explored.
     pub redundant: u64,
-    /// The strategy used.
-    pub strategy: String,
+    /// The strategy used; `None` for a test that replayed one schedule instead of
+    /// exploring.
+    pub strategy: Option<StrategyKind>,
     /// Its seed, if it uses one.
     pub seed: Option<u64>,
     /// The most switch points any execution passed.
@@ -98,7 +99,7 @@ impl Report {
             bound: None,
             reduction: None,
             redundant: 0,
-            strategy: "replay".to_owned(),
+            strategy: None,
             seed: None,
             max_steps: 0,
             total_steps: 0,
@@ -167,7 +168,12 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.strategy)?;
+        f.write_str(match self.strategy {
+            Some(StrategyKind::Random) => "random",
+            Some(StrategyKind::Pct { .. }) => "pct",
+            Some(StrategyKind::Dfs { .. }) => "dfs",
+            None => "replay",
+        })?;
         if let Some(seed) = self.seed {
             write!(f, " (seed {seed})")?;
         }
