@@ -379,11 +379,7 @@ fn on_drivers(
                 let work = &work;
                 std::thread::Builder::new()
                     .name(format!("interleave-driver-{i}"))
-                    .spawn_scoped(s, move || {
-                        let core = runtime::next_core();
-                        runtime::pin(core);
-                        work(core);
-                    })
+                    .spawn_scoped(s, move || work(runtime::pin_driver()))
                     .unwrap_or_else(|e| {
                         panic!("interleave-test could not create a driver thread: {e}")
                     })

@@ -54,7 +54,7 @@ pub(super) fn report(
     if let Some(test) = ctx.exec.origin.as_ref().and_then(|o| o.rescue.test()) {
         let _ = write!(text, "in test {test}: ");
     }
-    let teardown = st.threads[ctx.tid].unwinding == Unwinding::Teardown;
+    let teardown = st.threads[ctx.tid].life.unwinding() == Unwinding::Teardown;
     let _ = what_happened(&mut text, (ctx, st), destructor, cause);
     let _ = writeln!(
         text,
@@ -96,7 +96,7 @@ fn what_happened(
         .as_ref()
         .and_then(|f| f.thread.as_ref())
         .is_some_and(|t| t.id() == ctx.tid);
-    match st.threads[ctx.tid].unwinding {
+    match st.threads[ctx.tid].life.unwinding() {
         Unwinding::Teardown if failed_here => writeln!(
             text,
             "interleave-test unwound it after the execution failed there: {panic_message}"

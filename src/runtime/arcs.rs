@@ -49,11 +49,7 @@ fn with_arc(reg: ArcReg, f: impl FnOnce(&mut ExecState, usize)) {
         }
     };
     // Without cloning the context: this runs at every clone and drop of an `Arc`.
-    if super::CURRENT.is_set() {
-        super::CURRENT.with(run);
-    } else if let Some(ctx) = super::host::exiting_context() {
-        run(&ctx);
-    }
+    super::host::with_current(run);
 }
 
 /// Registers an allocation the calling thread creates at `loc`; `None` outside a model.
@@ -79,10 +75,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             points: st.config.arc_drops.then_some(loc),
         }
     };
-    if super::CURRENT.is_set() {
-        return Some(super::CURRENT.with(run));
-    }
-    super::host::exiting_context().map(|ctx| run(&ctx))
+    super::host::with_current(run)
 }
 
 /// The switch point before `kind` (a drop, an upgrade, a `try_unwrap`) on the allocation of
@@ -99,11 +92,7 @@ pub(crate) fn switch_point(reg: ArcReg, kind: OpKind) {
             super::sched::switch_point(ctx, kind, None, loc);
         }
     };
-    if super::CURRENT.is_set() {
-        super::CURRENT.with(run);
-    } else if let Some(ctx) = super::host::exiting_context() {
-        run(&ctx);
-    }
+    super::host::with_current(run);
 }
 
 /// The calling thread read what other references' drops change (a count, or `get_mut`,

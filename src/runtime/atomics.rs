@@ -62,16 +62,14 @@ pub(crate) fn direct<R>(
 /// of line so that the facade's methods stay small.
 #[inline(never)]
 fn direct_switch_point(kind: OpKind, handle: &ObjectHandle, loc: Loc) -> bool {
-    if !super::CURRENT.is_set() {
-        return false;
-    }
-    super::CURRENT.with(|ctx| {
+    super::host::with_current(|ctx| {
         if !ctx.exec.untracked || !(handle.first_used_in(ctx.exec.id) || claim(ctx, handle, loc)) {
             return false;
         }
         sched::switch_point(ctx, kind, Some(handle), loc);
         true
     })
+    .unwrap_or(false)
 }
 
 /// Registers the atomic behind `handle` in the running execution if no execution has used
@@ -116,10 +114,7 @@ fn at_switch_point<R>(
             }
         }
     };
-    if super::CURRENT.is_set() {
-        return Some(super::CURRENT.with(run));
-    }
-    super::host::exiting_context().map(|ctx| run(&ctx))
+    super::host::with_current(run)
 }
 
 /// Starts an atomic access with `order` to `obj`: a `SeqCst` one acquires what the

@@ -240,22 +240,10 @@ pub(crate) struct ThreadState {
     pub(crate) woken: bool,
     /// The key whose change woke it, which its next event reads.
     pub(crate) woken_on: Option<Key>,
-    /// Whether the thread's body has started.
-    pub(crate) started: bool,
-    /// How the thread is unwinding.
-    pub(crate) unwinding: Unwinding,
-    /// Teardown asks the thread to unwind the next time it runs.
-    pub(crate) abort: bool,
-    /// Teardown unwindings this thread caught (`catch_unwind`) and came back from.
-    pub(crate) aborts_caught: u32,
-    /// Its body is over and its thread-locals are being destroyed.
-    pub(crate) exiting: bool,
+    /// Where it is in its life, how it unwinds, and what teardown asked of it.
+    pub(crate) life: super::life::Life,
     /// It runs in a `thread::scope` (it borrows from its parent's stack).
     pub(crate) scoped: bool,
-    /// It waits for its scoped threads at the end of a `thread::scope`: teardown lets it.
-    pub(crate) draining: bool,
-    /// Teardown left it as it was: it is never resumed (see `teardown.rs`).
-    pub(crate) left_behind: bool,
 }
 
 /// One scheduling choice made where more than one thread could run.
@@ -463,14 +451,8 @@ impl ThreadState {
             spins: super::spins::Spins::default(),
             woken: false,
             woken_on: None,
-            started: false,
-            unwinding: Unwinding::No,
-            abort: false,
-            aborts_caught: 0,
-            exiting: false,
+            life: super::life::Life::default(),
             scoped: false,
-            draining: false,
-            left_behind: false,
         }
     }
 

@@ -151,11 +151,7 @@ impl Access<'_> {
 /// made after this mark (nothing is, outside a model).
 pub(crate) fn mark() -> Mark {
     let step = |ctx: &super::Context| ctx.exec.state.lock().step;
-    let step = if super::CURRENT.is_set() {
-        super::CURRENT.with(step)
-    } else {
-        super::host::exiting_context().map_or(u64::MAX, |ctx| step(&ctx))
-    };
+    let step = super::host::with_current(step).unwrap_or(u64::MAX);
     Mark { step }
 }
 
@@ -168,9 +164,5 @@ pub(crate) fn released(handle: &ObjectHandle) {
             ctx.exec.state.lock().kept.claims.retain(|c| c.cell != cell);
         }
     };
-    if super::CURRENT.is_set() {
-        super::CURRENT.with(run);
-    } else if let Some(ctx) = super::host::exiting_context() {
-        run(&ctx);
-    }
+    super::host::with_current(run);
 }

@@ -4,8 +4,7 @@
 //! Facade operations call three entries: [`switch_point`] before a visible operation,
 //! [`with_state`] to read or change the scheduling state of an object, and [`block`] to wait
 //! until another thread changes it. Everything per-run lives in one [`Execution`], reached
-//! through the scoped thread-local [`CURRENT`], which the host sets for the running model
-//! thread.
+//! through [`host::with_current`]: the host knows which model thread runs.
 
 mod abort;
 pub(crate) mod arcs;
@@ -15,6 +14,7 @@ mod execution;
 mod failure;
 mod host;
 pub(crate) mod kept;
+mod life;
 pub(crate) mod locals;
 pub(crate) mod object;
 mod panic;
@@ -35,7 +35,7 @@ use std::time::Duration;
 pub(crate) use execution::{
     Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Waits, Wake,
 };
-pub(crate) use host::{Core, next_core, pin, spawn_scoped};
+pub(crate) use host::{Core, pin_driver, spawn_scoped};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use panic::install_hook;
 pub(crate) use thread::{
@@ -57,30 +57,22 @@ pub(crate) struct Context {
     pub(crate) tid: Tid,
 }
 
-scoped_tls::scoped_thread_local!(static CURRENT: Context);
-
 /// The model thread the calling code runs for, if any.
 fn current_context() -> Option<Context> {
-    if CURRENT.is_set() {
-        return Some(CURRENT.with(Context::clone));
-    }
-    host::exiting_context()
+    host::with_current(Context::clone)
 }
 
 /// Whether the calling code runs for a model thread.
 pub(crate) fn in_model() -> bool {
-    CURRENT.is_set() || host::exiting_context().is_some()
+    host::with_current(|_| ()).is_some()
 }
 
 /// Runs `f` with the current model thread's context; `api` names the facade item in the
 /// message when there is none.
 #[track_caller]
 fn with_ctx<R>(api: &str, f: impl FnOnce(&Context) -> R) -> R {
-    if CURRENT.is_set() {
-        return CURRENT.with(f);
-    }
-    match host::exiting_context() {
-        Some(ctx) => f(&ctx),
+    match host::with_current(f) {
+        Some(r) => r,
         None => panic!(
             "{api} was used outside an interleave-test model: modelled primitives only work \
              inside the closure given to interleave_test::Builder::check, explore or replay. \
@@ -260,10 +252,6 @@ pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> 
 /// object's id. While the calling thread unwinds, no other thread is scheduled here.
 #[track_caller]
 pub(crate) fn switch_point(kind: OpKind, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
-    if CURRENT.is_set() {
-        // The operation's name is only for the message outside a model.
-        return CURRENT.with(|ctx| sched::switch_point(ctx, kind, obj, loc));
-    }
     with_ctx(kind.name(), |ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 
@@ -275,10 +263,7 @@ pub(crate) fn switch_point_in_model(
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<Option<ObjId>> {
-    if CURRENT.is_set() {
-        return Some(CURRENT.with(|ctx| sched::switch_point(ctx, kind, obj, loc)));
-    }
-    host::exiting_context().map(|ctx| sched::switch_point(&ctx, kind, obj, loc))
+    host::with_current(|ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 
 /// Says that the calling thread is spinning: waiting for another thread without blocking
@@ -318,11 +303,7 @@ pub(crate) fn unchanged() {
             spins::unchanged(&mut ctx.exec.state.lock());
         }
     };
-    if CURRENT.is_set() {
-        CURRENT.with(run);
-    } else if let Some(ctx) = host::exiting_context() {
-        run(&ctx);
-    }
+    host::with_current(run);
 }
 
 /// Ends the execution with a `Misuse` failure of the calling thread at `loc`, saying
@@ -349,7 +330,7 @@ pub(crate) fn block(why: Blocked) -> Wake {
 pub(crate) fn thread_panicking() -> bool {
     current_context().is_some_and(|ctx| {
         std::thread::panicking()
-            && ctx.exec.state.lock().threads[ctx.tid].unwinding != Unwinding::No
+            && ctx.exec.state.lock().threads[ctx.tid].life.unwinding() != Unwinding::No
     })
 }
 
@@ -357,6 +338,7 @@ pub(crate) fn thread_panicking() -> bool {
 /// the model. Teardown's unwinding poisons nothing (it is not a panic of the program).
 pub(crate) fn poisons() -> bool {
     std::thread::panicking()
-        && current_context()
-            .is_some_and(|ctx| ctx.exec.state.lock().threads[ctx.tid].unwinding == Unwinding::Panic)
+        && current_context().is_some_and(|ctx| {
+            ctx.exec.state.lock().threads[ctx.tid].life.unwinding() == Unwinding::Panic
+        })
 }

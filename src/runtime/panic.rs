@@ -74,7 +74,7 @@ pub(crate) fn install_hook() {
         return std::panic::set_hook(current);
     }
     let hook: Hook = Box::new(move |info| {
-        if is_fault_in_os_thread(info) {
+        if super::host::is_fault_outside_coroutine(info) {
             warn_fault();
         }
         if !record(info) {
@@ -88,17 +88,6 @@ pub(crate) fn install_hook() {
 fn address(hook: &Hook) -> usize {
     std::ptr::from_ref::<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>(hook.as_ref()).cast::<()>()
         as usize
-}
-
-/// Whether this "panic" is the coroutine crate's memory-fault handler failing its own check
-/// on a thread that runs no coroutine: once a coroutine ran in the process, that handler
-/// (installed for the coroutines' guard pages) receives every fault, a stack overflow of an
-/// OS thread included, and the process dies right after this hook.
-fn is_fault_in_os_thread(info: &PanicHookInfo<'_>) -> bool {
-    info.payload().downcast_ref::<&str>() == Some(&"assertion failed: is_generator()")
-        && info
-            .location()
-            .is_some_and(|l| l.file().contains("generator"))
 }
 
 /// Says which thread faulted, most likely by overflowing its stack, before the process dies
@@ -144,12 +133,13 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
             let (last, cause) = (LAST_PANIC.take(), CAUSE.take());
             super::abort::report(&ctx, &st, last.as_ref(), cause.as_ref());
         }
-        let thread = &mut st.threads[ctx.tid];
-        match thread.unwinding {
-            Unwinding::No => thread.unwinding = Unwinding::Panic,
-            // A destructor panics while the thread unwinds from its own panic: keep that.
-            Unwinding::Panic if record.message != CLEANUP_PANIC => CAUSE.set(LAST_PANIC.take()),
-            _ => {}
+        let life = &mut st.threads[ctx.tid].life;
+        // A destructor panics while the thread unwinds from its own panic: keep that.
+        if !life.panic_starts()
+            && life.unwinding() == Unwinding::Panic
+            && record.message != CLEANUP_PANIC
+        {
+            CAUSE.set(LAST_PANIC.take());
         }
     }
     if record.message != CLEANUP_PANIC {

@@ -111,14 +111,12 @@ pub(super) fn switch_point_held<'a>(
 fn acts_at_once(st: &mut ExecState, me: Tid) -> bool {
     let tearing_down = st.phase == Phase::TearingDown;
     let thread = &mut st.threads[me];
-    if thread.unwinding != Unwinding::No && !std::thread::panicking() {
+    if thread.life.unwinding() != Unwinding::No && !std::thread::panicking() {
         // It caught its panic (or the teardown's) and goes on.
-        if thread.unwinding == Unwinding::Teardown {
-            thread.aborts_caught += 1;
-        }
-        thread.unwinding = Unwinding::No;
+        thread.life.unwinding_caught();
     }
-    thread.unwinding != Unwinding::No || thread.exiting || (thread.draining && tearing_down)
+    let life = &thread.life;
+    life.unwinding() != Unwinding::No || life.exiting() || (life.lingers() && tearing_down)
 }
 
 pub(super) fn block(ctx: &Context, why: Blocked) -> Wake {
@@ -146,22 +144,14 @@ pub(super) fn block(ctx: &Context, why: Blocked) -> Wake {
 /// so its body must be dropped without running.
 pub(super) fn begin(ctx: &Context) -> bool {
     let mut st = ctx.exec.state.lock();
-    let thread = &mut st.threads[ctx.tid];
-    thread.started = true;
-    if thread.abort {
-        thread.unwinding = Unwinding::Teardown;
-        return false;
-    }
-    true
+    st.threads[ctx.tid].life.begin()
 }
 
 /// Marks the calling thread as exiting: its body returned or unwound, and what it leaves
 /// (its thread-locals) is being destroyed. It is not preempted or aborted any more.
 pub(super) fn exiting(ctx: &Context) {
     let mut st = ctx.exec.state.lock();
-    let thread = &mut st.threads[ctx.tid];
-    thread.exiting = true;
-    thread.unwinding = Unwinding::No;
+    st.threads[ctx.tid].life.exit();
 }
 
 /// Marks the calling thread finished, wakes its joiners and hands control on; the caller
@@ -240,9 +230,8 @@ fn runnable(st: &ExecState, t: Tid) -> bool {
 }
 
 /// Runs when the calling thread gets control back: if teardown asked it to unwind, it does.
-fn after_resume(ctx: &Context, mut st: MutexGuard<'_, ExecState>) {
-    let thread = &mut st.threads[ctx.tid];
-    if thread.abort && thread.unwinding == Unwinding::No && !thread.exiting {
+fn after_resume(ctx: &Context, st: MutexGuard<'_, ExecState>) {
+    if st.threads[ctx.tid].life.must_unwind() {
         raise_abort(ctx, st)
     }
 }
@@ -277,8 +266,7 @@ pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -
         let _ = host::hand_off(ctx, st, target, false);
         unreachable!("a thread left behind is never resumed");
     }
-    st.threads[me].abort = true;
-    st.threads[me].unwinding = Unwinding::Teardown;
+    st.threads[me].life.unwind_for_teardown();
     drop(st);
     std::panic::resume_unwind(Box::new(panic::Abort))
 }

@@ -64,14 +64,14 @@ pub(super) fn next(st: &mut ExecState) -> Target {
         }
         let pending = |st: &ExecState, t: Tid| {
             let th = &st.threads[t];
-            !th.finished() && !th.left_behind && !aborted(st, t)
+            !th.finished() && !th.life.left_behind() && !aborted(st, t)
         };
         if let Some(t) = (0..st.threads.len()).find(|&t| pending(st, t) && must_finish(st, t)) {
             return abort(st, t);
         }
         let waiting = (0..st.threads.len()).any(|t| {
             let th = &st.threads[t];
-            !th.finished() && !th.left_behind && must_finish(st, t)
+            !th.finished() && !th.life.left_behind() && must_finish(st, t)
         });
         if waiting {
             if let Some(t) = (0..st.threads.len()).find(|&t| pending(st, t)) {
@@ -81,7 +81,7 @@ pub(super) fn next(st: &mut ExecState) -> Target {
                 continue;
             }
         }
-        let unstarted = |t: Tid| !st.threads[t].started && !st.threads[t].finished();
+        let unstarted = |t: Tid| !st.threads[t].life.started() && !st.threads[t].finished();
         if let Some(t) = (0..st.threads.len()).find(|&t| unstarted(t)) {
             return abort(st, t);
         }
@@ -93,15 +93,13 @@ pub(super) fn next(st: &mut ExecState) -> Target {
 /// exits, or was asked to unwind.
 fn continues(st: &ExecState, t: Tid) -> bool {
     let th = &st.threads[t];
-    matches!(th.status, Status::Runnable)
-        && !th.left_behind
-        && (th.unwinding != Unwinding::No || th.exiting || th.draining || th.abort)
+    matches!(th.status, Status::Runnable) && !th.life.left_behind() && aborted(st, t)
 }
 
 /// Whether teardown already reached thread `t` (or it needs no reaching).
 fn aborted(st: &ExecState, t: Tid) -> bool {
-    let th = &st.threads[t];
-    th.abort || th.unwinding != Unwinding::No || th.exiting || th.draining
+    let life = &st.threads[t].life;
+    life.abort_asked() || life.unwinding() != Unwinding::No || life.lingers()
 }
 
 /// Whether thread `t` may be left behind when teardown ends.
@@ -141,7 +139,7 @@ pub(super) fn why_unwound(st: &ExecState, t: Tid) -> String {
 /// Asks thread `t` to unwind when it next runs, and runs it.
 fn abort(st: &mut ExecState, t: Tid) -> Target {
     let th = &mut st.threads[t];
-    th.abort = true;
+    th.life.ask_to_unwind();
     if let Status::Blocked(_) = th.status {
         th.status = Status::Runnable;
     }
@@ -152,10 +150,10 @@ fn abort(st: &mut ExecState, t: Tid) -> Target {
 /// teardown without unwinding: it caught the marker too often, or it cannot be unwound.
 pub(super) fn gives_up_on(st: &ExecState, me: Tid) -> bool {
     let th = &st.threads[me];
-    th.aborts_caught >= CATCH_LIMIT || th.exiting || std::thread::panicking()
+    th.life.aborts_caught() >= CATCH_LIMIT || th.life.exiting() || std::thread::panicking()
 }
 
 /// Leaves thread `me` as it is: teardown never runs it again.
 pub(super) fn leave_behind(st: &mut ExecState, me: Tid) {
-    st.threads[me].left_behind = true;
+    st.threads[me].life.leave_behind();
 }

@@ -5,9 +5,9 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState, Unwinding};
+use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState};
 use super::host::{self, Hosting};
-use super::{CURRENT, Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
+use super::{Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
 use crate::hb::Hb;
 use crate::schedule::FailureKind;
@@ -228,11 +228,13 @@ pub(crate) fn draining<R>(f: impl FnOnce() -> R) -> R {
     struct Reset(Context);
     impl Drop for Reset {
         fn drop(&mut self) {
-            self.0.exec.state.lock().threads[self.0.tid].draining = false;
+            self.0.exec.state.lock().threads[self.0.tid]
+                .life
+                .drain(false);
         }
     }
     let ctx = with_ctx("interleave_test::thread::scope", Context::clone);
-    ctx.exec.state.lock().threads[ctx.tid].draining = true;
+    ctx.exec.state.lock().threads[ctx.tid].life.drain(true);
     let _reset = Reset(ctx);
     f()
 }
@@ -250,7 +252,9 @@ pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::R
         }
         Err(payload) => thread_panicked(payload).map(Err),
     };
-    CURRENT.with(|ctx| ctx.exec.state.lock().threads[ctx.tid].unwinding = Unwinding::No);
+    with_ctx("a model thread's body", |ctx| {
+        ctx.exec.state.lock().threads[ctx.tid].life.body_ended();
+    });
     outcome
 }
 
@@ -258,7 +262,7 @@ pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::R
 /// receive it, `None` when it became the execution's failure.
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
     let record = panic::take_last(&*payload);
-    CURRENT.with(|ctx| {
+    with_ctx("a model thread's body", |ctx| {
         let to_join = ctx.tid != 0 && !ctx.exec.state.lock().config.thread_panics_fail;
         if to_join {
             return Some(payload);

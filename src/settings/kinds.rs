@@ -116,9 +116,11 @@ pub enum StrategyKind {
     /// `max_preemptions` preemptions (CHESS-style bounding: every bug reachable within the
     /// bound is found). With the default [`Reduction::Dpor`] it runs one schedule per class
     /// of equivalent schedules instead of each one; with [`Reduction::Off`], every schedule
-    /// exactly once. A thread that spins (`yield_now`, `hint::spin_loop`, a failed
-    /// `try_lock`) is not chosen again until another thread has run, so a correct spin-wait
-    /// ends. There is no cap on executions unless [`Builder::iterations`](crate::Builder::iterations)
+    /// exactly once. A thread that repeats a spin (`yield_now`, `hint::spin_loop`, a failed
+    /// `try_lock`) with nothing changed since it last did waits until another thread changes
+    /// what it observed, so a correct spin-wait ends (fair scheduling of spin loops, which
+    /// the report names; [`Builder::fair_spins`](crate::Builder::fair_spins) turns it off).
+    /// There is no cap on executions unless [`Builder::iterations`](crate::Builder::iterations)
     /// or [`Builder::max_time`](crate::Builder::max_time) sets one;
     /// [`Report::exhausted`](crate::Report::exhausted) says whether the search finished.
     Dfs {

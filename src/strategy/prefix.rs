@@ -131,6 +131,7 @@ mod tests {
             thread: t,
             options: 2,
             op: "mutex lock".into(),
+            kind: Some(crate::op::OpKind::MutexLock),
             pick: None,
         }
     }

@@ -3,8 +3,7 @@
 //! same kind of operation.
 
 use super::{Choice, Divergence, Nondeterminism, Pick, Refusal, Strategy, describe};
-use crate::op::PickKind;
-use crate::op::Tid;
+use crate::op::{OpKind, PickKind, Tid};
 use crate::schedule::Schedule;
 
 /// One recorded decision, as replay checks it.
@@ -14,8 +13,12 @@ pub(crate) struct Expected {
     pub(crate) thread: Tid,
     /// How many threads could run.
     pub(crate) options: usize,
-    /// The operation the chosen thread performed next ("mutex lock").
+    /// The operation the chosen thread performed next, as the schedule names it ("mutex
+    /// lock").
     pub(crate) op: String,
+    /// That operation's kind; `None` for a name this crate does not know, which no
+    /// operation matches.
+    pub(crate) kind: Option<OpKind>,
     /// For a decision other than a thread's: its kind and the option taken (`thread` is
     /// then the thread that decided, and `options` counts options).
     pub(crate) pick: Option<(PickKind, usize)>,
@@ -31,6 +34,7 @@ impl Expected {
                 thread: d.thread,
                 options: d.options,
                 op: d.op.clone(),
+                kind: OpKind::from_name(&d.op),
                 pick: d.pick,
             })
             .collect()
@@ -86,8 +90,10 @@ impl Strategy for ReplayStrategy {
             })));
         };
         let e = expected.expect("found above");
-        if e.pick.is_some() || e.options != runnable.len() || e.op != choice.ops[index].kind.name()
-        {
+        let same_op = e
+            .kind
+            .is_some_and(|kind| choice.ops[index].kind.is_recorded_as(kind));
+        if e.pick.is_some() || e.options != runnable.len() || !same_op {
             return Err(Refusal::Mismatch(Box::new(Nondeterminism {
                 decision: self.next,
                 before: e.describe(),

@@ -13,7 +13,10 @@
 //!   made without unsized coercion (unstable for types outside std): use
 //!   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>` or a
 //!   `Box<[T]>`.
-//! - Clones and drops are not switch points (as in std they order nothing by themselves).
+//! - Clones are not switch points (they commute with everything a model can observe). A
+//!   drop while another reference exists, `try_unwrap`, `into_inner` and `Weak::upgrade` of
+//!   a live value are: which drop is the last one, and so runs the destructor, is a choice
+//!   of the search.
 //! - Missing: `new_cyclic`, `pin`, `new_uninit` and the other unstable or `unsafe` methods,
 //!   and `Arc<str>` from `&str`.
 

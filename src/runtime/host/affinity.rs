@@ -3,12 +3,13 @@
 //! Only one thread of an execution runs at a time, so all of them can share one core. Then a
 //! hand-off is a context switch on that core; across cores it is a wake-up of the other core,
 //! which on virtual machines costs several times more (an idle virtual CPU has to be woken
-//! by the host). So each driver thread takes a core, and every thread of the executions it
-//! runs (pooled workers, scoped threads) is pinned to that core while it runs them.
-//! Concurrent explorations take cores round-robin.
+//! by the host). So on the OS-thread substrate each driver thread takes a core
+//! ([`pin_driver`]), and every OS thread of the executions it runs is pinned to that core.
+//! Concurrent explorations take cores round-robin. Coroutines need none of this: they all
+//! run on their driver's thread.
 //!
-//! Where pinning is not available, threads run where the OS puts them, and waiting threads
-//! spin instead (see `switch.rs`).
+//! Where pinning is not available, threads run where the OS puts them, and a thread waiting
+//! for the baton may spin before it parks (see `baton.rs`).
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -30,8 +31,17 @@ pub(crate) fn pinning() -> bool {
     !cores().is_empty()
 }
 
+/// Takes the next core for the calling driver thread and pins it there; the threads of its
+/// executions are pinned to the same core (see `ExecConfig::core`). `None` where pinning is
+/// not available.
+pub(crate) fn pin_driver() -> Option<Core> {
+    let core = next_core();
+    pin(core);
+    core
+}
+
 /// The next core for a driver thread, round-robin over the process's cores.
-pub(crate) fn next_core() -> Option<Core> {
+fn next_core() -> Option<Core> {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = cores().len();
     (n > 0).then(|| NEXT.fetch_add(1, Ordering::Relaxed) % n)

@@ -30,8 +30,8 @@ use generator::{Generator, Gn};
 use parking_lot::Mutex;
 
 use super::super::execution::Execution;
-use super::super::{CURRENT, Context, Tid, failure, locals, sched, teardown, thread};
-use super::{Hosting, Turn, run_os_thread};
+use super::super::{Context, Tid, failure, locals, sched, teardown, thread};
+use super::{CURRENT, Hosting, Turn, run_os_thread};
 
 /// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
 /// It is resumed with whether teardown asks it to unwind.
@@ -287,6 +287,17 @@ fn resume<'g>(
     }
 }
 
+/// Whether this "panic" is the coroutine crate's memory-fault handler failing its own check
+/// on a thread that runs no coroutine: once a coroutine ran in the process, that handler
+/// (installed for the coroutines' guard pages) receives every fault, a stack overflow of an
+/// OS thread included, and the process dies right after the panic hook.
+pub(crate) fn is_fault_outside_coroutine(info: &std::panic::PanicHookInfo<'_>) -> bool {
+    info.payload().downcast_ref::<&str>() == Some(&"assertion failed: is_generator()")
+        && info
+            .location()
+            .is_some_and(|l| l.file().contains("generator"))
+}
+
 /// Records the failure of thread `tid`, whose coroutine let `payload` escape, and lets
 /// teardown decide who runs next.
 fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + Send)) -> Turn {
@@ -299,7 +310,7 @@ fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + 
         true => failure::stack_overflow(st, tid, bytes),
         false => failure::internal(st, tid, payload),
     });
-    st.threads[tid].left_behind = true;
+    st.threads[tid].life.leave_behind();
     TURN.take(); // whatever it said before it failed
     let to = teardown::next(&mut st);
     if let super::Target::Thread(t) = to {

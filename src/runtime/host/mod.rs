@@ -26,14 +26,32 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
-pub(crate) use affinity::{Core, next_core, pin};
-pub(crate) use coro::Stacks;
-pub(crate) use os::{exiting_context, spawn_scoped};
+use affinity::pin;
+pub(crate) use affinity::{Core, pin_driver};
+pub(crate) use coro::{Stacks, is_fault_outside_coroutine};
+pub(crate) use os::spawn_scoped;
 
 use self::baton::{Baton, DRIVER};
-use super::execution::{DriverNext, ExecState, Execution, Unwinding};
+use super::execution::{DriverNext, ExecState, Execution};
 use super::{Context, Tid};
 use crate::settings::Substrate;
+
+scoped_tls::scoped_thread_local!(
+    /// The model thread whose body the calling code runs, set by the substrate while it runs.
+    static CURRENT: Context
+);
+
+/// Runs `f` with the model thread the calling code runs for: the one whose body runs
+/// here, or, on an OS-hosted thread whose thread-locals std destroys after its body, that
+/// thread (see `os.rs`). `None` outside a model. This is the one way the runtime learns
+/// which model thread calls it.
+#[inline]
+pub(crate) fn with_current<R>(f: impl FnOnce(&Context) -> R) -> Option<R> {
+    if CURRENT.is_set() {
+        return Some(CURRENT.with(f));
+    }
+    os::exiting_context().map(|ctx| f(&ctx))
+}
 
 /// What runs a model thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +151,7 @@ impl Turn {
                 Turn::Run {
                     thread: t,
                     hosting: thread.hosting,
-                    abort: thread.abort && thread.unwinding == Unwinding::No && !thread.exiting,
+                    abort: thread.life.must_unwind(),
                 }
             }
         }
@@ -187,8 +205,7 @@ pub(crate) fn hand_off(
             pass(exec, direct);
             exec.host.baton.wait(me, preempted);
             let st = exec.state.lock();
-            let thread = &st.threads[me];
-            thread.abort && thread.unwinding == Unwinding::No && !thread.exiting
+            st.threads[me].life.must_unwind()
         }
     }
 }

@@ -16,8 +16,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::super::execution::Execution;
-use super::super::{CURRENT, Context, Tid, sched, teardown, thread};
-use super::{Stacks, Turn, record_os_thread, run_os_thread, take_next};
+use super::super::{Context, Tid, sched, teardown, thread};
+use super::{CURRENT, Stacks, Turn, record_os_thread, run_os_thread, take_next};
 
 std::thread_local! {
     /// The model thread this OS thread runs, from its start until its thread-locals are

@@ -3,6 +3,8 @@
 //! ([`Role`]). Code tells operations apart by their kind, never by their names, which are for
 //! people (reports and schedule files).
 
+mod names;
+
 use std::panic::Location;
 
 /// A model thread's index in its execution: 0 is the thread that runs the model closure,
