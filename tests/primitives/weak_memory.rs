@@ -4,11 +4,11 @@
 
 use std::sync::atomic::Ordering::{self, Acquire, Relaxed, Release};
 
+use crate::common;
+use crate::common::line_of;
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize};
 use interleave_test::sync::{Arc, Mutex};
-mod common;
-use common::line_of;
 use interleave_test::{
     Builder, Failure, FailureKind, Reduction, Report, Schedule, StrategyKind, thread,
 };

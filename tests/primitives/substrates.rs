@@ -1,9 +1,7 @@
 //! The substrate changes speed, not results: for the same seed, both substrates run the same
 //! schedules and find the same failures, and a schedule found on one replays on the other.
 
-mod common;
-
-use common::{abba, lost_wakeup, racy_counter};
+use crate::common::{abba, lost_wakeup, racy_counter};
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, Report, StrategyKind, Substrate, thread};

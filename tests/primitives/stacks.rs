@@ -1,9 +1,7 @@
 //! Stack sizes: `thread::Builder::stack_size` and `Builder::stack_size` are honoured on both
 //! substrates, and a thread that runs past its stack is reported, not an anonymous crash.
 
-mod common;
-
-use common::SUBSTRATES;
+use crate::common::SUBSTRATES;
 use interleave_test::{Builder, FailureKind, Substrate, thread};
 
 /// A model that overflows the 256 KiB stack of its thread "deep".
@@ -107,9 +105,11 @@ fn overflow_child() {
 
 #[test]
 fn an_overflow_on_os_threads_names_the_model_thread_and_the_knob() {
+    // This test binary again, running only the child test (named with its module path in
+    // the binary, `tests/primitives/main.rs`).
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
-            "overflow_child",
+            "stacks::overflow_child",
             "--exact",
             "--nocapture",
             "--test-threads=1",

@@ -5,9 +5,7 @@
 //! the value). Both substrates, DFS with and without reduction, bounds 0 to 3 and none,
 //! random and PCT.
 
-mod common;
-
-use common::{SUBSTRATES, each_dfs, each_sampler};
+use crate::common::{SUBSTRATES, each_dfs, each_sampler};
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, thread};

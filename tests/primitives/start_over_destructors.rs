@@ -9,12 +9,10 @@
 //! reduction, bounds 0 to 3 and none), and is compared with the same search tracked from
 //! its first execution: the counts and the failure must be equal.
 
-mod common;
-
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::time::Duration;
 
-use common::SUBSTRATES;
+use crate::common::SUBSTRATES;
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, fence};

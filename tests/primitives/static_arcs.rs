@@ -10,8 +10,7 @@ use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed};
 use interleave_test::sync::{Arc, LazyLock, Mutex, Once, OnceLock};
 use interleave_test::{Builder, Failure, FailureKind, Report, StrategyKind, thread};
 
-mod common;
-use common::{SUBSTRATES, line_of};
+use crate::common::{SUBSTRATES, line_of};
 
 const STRATEGIES: [StrategyKind; 3] = [
     StrategyKind::Random,

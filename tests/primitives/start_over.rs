@@ -11,7 +11,7 @@ use interleave_test::sync::atomic::{AtomicBool, AtomicUsize};
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Schedule, StrategyKind, thread};
 
-mod common;
+use crate::common;
 
 const STRATEGIES: [StrategyKind; 2] = [StrategyKind::Random, StrategyKind::Pct { depth: 3 }];
 

@@ -5,10 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
+use crate::common::line_of;
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::{Arc, Mutex, Weak};
-mod common;
-use common::line_of;
 use interleave_test::{Builder, FailureKind, Schedule, StrategyKind, thread};
 
 const DFS: StrategyKind = StrategyKind::Dfs {

@@ -3,11 +3,9 @@
 //! substrates; and std's own thread-locals on the OS-thread substrate, destroyed at
 //! model-thread exit as on real threads.
 
-mod common;
-
 use std::cell::{Cell, RefCell};
 
-use common::{PanicsOnDrop, SUBSTRATES};
+use crate::common::{PanicsOnDrop, SUBSTRATES};
 use interleave_test::sync::mpsc::{Sender, channel};
 use interleave_test::{Builder, FailureKind, Substrate, thread, thread_local};
 
