@@ -4,8 +4,7 @@
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Schedule, thread};
 
-mod common;
-use common::abba;
+use crate::common::abba;
 
 fn split_increment() {
     let m = Arc::new(Mutex::new(0));

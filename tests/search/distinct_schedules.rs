@@ -9,8 +9,7 @@ use std::sync::Mutex as StdMutex;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::{Builder, Reduction, Report, StrategyKind, Substrate, thread};
 
-mod common;
-use common::SUBSTRATES;
+use crate::common::SUBSTRATES;
 // Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
 // the counts here are of the primitives the models share.
 use std::sync::Arc;

@@ -7,8 +7,7 @@ use interleave_test::sync::mpsc::channel;
 use interleave_test::sync::{Condvar, Mutex};
 use interleave_test::{Builder, Failure, FailureKind, Reduction, Schedule, StrategyKind, thread};
 
-mod common;
-use common::{abba, lost_wakeup, racy_counter};
+use crate::common::{abba, lost_wakeup, racy_counter};
 // Plumbing: the modelled `Arc`'s drops are switch points of their own (`tests/arc_drops.rs`);
 // the counts here are of the primitives the models share.
 use std::sync::Arc;

@@ -217,10 +217,22 @@ fn a_model_that_spawns_differently_on_odd_executions_is_nondeterminism() {
         let before = msg.lines().find(|l| l.trim_start().starts_with("before:"));
         let now = msg.lines().find(|l| l.trim_start().starts_with("now:"));
         let (before, now) = (before.expect(msg), now.expect(msg));
-        assert!(before.contains("#0 atomic store at tests/dfs.rs:"), "{msg}");
-        assert!(before.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
-        assert!(now.contains("#0 thread spawn at tests/dfs.rs:"), "{msg}");
-        assert!(now.contains("#1 thread start at tests/dfs.rs:"), "{msg}");
+        assert!(
+            before.contains("#0 atomic store at tests/search/dfs.rs:"),
+            "{msg}"
+        );
+        assert!(
+            before.contains("#1 thread start at tests/search/dfs.rs:"),
+            "{msg}"
+        );
+        assert!(
+            now.contains("#0 thread spawn at tests/search/dfs.rs:"),
+            "{msg}"
+        );
+        assert!(
+            now.contains("#1 thread start at tests/search/dfs.rs:"),
+            "{msg}"
+        );
     }
 }
 
@@ -257,9 +269,11 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert_eq!(report.seed, None);
 
     // In a test, `model` stores a failure in the crate's corpus under the test's name (and
-    // replays it first next time): this test removes it, before and after.
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("interleave-regressions/dfs/model_exhausts_a_correct_model_and_panics_on_a_racy_one");
+    // replays it first next time): this test removes it, before and after. The name is the
+    // test binary's (`tests/search/main.rs`), then the test's path in it.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "interleave-regressions/search/dfs/model_exhausts_a_correct_model_and_panics_on_a_racy_one",
+    );
     let _ = std::fs::remove_dir_all(&corpus);
     let payload = catch_unwind(AssertUnwindSafe(|| interleave_test::model(racy_counter)))
         .expect_err("the racy counter fails");
@@ -273,12 +287,15 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert!(msg.contains(&stored), "{msg}");
     assert!(
         msg.contains(
-            " --test dfs -- --exact model_exhausts_a_correct_model_and_panics_on_a_racy_one"
+            " --test search -- --exact dfs::model_exhausts_a_correct_model_and_panics_on_a_racy_one"
         ),
         "{msg}"
     );
     std::fs::remove_dir_all(&corpus).unwrap();
-    let _ = std::fs::remove_dir(corpus.parent().unwrap());
+    // The directories of the module and of the binary, if nothing else is in them.
+    for dir in corpus.ancestors().skip(1).take(2) {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 #[test]

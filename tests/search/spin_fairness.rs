@@ -6,11 +6,9 @@
 //! `fair_spins`, and the report says so. Every case runs on both substrates, under DFS with
 //! and without reduction, bounds 0 to 3 and none, and under random and PCT where it fails.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{BOUNDS, REDUCTIONS, SUBSTRATES, dfs, each_dfs, each_sampler, random_finds};
+use crate::common::{BOUNDS, REDUCTIONS, SUBSTRATES, dfs, each_dfs, each_sampler, random_finds};
 use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use interleave_test::{FailureKind, Reduction, Report, Substrate, thread};

@@ -4,7 +4,7 @@
 //! texts (`report_golden.rs`) pin three reports word for word; this pins the numbering of
 //! all the others.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
 use interleave_test::{Builder, Failure, FailureKind, Substrate, thread};
 
-use common::{abba, decision_numbers, each_dfs, each_sampler, racy_counter};
+use crate::common::{abba, decision_numbers, each_dfs, each_sampler, racy_counter};
 
 /// Checks the numbering of `failure`'s report, found by `how`; how many decisions it lists.
 /// (A failure that every schedule reaches is stored with the decisions shortened away.)

@@ -249,9 +249,11 @@ fn child() {
     }
 }
 
+/// Runs [`child`] with `case` in this test binary again (libtest names the test with its
+/// module path in the binary, `tests/search/main.rs`).
 fn run_child(case: &str, env: &[(&str, &str)]) -> (bool, String) {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+        .args(["dpor::child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, case)
         .env_remove("INTERLEAVE_PROGRESS")
         .envs(env.iter().copied())

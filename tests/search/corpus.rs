@@ -2,7 +2,7 @@
 //! expands to: a failure is stored once, replayed first on the next run, reported as fixed
 //! or diverged when the model changed, and a corrupted file is named.
 
-mod common;
+use crate::common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

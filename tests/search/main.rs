@@ -1,0 +1,24 @@
+//! The searches and what they give back (random, PCT, DFS, partial-order reduction and its
+//! soundness, spin loops, distinct schedules, reports and their numbering, replay, the
+//! schedule file format, the regression corpus), one module per subject, in one test binary:
+//! linking a binary per file cost more of CI's time than running the tests. Models shared
+//! with other binaries are in `tests/common/`; why some test files stay binaries of their own
+//! is in `tests/primitives/main.rs`.
+//!
+//! What a module here runs or prints names it as this binary does: a child process of this
+//! binary runs `dpor::child`, and a replay command says `--test search -- --exact
+//! dfs::<test>`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod corpus;
+mod dfs;
+mod distinct_schedules;
+mod dpor;
+mod dpor_soundness;
+mod pct;
+mod replay;
+mod report_numbering;
+mod spin_fairness;
+mod strategies;
