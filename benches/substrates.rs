@@ -2,7 +2,7 @@
 //! 0.7.3, on the same models, in one process, first without added load and then with one
 //! busy-looping thread per core. For each condition it prints:
 //!
-//! 1. **Executions per second** of the four models of `benches/models/mod.rs` under the
+//! 1. **Executions per second** of the six models of `benches/models/mod.rs` under the
 //!    random strategy and PCT (depth 3), seed 1: ours on each substrate with parallelism 1
 //!    and parallelism = cores, and shuttle (`Runner` with `RandomScheduler::new_from_seed` or
 //!    `PctScheduler::new_from_seed`; shuttle runs one execution at a time, so it is measured
@@ -27,7 +27,7 @@
 //! rates go to stderr as it goes; a figure whose runs differed by more than 1.5× is marked
 //! `*`.
 //!
-//! Run it with `cargo bench --bench substrates` (10 to 20 minutes on 2 cores). For a smoke run
+//! Run it with `cargo bench --bench substrates` (about 20 minutes on 2 cores). For a smoke run
 //! set `INTERLEAVE_BENCH_QUICK=1`: one run of 20 executions (or calls) per measurement
 //! (seconds). The core count and `/proc/loadavg` are printed: other processes on the machine
 //! change every figure, those without added load included.
@@ -63,7 +63,7 @@ struct Model {
     loom: fn(),
 }
 
-const MODELS: [Model; 4] = [
+const MODELS: [Model; 6] = [
     Model {
         name: "fetch_add_2x200",
         ours: models::ours::fetch_add_2x200,
@@ -87,6 +87,18 @@ const MODELS: [Model; 4] = [
         ours: models::ours::mpsc_2x3,
         shuttle: models::theirs::mpsc_2x3,
         loom: in_loom::mpsc_2x3,
+    },
+    Model {
+        name: "atomics_long",
+        ours: models::ours::atomics_long,
+        shuttle: models::theirs::atomics_long,
+        loom: in_loom::atomics_long,
+    },
+    Model {
+        name: "pipeline_2stage",
+        ours: models::ours::pipeline_2stage,
+        shuttle: models::theirs::pipeline_2stage,
+        loom: in_loom::pipeline_2stage,
     },
 ];
 
@@ -409,7 +421,7 @@ fn print_slowdown(base: &Results, loaded: &Results, configs: &[Ours]) {
         (0..configs.len()).map(|i| Some(slowdown(rates().map(|r| (r.0.ours[i], r.1.ours[i])))));
     let shuttle = slowdown(rates().map(|r| (r.0.shuttle, r.1.shuttle)));
     let mut rows = vec![slowdown_row(
-        "executions/s (geo-mean of 8 rows)",
+        &format!("executions/s (geo-mean of {} rows)", base.rates.len()),
         ours.chain([Some(shuttle)]),
     )];
     // Start-up measures parallelism 1 only: the other columns stay empty.
@@ -438,7 +450,8 @@ fn print_slowdown(base: &Results, loaded: &Results, configs: &[Ours]) {
     };
     println!();
     println!(
-        "DFS (geo-mean of 4 models): loom {:.2}, ours on coroutines {:.2}; loom start-up {:.2}",
+        "DFS (geo-mean of {} models): loom {:.2}, ours on coroutines {:.2}; loom start-up {:.2}",
+        base.dfs.len(),
         dfs(|r| r.loom),
         dfs(|r| r.ours),
         slowdown(std::iter::once((base.loom_start_up, loaded.loom_start_up)))
