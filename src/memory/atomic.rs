@@ -43,6 +43,9 @@ pub(super) struct Location {
     /// after the last look, so looking costs a constant per store on average (a thread
     /// that never reads the atomic keeps every store readable for it).
     prune_at: usize,
+    /// The facade holds the value (`get_mut`): the next touch compares it with the newest
+    /// store.
+    lent: bool,
 }
 
 impl Store {
@@ -68,19 +71,41 @@ impl Store {
 }
 
 impl Memory {
-    /// Makes sure the atomic `obj` has a history; `bits` is the value its facade holds. The
-    /// facade changes that value behind the model's back only through `&mut` (`get_mut`),
-    /// which proves no other thread can reach it: the history then restarts from it. A
-    /// `static` used again (`fresh`: `bits` is its initial value) starts from it once and is
-    /// never changed behind the model's back.
-    pub(crate) fn atomic_touch(&mut self, obj: ObjId, bits: u64, fresh: bool) {
+    /// Makes sure the atomic `obj` has a history in this execution, which starts from
+    /// `bits()` (its facade's value, or its initial value for a `static` an earlier
+    /// execution used). Its history is the one copy of its value from then on; only a lend
+    /// ([`atomic_lend`](Self::atomic_lend)) gives the value back to the facade, which may
+    /// change it through `&mut` (proof that no other thread can reach it): the history then
+    /// restarts from `bits()` if that differs from the newest store.
+    #[inline]
+    pub(crate) fn atomic_touch(&mut self, obj: ObjId, bits: impl FnOnce() -> u64) {
+        match self.atomics.get(obj) {
+            Some(Some(loc)) if !loc.lent => {}
+            _ => self.atomic_start(obj, bits()),
+        }
+    }
+
+    /// [`atomic_touch`](Self::atomic_touch), then the newest store's value, to act on
+    /// directly in an untracked execution (which keeps only that store).
+    #[inline]
+    pub(crate) fn atomic_newest(&mut self, obj: ObjId, bits: impl FnOnce() -> u64) -> &mut u64 {
+        self.atomic_touch(obj, bits);
+        let loc = self.atomics[obj].as_mut().expect("touched");
+        &mut loc.stores.last_mut().expect("an atomic has a store").bits
+    }
+
+    /// [`atomic_touch`](Self::atomic_touch) of an atomic without a history, or lent.
+    #[cold]
+    fn atomic_start(&mut self, obj: ObjId, bits: u64) {
         let spare = &mut self.spare_locations;
         let loc = slot(&mut self.atomics, obj).get_or_insert_with(|| {
             let mut loc = spare.pop().unwrap_or_default();
             loc.prune_at = 0;
+            loc.lent = false;
             loc
         });
-        if loc.stores.last().is_some_and(|s| fresh || s.bits == bits) {
+        let lent = std::mem::take(&mut loc.lent);
+        if lent && loc.stores.last().is_some_and(|s| s.bits == bits) {
             return;
         }
         self.spare.append(&mut loc.stores);
@@ -90,6 +115,20 @@ impl Memory {
         (store.bits, store.rmw, store.sc) = (bits, false, 0);
         let loc = self.atomics[obj].as_mut().expect("touched");
         loc.stores.push(store);
+    }
+
+    /// The newest value of the atomic `obj`, if it has a history in this execution.
+    pub(crate) fn atomic_value(&self, obj: ObjId) -> Option<u64> {
+        let loc = self.atomics.get(obj)?.as_ref()?;
+        loc.stores.last().map(|s| s.bits)
+    }
+
+    /// Gives the newest value of the atomic `obj` to its facade, which holds it from now on
+    /// and may change it through `&mut` until the next operation touches the atomic again.
+    pub(crate) fn atomic_lend(&mut self, obj: ObjId) -> Option<u64> {
+        let loc = self.atomics.get_mut(obj)?.as_mut()?;
+        loc.lent = true;
+        loc.stores.last().map(|s| s.bits)
     }
 
     /// The ordering an operation acts with: its own under weak memory, `SeqCst` otherwise.

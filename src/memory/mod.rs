@@ -117,9 +117,10 @@ impl Memory {
     /// Forgets everything for a new execution whose thread 0 starts now; `weak`, `tracked`:
     /// see the fields (an untracked execution is not weak).
     pub(crate) fn reset(&mut self, weak: bool, tracked: bool) {
-        if !self.tracked && !tracked && self.atomics.is_empty() {
-            // After an untracked execution that used no atomic here, for another one:
-            // nothing to forget.
+        if !self.tracked && !tracked {
+            // After an untracked execution, for another one: nothing to forget but the
+            // atomics' values (untracked, no clock is read).
+            self.recycle_atomics();
             return;
         }
         // An untracked execution changes no clock but its threads' own: what a tracked one
@@ -134,13 +135,18 @@ impl Memory {
             th.vc.clear();
             th.finished = true;
         }
+        self.recycle_atomics();
+        self.cells.clear();
+        self.add_thread(0);
+        self.threads[0].vc.tick(0);
+    }
+
+    /// Forgets every atomic's history, keeping its memory for the next execution.
+    fn recycle_atomics(&mut self) {
         for mut loc in self.atomics.drain(..).flatten() {
             self.spare.append(&mut loc.stores);
             self.spare_locations.push(loc);
         }
-        self.cells.clear();
-        self.add_thread(0);
-        self.threads[0].vc.tick(0);
     }
 
     /// Clears every clock a tracked execution may have changed.

@@ -12,8 +12,8 @@ fn three_threads() -> Memory {
     m.reset(true, true);
     m.spawned(0, 1);
     m.spawned(0, 2);
-    m.atomic_touch(0, 0, false);
-    m.atomic_touch(1, 0, false);
+    m.atomic_touch(0, || 0);
+    m.atomic_touch(1, || 0);
     m
 }
 

@@ -165,7 +165,11 @@ pub(super) fn schedule_lines(text: &mut String, origin: Option<&super::Origin>, 
         text.push_str("(the schedule of this execution is not available)\n");
         return;
     };
-    let names: Vec<Option<String>> = st.threads.iter().map(|t| t.name.clone()).collect();
+    let names: Vec<Option<String>> = st
+        .threads
+        .iter()
+        .map(|t| t.name.as_deref().map(str::to_owned))
+        .collect();
     let _ = writeln!(
         text,
         "The schedule of execution {} so far; Builder::replay runs it again{}:",

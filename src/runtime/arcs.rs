@@ -57,8 +57,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
     let run = |ctx: &super::Context| {
         let mut st = ctx.exec.state.lock();
         // One made by an initializer may be kept by its cell, which needs its exact count.
-        let quiet =
-            st.config.untracked_start && st.hb.is_none() && !st.kept.in_initializer(ctx.tid);
+        let quiet = !st.tracked() && st.hb.is_none() && !st.kept.in_initializer(ctx.tid);
         let born = st.step;
         st.arcs.push(ArcState {
             strong: 1,

@@ -1,30 +1,28 @@
-//! The runtime's side of atomics and plain cells (the model is `crate::memory`): after an
-//! atomic operation's switch point, the facade asks here which value the operation reads
-//! and where its store goes in modification order. Where more than one is allowed, that is
-//! a decision of the strategy, recorded like the choice of a thread.
+//! The runtime's side of atomics and plain cells (the model is `crate::memory`): each
+//! operation of an atomic's facade is one call here, which runs its switch point, then
+//! acts on the atomic's value in the execution's memory, deciding (where more than one is
+//! allowed) which store a load reads and where a store goes in modification order, like
+//! the choice of a thread.
 //!
-//! The facade keeps the newest value of each atomic (for `get_mut`, `into_inner` and
-//! `Debug`) and gives it, with the atomic's initial value, as [`Held`], read after the
-//! switch point (other threads may have changed it while this one waited); every call
-//! returns the newest value after it, for the facade to keep, except for a `static` used
-//! again (see `object.rs`), whose facade value belongs to the first execution that used it.
+//! During an execution the memory model keeps the one copy of an atomic's value. The
+//! facade's own value is where an execution that first uses the atomic starts from (its
+//! [`Seed`]), and what `get_mut` lends out ([`lend`]); a `static` an earlier execution used
+//! starts from its initial value instead (see `object.rs`).
 //!
-//! In an untracked execution (`ExecConfig::untracked_start`) a `SeqCst` operation on an
-//! atomic this execution was the first to use skips all of this ([`direct`]): it acts on the
-//! facade's value after its switch point. Any other ordering marks the execution to start
-//! over (see `sched::start_over`) and acts as `SeqCst` through the untracked memory model,
-//! which keeps only the newest store (taken from the facade's value at each operation).
+//! Whether the memory model tracks the execution is decided in one place,
+//! [`ExecState::tracked_for`]: an untracked execution (`ExecConfig::untracked_start`) acts
+//! on the newest value directly, and an operation that needs tracking (an ordering weaker
+//! than `SeqCst`, a fence, a plain cell) marks it to start over, then goes on untracked.
 
 use std::sync::atomic::Ordering;
 
 use parking_lot::MutexGuard;
 
 use super::execution::{ExecState, Phase};
-use super::{Context, Key, Loc, ObjId, ObjectHandle, OpKind, Tid, failure, sched, with_ctx};
+use super::{Context, Key, Loc, ObjId, ObjectHandle, OpKind, Tid, failure, sched, spins, with_ctx};
 use crate::op::PickKind;
 use crate::op::Role;
 use crate::strategy::Refusal;
-
 /// Runs `f` on the execution's state for the calling thread; a refusal of the strategy
 /// fails the execution and unwinds the caller.
 pub(super) fn with_memory<R>(
@@ -43,103 +41,175 @@ pub(super) fn with_memory<R>(
     })
 }
 
-/// Runs atomic operation `kind` on `handle` at `loc` (`SeqCst` only) as `act` on the
-/// facade's value, after its switch point, if the memory model has nothing to do: the
-/// execution is untracked (see `ExecConfig::untracked_start`), so atomics are sequentially
-/// consistent, and the atomic's facade holds this execution's value, which is then the
-/// newest (no other thread runs until the next switch point). `None` otherwise (the
-/// operation goes through the memory model).
-#[inline]
-pub(crate) fn direct<R>(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
-    act: impl FnOnce() -> R,
-) -> Option<R> {
-    direct_switch_point(kind, handle, loc).then(act)
-}
+/// An atomic operation: its kind, the atomic's handle, and where the program performs it.
+pub(crate) type Site<'a> = (OpKind, &'a ObjectHandle, Loc);
 
-/// The switch point of [`direct`], if the operation can act on the facade's value; one
-/// copy for every atomic type and operation (only `act` differs between them), kept out
-/// of line so that the facade's methods stay small.
-#[inline(never)]
-fn direct_switch_point(kind: OpKind, handle: &ObjectHandle, loc: Loc) -> bool {
-    super::host::with_current(|ctx| {
-        if !ctx.exec.untracked || !(handle.first_used_in(ctx.exec.id) || claim(ctx, handle, loc)) {
-            return false;
-        }
-        sched::switch_point(ctx, kind, Some(handle), loc);
-        true
-    })
-    .unwrap_or(false)
-}
-
-/// Registers the atomic behind `handle` in the running execution if no execution has used
-/// it yet (as its switch point would, before its decision); returns whether this execution
-/// is the first that used it.
-#[cold]
-fn claim(ctx: &Context, handle: &ObjectHandle, loc: Loc) -> bool {
-    let exec = ctx.exec.id;
-    if !handle.unclaimed() {
-        return false;
-    }
-    // Another execution may claim it first (a `static` used by executions at once): then
-    // this one uses it as a later one, through the memory model.
-    let mut st = ctx.exec.state.lock();
-    let _ = handle.resolve(exec, &mut st.objects, loc);
-    handle.first_used_in(exec)
-}
-
-/// Runs the switch point before atomic operation `kind` on `handle` at `loc`, then `f` on
-/// the execution's state (locked once for both when the thread goes on at once); a refusal
-/// of the strategy fails the execution and unwinds the caller. In an untracked execution
-/// an operation with `orders` other than `SeqCst` marks the execution to start over, and
-/// goes on as a `SeqCst` one. `None` outside a model.
-fn at_switch_point<R>(
-    (kind, handle, loc): (OpKind, &ObjectHandle, Loc),
-    orders: [Ordering; 2],
-    f: impl FnOnce(&mut ExecState, Tid, ObjId) -> Result<R, Refusal>,
-) -> Option<R> {
-    let run = |ctx: &Context| {
-        let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc);
-        let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
-        let obj = obj.expect("a switch point on an object returns its id");
-        if orders != [Ordering::SeqCst; 2] && sched::needs_tracking(&st) {
-            // The operation goes on as `SeqCst`: an untracked memory model is not weak.
-            sched::start_over(&mut st);
-        }
-        match f(&mut st, ctx.tid, obj) {
-            Ok(r) => r,
-            Err(refusal) => {
-                st.fail(|st| failure::refusal(st, &refusal));
-                sched::raise_abort(ctx, st)
-            }
-        }
-    };
-    super::host::with_current(run)
-}
-
-/// Starts an atomic access with `order` to `obj`: a `SeqCst` one acquires what the
-/// `SeqCst` fences before it published, so for reduction it reads the order of `SeqCst`
-/// fences (`SeqCst` accesses to different locations commute).
-fn begin(st: &mut ExecState, me: Tid, obj: ObjId, held: Held, order: Ordering) {
-    let fresh = st.objects[obj].from_earlier;
-    let bits = if fresh { held.init } else { held.now };
-    st.mem.atomic_touch(obj, bits, fresh);
-    if order == Ordering::SeqCst {
-        st.mem.atomic_begin(me, order);
-        super::events::declare(st, Key::SeqCst, Role::Read);
-    }
-}
-
-/// What the facade holds of an atomic: its newest value as it knows it, and its initial one.
+/// The facade's value of an atomic, from which an execution that first uses the atomic
+/// starts its history, and its initial value, from which a `static` an earlier execution
+/// used starts.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Held {
+pub(crate) struct Seed {
     pub(crate) now: u64,
     pub(crate) init: u64,
 }
 
-/// The newest value of `obj`, for its facade to keep (`None`: a `static` used again).
-fn newest(st: &ExecState, obj: ObjId) -> Option<u64> {
-    (!st.objects[obj].from_earlier).then(|| st.mem.newest(obj))
+/// What an atomic operation does to the value, as the bits the memory model keeps.
+pub(crate) enum Act<'f> {
+    /// Reads it.
+    Load,
+    /// Writes these bits.
+    Store(u64),
+    /// Reads the newest value `v` and writes `f(v)` (`swap`, `fetch_add`, ...).
+    Rmw(&'f dyn Fn(u64) -> u64),
+    /// Writes `new` if it reads `expected`; `weak`: it may fail spuriously where it could
+    /// succeed (a decision, unless spurious failures are off).
+    Exchange { expected: u64, new: u64, weak: bool },
+}
+
+/// What an operation returns, and whether it was a write that changed nothing (for
+/// `spins.rs`, an observation); a refusal of the strategy fails the execution.
+type Done = Result<(Result<u64, u64>, bool), Refusal>;
+
+/// Performs the atomic operation `act` at `site` with `orders` (success, then failure
+/// ordering; twice the one ordering of any other operation than an exchange): its switch
+/// point, then its effect on the atomic's value in the execution's memory (seeded by
+/// `seed`), the state locked once for both when the thread goes on at once. Returns what
+/// std returns: `Ok(value read)` (anything for a store), or an exchange's `Err(actual)`;
+/// `None` outside a model.
+///
+/// One copy for every atomic type and operation (the closure given to `with_current`,
+/// whose type does not depend on the caller), so the facade's methods stay small; the one
+/// place that chooses between the memory model and the newest value alone (see
+/// [`ExecState::tracked_for`]).
+#[inline(always)]
+pub(crate) fn perform(
+    &(kind, handle, loc): &Site<'_>,
+    seed: Seed,
+    orders: [Ordering; 2],
+    act: Act<'_>,
+) -> Option<Result<u64, u64>> {
+    super::host::with_current(|ctx| {
+        let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc);
+        let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
+        let obj = obj.expect("a switch point on an object returns its id");
+        let tracked = st.tracked_for(orders != [Ordering::SeqCst; 2]);
+        let state = &mut *st;
+        let objects = &state.objects;
+        let from = || match objects[obj].from_earlier {
+            true => seed.init,
+            false => seed.now,
+        };
+        let done = match act {
+            // A weak exchange's spurious failure is a decision, taken in the model's way.
+            Act::Exchange { weak: true, .. } => {
+                state.mem.atomic_touch(obj, from);
+                in_model(state, (ctx.tid, obj), orders, act)
+            }
+            _ if !tracked => Ok(on_newest(state.mem.atomic_newest(obj, from), act)),
+            _ => {
+                state.mem.atomic_touch(obj, from);
+                in_model(state, (ctx.tid, obj), orders, act)
+            }
+        };
+        match done {
+            Ok((result, unchanged)) => {
+                if unchanged && ctx.exec.repeats {
+                    spins::unchanged(&mut st);
+                }
+                result
+            }
+            Err(refusal) => refused(ctx, st, &refusal),
+        }
+    })
+}
+
+/// Fails the execution for the strategy's `refusal` and unwinds the caller.
+#[cold]
+fn refused<R>(ctx: &Context, mut st: MutexGuard<'_, ExecState>, refusal: &Refusal) -> R {
+    st.fail(|st| failure::refusal(st, refusal));
+    sched::raise_abort(ctx, st)
+}
+
+/// `act` on the newest value `v` of an atomic, all an untracked execution keeps (every
+/// access then acts as `SeqCst`, and a weak exchange does not come here).
+#[inline]
+fn on_newest(v: &mut u64, act: Act<'_>) -> (Result<u64, u64>, bool) {
+    let old = *v;
+    match act {
+        Act::Load => (Ok(old), false),
+        Act::Store(bits) => {
+            *v = bits;
+            (Ok(old), bits == old)
+        }
+        Act::Rmw(f) => {
+            *v = f(old);
+            (Ok(old), *v == old)
+        }
+        Act::Exchange { expected, new, .. } if old == expected => {
+            *v = new;
+            (Ok(old), new == old)
+        }
+        Act::Exchange { .. } => (Err(old), true),
+    }
+}
+
+/// `act` of thread `me` on atomic `obj` in the memory model, with `orders`.
+fn in_model(
+    st: &mut ExecState,
+    (me, obj): (Tid, ObjId),
+    orders: [Ordering; 2],
+    act: Act<'_>,
+) -> Done {
+    let [order, failure] = orders;
+    match act {
+        Act::Load => {
+            let order = begin(st, me, order);
+            let index = choose(st, me, PickKind::ReadFrom, |m, out| {
+                m.readable(obj, me, order, out)
+            })?;
+            Ok((Ok(st.mem.load(obj, me, index, order)), false))
+        }
+        Act::Store(bits) => {
+            let order = begin(st, me, order);
+            let old = st.mem.newest(obj);
+            let at = choose(st, me, PickKind::StoreAt, |m, out| {
+                m.store_slots(obj, me, order, out)
+            })?;
+            st.mem.store(obj, me, at, bits, order);
+            Ok((Ok(old), old == bits))
+        }
+        Act::Rmw(f) => {
+            let order = begin(st, me, order);
+            let mut same = false;
+            let (old, _) = st.mem.rmw(obj, me, order, order, |v| {
+                let new = f(v);
+                same = new == v;
+                Some(new)
+            });
+            Ok((Ok(old), same))
+        }
+        Act::Exchange {
+            expected,
+            new,
+            weak,
+        } => {
+            let result = exchange(st, (me, obj), (expected, new), (order, failure), weak)?;
+            let unchanged = !matches!(result, Ok(old) if old != new);
+            Ok((result, unchanged))
+        }
+    }
+}
+
+/// Starts an access of `me` with `order` to an atomic; returns the ordering it acts with.
+/// A `SeqCst` one acquires what the `SeqCst` fences before it published, so for reduction
+/// it reads the order of `SeqCst` fences (`SeqCst` accesses to different locations commute).
+fn begin(st: &mut ExecState, me: Tid, order: Ordering) -> Ordering {
+    let order = st.mem.effective(order);
+    if order == Ordering::SeqCst {
+        st.mem.atomic_begin(me, order);
+        super::events::declare(st, Key::SeqCst, Role::Read);
+    }
+    order
 }
 
 /// The option the strategy picks among those `options` puts in its buffer (a decision of
@@ -168,98 +238,63 @@ fn stronger(a: Ordering, b: Ordering) -> Ordering {
     }
 }
 
-/// A load (operation `kind` at `loc`) of the atomic `handle` with `order`: the value read,
-/// and the newest value. `None` outside a model.
-pub(crate) fn load(
-    site: (OpKind, &ObjectHandle, Loc),
-    held: impl FnOnce() -> Held,
-    order: Ordering,
-) -> Option<(u64, Option<u64>)> {
-    at_switch_point(site, [order; 2], |st, me, obj| {
-        let order = st.mem.effective(order);
-        begin(st, me, obj, held(), order);
-        let index = choose(st, me, PickKind::ReadFrom, |m, out| {
-            m.readable(obj, me, order, out)
-        })?;
-        let value = st.mem.load(obj, me, index, order);
-        Ok((value, newest(st, obj)))
-    })
-}
-
-/// A store of `bits` with `order` (operation `kind` on `handle` at `loc`); returns the
-/// newest value. `None` outside a model.
-pub(crate) fn store(
-    site: (OpKind, &ObjectHandle, Loc),
-    held: impl FnOnce() -> Held,
-    bits: u64,
-    order: Ordering,
-) -> Option<Option<u64>> {
-    at_switch_point(site, [order; 2], |st, me, obj| {
-        let order = st.mem.effective(order);
-        begin(st, me, obj, held(), order);
-        let at = choose(st, me, PickKind::StoreAt, |m, out| {
-            m.store_slots(obj, me, order, out)
-        })?;
-        st.mem.store(obj, me, at, bits, order);
-        Ok(newest(st, obj))
-    })
-}
-
-/// A read-modify-write that always writes (`swap`, `fetch_add`, ...; operation `kind` on
-/// `handle` at `loc`): reads the newest value `v` and writes `f(v)`. Returns `v` and the
-/// newest value. `None` outside a model.
-pub(crate) fn rmw(
-    site: (OpKind, &ObjectHandle, Loc),
-    held: impl FnOnce() -> Held,
-    order: Ordering,
-    f: impl FnOnce(u64) -> u64,
-) -> Option<(u64, Option<u64>)> {
-    at_switch_point(site, [order; 2], |st, me, obj| {
-        let order = st.mem.effective(order);
-        begin(st, me, obj, held(), order);
-        let (old, _) = st.mem.rmw(obj, me, order, order, |v| Some(f(v)));
-        Ok((old, newest(st, obj)))
-    })
-}
-
-/// A compare-and-exchange of `obj`: writes `new` if it reads `expected` (only the newest
-/// store can be read by a success; a failure may read an older store whose value is not
-/// `expected`). Returns what std's `compare_exchange` returns, and the newest value.
-/// `weak`: a `compare_exchange_weak`, which may also fail spuriously where it could succeed
-/// (a decision, unless spurious failures are off).
-/// `None` outside a model.
-pub(crate) fn compare_exchange(
-    site: (OpKind, &ObjectHandle, Loc),
-    held: impl FnOnce() -> Held,
+/// A compare-and-exchange of thread `me` on atomic `obj` in the memory model: writes
+/// `new` if it reads `expected` (only the newest store can be read by a success; a failure
+/// may read an older store whose value is not `expected`). Returns what std's
+/// `compare_exchange` returns.
+fn exchange(
+    st: &mut ExecState,
+    (me, obj): (Tid, ObjId),
     (expected, new): (u64, u64),
     (success, failure): (Ordering, Ordering),
     weak: bool,
-) -> Option<(Result<u64, u64>, Option<u64>)> {
-    at_switch_point(site, [success, failure], |st, me, obj| {
-        let success = st.mem.effective(success);
-        let failure = st.mem.effective(failure);
-        begin(st, me, obj, held(), stronger(success, failure));
-        let mut options = std::mem::take(&mut st.mem.picks);
-        st.mem
-            .cas_readable(obj, me, failure, expected, &mut options);
-        let chosen = sched::decide(st, me, PickKind::CasReadFrom, options.len());
-        let index = options[chosen.as_ref().map_or(0, |&i| i)];
-        st.mem.picks = options;
-        chosen?;
-        let could_succeed = index == st.mem.newest_index(obj) && st.mem.newest(obj) == expected;
-        let spurious = weak && could_succeed && super::waits::fails_spuriously(st, me)?;
-        let result = if index == st.mem.newest_index(obj) && !spurious {
-            match st.mem.rmw(obj, me, success, failure, |v| {
-                (v == expected).then_some(new)
-            }) {
-                (old, true) => Ok(old),
-                (old, false) => Err(old),
-            }
-        } else {
-            Err(st.mem.load(obj, me, index, failure))
-        };
-        Ok((result, newest(st, obj)))
+) -> Result<Result<u64, u64>, Refusal> {
+    let success = st.mem.effective(success);
+    let failure = st.mem.effective(failure);
+    begin(st, me, stronger(success, failure));
+    let mut options = std::mem::take(&mut st.mem.picks);
+    st.mem
+        .cas_readable(obj, me, failure, expected, &mut options);
+    let chosen = sched::decide(st, me, PickKind::CasReadFrom, options.len());
+    let index = options[chosen.as_ref().map_or(0, |&i| i)];
+    st.mem.picks = options;
+    chosen?;
+    let newest = index == st.mem.newest_index(obj);
+    let could_succeed = newest && st.mem.newest(obj) == expected;
+    let spurious = weak && could_succeed && super::waits::fails_spuriously(st, me)?;
+    Ok(if newest && !spurious {
+        match st.mem.rmw(obj, me, success, failure, |v| {
+            (v == expected).then_some(new)
+        }) {
+            (old, true) => Ok(old),
+            (old, false) => Err(old),
+        }
+    } else {
+        Err(st.mem.load(obj, me, index, failure))
     })
+}
+
+/// The value of the atomic `handle` in the running execution, if that execution holds it
+/// (it used the atomic and did not lend it); not a switch point. `None` outside a model:
+/// the facade's value is the atomic's then.
+pub(crate) fn value(handle: &ObjectHandle) -> Option<u64> {
+    super::host::with_current(|ctx| {
+        let st = ctx.exec.state.lock();
+        let obj = handle.find(ctx.exec.id, &st.objects)?;
+        st.mem.atomic_value(obj)
+    })
+    .flatten()
+}
+
+/// Lends the value of the atomic `handle` to its facade (for `get_mut`), which holds it
+/// until the atomic's next operation: the value the running execution held, if it did.
+pub(crate) fn lend(handle: &ObjectHandle) -> Option<u64> {
+    super::host::with_current(|ctx| {
+        let mut st = ctx.exec.state.lock();
+        let obj = handle.find(ctx.exec.id, &st.objects)?;
+        st.mem.atomic_lend(obj)
+    })
+    .flatten()
 }
 
 /// A fence with `order` (not `Relaxed`).
@@ -267,10 +302,9 @@ pub(crate) fn fence(order: Ordering) {
     with_ctx("interleave_test::sync::atomic::fence", |ctx| {
         let mut st = ctx.exec.state.lock();
         // Among `SeqCst` accesses alone a fence changes nothing, but reduction would see its
-        // order against accesses that an untracked execution does not declare.
-        if sched::needs_tracking(&st) {
-            sched::start_over(&mut st); // and goes on: untracked, a fence does nothing
-        }
+        // order against accesses that an untracked execution does not declare. Untracked,
+        // it goes on and does nothing.
+        st.tracked_for(true);
         let order = st.mem.effective(order);
         if order == Ordering::SeqCst {
             super::events::declare(&mut st, Key::SeqCst, Role::Write);
@@ -288,12 +322,9 @@ pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
     }
     with_ctx("interleave_test::cell::UnsafeCell", |ctx| {
         let mut st = ctx.exec.state.lock();
-        if sched::needs_tracking(&st) {
-            // Not even registered: a `static` cell registered here would be foreign to the
-            // tracked run of this very execution.
-            sched::start_over(&mut st);
-        }
-        if st.phase == Phase::TearingDown || st.config.untracked_start {
+        // Untracked, not even registered: a `static` cell registered here would be foreign
+        // to the tracked run of this very execution.
+        if !st.tracked_for(true) || st.phase == Phase::TearingDown {
             return;
         }
         let me = ctx.tid;

@@ -14,7 +14,15 @@ use super::{Key, Op, Tid};
 use crate::op::Role;
 
 /// Ends the running thread's event and hands it to the strategy.
+#[inline]
 pub(super) fn end(st: &mut ExecState) {
+    if st.hb.is_some() {
+        end_event(st);
+    }
+}
+
+/// [`end`] with happens-before tracking.
+fn end_event(st: &mut ExecState) {
     let Some(hb) = st.hb.as_deref_mut() else {
         return;
     };
@@ -29,7 +37,7 @@ pub(super) fn end(st: &mut ExecState) {
 /// means for threads held back is `spins::begin`'s.
 #[inline]
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
-    if !st.config.untracked_start {
+    if st.tracked() {
         let op = st.threads[t].pending;
         synchronize(st, t, &op);
     }
@@ -67,7 +75,7 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
 /// the operation acts on. Atomics do so by their orderings (`runtime/atomics.rs`); a
 /// condvar orders nothing by itself (its mutex and the wake-up do).
 pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
-    if st.config.untracked_start || op.kind.is_atomic() || op.kind.is_condvar() {
+    if !st.tracked() || op.kind.is_atomic() || op.kind.is_condvar() {
         return;
     }
     if let Some(touch) = crate::hb::primary(op, t) {
@@ -82,7 +90,7 @@ pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
 /// the model's box is measured (callgrind, 2 to 4% of the instructions of an untracked
 /// execution of the throughput models).
 pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
-    if !st.config.untracked_start {
+    if st.tracked() {
         st.mem.access(st.running, key, role);
     }
     if let Some(hb) = st.hb.as_deref_mut() {
@@ -94,7 +102,7 @@ pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
 /// the memory model (a drop of an `Arc` releases or acquires, but any two drops may come in
 /// either order).
 pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Role) {
-    if !st.config.untracked_start {
+    if st.tracked() {
         st.mem.access(st.running, key, sync);
     }
     if let Some(hb) = st.hb.as_deref_mut() {
@@ -113,7 +121,7 @@ pub(super) fn order_only(st: &mut ExecState, key: Key, role: Role) {
 /// The running event changed `key` through the runtime (a write unless declared otherwise).
 pub(super) fn imply(st: &mut ExecState, key: Key) {
     if let Key::Park(_) = key
-        && !st.config.untracked_start
+        && st.tracked()
     {
         st.mem.access(st.running, key, Role::Write);
     }

@@ -204,7 +204,9 @@ pub(crate) enum Phase {
 /// Everything the runtime knows about one model thread.
 #[derive(Debug)]
 pub(crate) struct ThreadState {
-    pub(crate) name: Option<String>,
+    /// Its name, if it was given one (a boxed `str`: the table of threads is indexed at
+    /// every switch point, and 256 bytes a thread make that one shift; measured).
+    pub(crate) name: Option<Box<str>>,
     pub(crate) status: Status,
     /// The operation the thread is about to perform (set at each switch point).
     pub(crate) pending: Op,
@@ -352,9 +354,6 @@ impl std::fmt::Debug for ExecState {
 pub(crate) struct Execution {
     /// Unique in the process; primitives remember the execution they were first used in.
     pub(crate) id: u64,
-    /// Whether the execution runs untracked (`ExecConfig::untracked_start`), readable
-    /// without locking the state.
-    pub(crate) untracked: bool,
     /// Whether threads that repeat a spin are held back (`SpinRule::Repeats`), readable
     /// without locking the state: only then does `runtime::unchanged` need it.
     pub(crate) repeats: bool,
@@ -389,7 +388,6 @@ impl Execution {
         let main = ThreadState::new(Some("main".to_owned()), first, hosting, 0);
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            untracked: config.untracked_start,
             repeats: config.spins == crate::settings::SpinRule::Repeats,
             state: Mutex::new(ExecState {
                 threads: {
@@ -434,7 +432,7 @@ impl ThreadState {
     /// A runnable thread that has not started; `stack` 0 means the execution's default.
     pub(crate) fn new(name: Option<String>, pending: Op, hosting: Hosting, stack: usize) -> Self {
         ThreadState {
-            name,
+            name: name.map(String::into_boxed_str),
             status: Status::Runnable,
             pending,
             hosting,
@@ -463,9 +461,35 @@ impl ThreadState {
 }
 
 impl ExecState {
+    /// Whether the memory model tracks this execution (see
+    /// [`ExecConfig::untracked_start`]).
+    #[inline]
+    pub(crate) fn tracked(&self) -> bool {
+        !self.config.untracked_start
+    }
+
+    /// Whether the memory model tracks this execution, for an operation that needs it to
+    /// (`needs`) or not: the one place where an untracked execution learns it must start
+    /// over. One that meets such an operation while it runs is marked for the driver to run
+    /// again, tracked. Starting over is not a failure, so no thread is unwound for it: the
+    /// operation goes on untracked (a load reads the newest store, which RC11 allows; a cell
+    /// access is not checked for races; a fence adds nothing to sequential consistency), and
+    /// the execution runs to its end, bounded by `max_steps` as any other, whatever it then
+    /// does (pass, panic, deadlock, livelock): the driver discards it and reports only the
+    /// tracked run. Once the execution tears down after a failure (reached without such an
+    /// operation), that failure is its result, and nothing starts over.
+    #[inline]
+    pub(crate) fn tracked_for(&mut self, needs: bool) -> bool {
+        let tracked = self.tracked();
+        if !tracked && needs && self.phase == Phase::Running {
+            self.start_over = true;
+        }
+        tracked
+    }
+
     /// The public description of thread `tid`.
     pub(crate) fn thread_info(&self, tid: Tid) -> ThreadInfo {
-        ThreadInfo::new(tid, self.threads[tid].name.clone())
+        ThreadInfo::new(tid, self.threads[tid].name.as_deref().map(str::to_owned))
     }
 
     /// Records the failure `make` describes, unless one is recorded already: the first

@@ -154,9 +154,18 @@ impl ObjectHandle {
             .then(|| self.id.load(Ordering::Acquire))
     }
 
-    /// Whether no execution has used the primitive yet.
-    pub(crate) fn unclaimed(&self) -> bool {
-        self.exec.load(Ordering::Acquire) == 0
+    /// The object's id in execution `exec`, if it is registered there (first used there, or
+    /// a restorable one an earlier execution used); registers nothing.
+    pub(crate) fn find(&self, exec: u64, objects: &Objects) -> Option<ObjId> {
+        if let Some(id) = self.id_in(exec) {
+            return Some(id);
+        }
+        let addr = std::ptr::from_ref(self).addr();
+        let later = &objects.later;
+        (self.restorable && self.exec.load(Ordering::Acquire) != 0)
+            .then(|| later.binary_search_by_key(&addr, |&(a, _)| a).ok())
+            .flatten()
+            .map(|i| later[i].1)
     }
 
     /// The object's id in execution `exec`, registering it there on first use.

@@ -166,7 +166,7 @@ pub(super) fn finish(ctx: &Context) {
             wake(&mut st, t, Wake::Notified);
         }
     }
-    if !st.config.untracked_start {
+    if st.tracked() {
         st.mem.finished(me);
     }
     if st.phase == Phase::Running {
@@ -234,26 +234,6 @@ fn after_resume(ctx: &Context, st: MutexGuard<'_, ExecState>) {
     if st.threads[ctx.tid].life.must_unwind() {
         raise_abort(ctx, st)
     }
-}
-
-/// Whether an operation that needs the memory model (see `ExecConfig::untracked_start`)
-/// makes this untracked execution start over: it does while the execution runs; once it
-/// tears down after a failure, that failure (reached without such an operation) is its
-/// result.
-pub(super) fn needs_tracking(st: &ExecState) -> bool {
-    st.config.untracked_start && st.phase == Phase::Running
-}
-
-/// Marks the untracked execution for the driver to run again, tracked (see
-/// [`needs_tracking`]). Starting over is not a failure, so no thread is unwound for it: the
-/// operation that needed tracking goes on untracked (a load reads the newest store, which
-/// RC11 allows; a cell access is not checked for races; a fence adds nothing to sequential
-/// consistency), and the execution runs to its end, bounded by `max_steps` as any other,
-/// whatever it then does (pass, panic, deadlock, livelock): the driver discards it and
-/// reports only the tracked run. A failure of the discarded run still tears it down as
-/// any failure does: that is what the program does under this schedule.
-pub(super) fn start_over(st: &mut ExecState) {
-    st.start_over = true;
 }
 
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread
@@ -375,18 +355,24 @@ pub(super) fn decide(
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
     out.clear();
-    out.extend((0..st.threads.len()).filter(|&t| enabled(st, t)));
+    for t in 0..st.threads.len() {
+        if enabled(st, t) {
+            out.push(t);
+        }
+    }
 }
 
 /// Whether thread `t` can run now: it is not blocked, and the operation it is about to
 /// perform can take effect (a lock that is held, a `recv` on an empty channel, a join of a
 /// running thread cannot; such a thread is not a choice). Replaying a schedule of format 1
 /// counts every unblocked thread, as those schedules were recorded.
+#[inline]
 pub(super) fn enabled(st: &ExecState, t: Tid) -> bool {
     runnable(st, t) && (st.config.legacy_choices || op_enabled(st, t))
 }
 
 /// Whether the next operation of thread `t` can take effect now.
+#[inline]
 pub(super) fn op_enabled(st: &ExecState, t: Tid) -> bool {
     let op = &st.threads[t].pending;
     match op.kind {
@@ -426,7 +412,7 @@ pub(super) fn wake(st: &mut ExecState, tid: Tid, how: Wake) {
     match how {
         Wake::TimedOut => events::timed_out(st, tid),
         Wake::Notified => {
-            if !st.config.untracked_start {
+            if st.tracked() {
                 st.mem.woke(st.running, tid);
             }
             events::waking(st, tid);

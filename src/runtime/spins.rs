@@ -156,10 +156,15 @@ fn on(st: &ExecState) -> bool {
 
 /// Thread `me` reached a switch point for `op` where it may be held (not while it unwinds or
 /// exits): whether it repeats a spin; if so it waits from now on.
+#[inline]
 pub(super) fn reached(st: &mut ExecState, me: Tid, op: &Op) {
-    if !on(st) {
-        return;
+    if on(st) {
+        reached_on(st, me, op);
     }
+}
+
+/// [`reached`] under the rule.
+fn reached_on(st: &mut ExecState, me: Tid, op: &Op) {
     let versions = &st.versions;
     let spins = &mut st.threads[me].spins;
     let changed = spins.seen.iter().any(|&(key, v)| versions.of(key) != v);
@@ -170,16 +175,21 @@ pub(super) fn reached(st: &mut ExecState, me: Tid, op: &Op) {
         return;
     }
     spins.waiting = true;
-    if !st.config.untracked_start {
+    if st.tracked() {
         st.mem.refresh(me);
     }
 }
 
 /// Thread `t` performs `op` now: what it observes or changes.
+#[inline]
 pub(super) fn performs(st: &mut ExecState, t: Tid, op: &Op) {
-    if !on(st) {
-        return;
+    if on(st) {
+        performs_on(st, t, op);
     }
+}
+
+/// [`performs`] under the rule.
+fn performs_on(st: &mut ExecState, t: Tid, op: &Op) {
     st.versions.latest.clear();
     st.versions.changed_before = st.threads[t].spins.changed;
     match (op.obj, op.kind.observes_only()) {
@@ -322,10 +332,15 @@ pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
 
 /// Thread `t` was given control. Under [`SpinRule::AnotherRan`] every other thread that
 /// spun may run again, because of this event (`Key::Yield`).
+#[inline]
 pub(super) fn begin(st: &mut ExecState, t: Tid) {
-    if st.config.spins != SpinRule::AnotherRan {
-        return;
+    if st.config.spins == SpinRule::AnotherRan {
+        another_ran(st, t);
     }
+}
+
+/// [`begin`] under [`SpinRule::AnotherRan`].
+fn another_ran(st: &mut ExecState, t: Tid) {
     for u in 0..st.threads.len() {
         if u != t {
             st.threads[u].yielded = false;

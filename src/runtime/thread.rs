@@ -91,7 +91,7 @@ pub(crate) fn run_execution<'m>(
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
         } else if let Some(leak) = super::failure::leak(&st) {
-            if !st.config.untracked_start {
+            if st.tracked() {
                 st.fail(|_| leak);
             } else {
                 // Quiet allocations' counts are not followed: run again tracked to
@@ -110,7 +110,10 @@ pub(crate) fn run_execution<'m>(
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     let names = if st.failure.is_some() || st.config.keep_names {
-        st.threads.iter_mut().map(|t| t.name.take()).collect()
+        st.threads
+            .iter_mut()
+            .map(|t| t.name.take().map(String::from))
+            .collect()
     } else {
         Vec::new()
     };
@@ -157,7 +160,7 @@ pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hostin
         if let Some(hb) = st.hb.as_deref_mut() {
             hb.spawned(tid);
         }
-        if !st.config.untracked_start {
+        if st.tracked() {
             st.mem.spawned(ctx.tid, tid);
         }
         (Arc::clone(&ctx.exec), tid, hosting)

@@ -17,6 +17,7 @@ mod common;
 
 mod arc_drops;
 mod arc_leaks;
+mod atomic_values;
 mod atomics;
 mod barrier_once;
 mod correct_models;

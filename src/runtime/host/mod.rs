@@ -44,8 +44,9 @@ scoped_tls::scoped_thread_local!(
 /// Runs `f` with the model thread the calling code runs for: the one whose body runs
 /// here, or, on an OS-hosted thread whose thread-locals std destroys after its body, that
 /// thread (see `os.rs`). `None` outside a model. This is the one way the runtime learns
-/// which model thread calls it.
-#[inline]
+/// which model thread calls it. Always inlined: it is on the path of every operation, and
+/// `f` is most of it.
+#[inline(always)]
 pub(crate) fn with_current<R>(f: impl FnOnce(&Context) -> R) -> Option<R> {
     if CURRENT.is_set() {
         return Some(CURRENT.with(f));

@@ -34,12 +34,14 @@ impl<T> AtomicPtr<T> {
     /// A mutable reference to the pointer. Not a switch point: `&mut self` proves no other
     /// thread can reach the atomic.
     pub fn get_mut(&mut self) -> &mut *mut T {
+        self.take_back();
         self.inner.get_mut()
     }
 
-    /// Consumes the atomic and returns its pointer. Not a switch point.
-    pub const fn into_inner(self) -> *mut T {
-        self.inner.into_inner()
+    /// Consumes the atomic and returns its pointer. Not a switch point (nor, unlike std's,
+    /// a `const fn`: inside a model, the running execution holds the value).
+    pub fn into_inner(self) -> *mut T {
+        self.value()
     }
 
     /// The pointer it was created with.
@@ -155,13 +157,13 @@ impl<T> From<*mut T> for AtomicPtr<T> {
 impl<T> fmt::Debug for AtomicPtr<T> {
     /// Formats the pointer, read without a switch point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.inner.load(super::RUN), f)
+        fmt::Debug::fmt(&self.value(), f)
     }
 }
 
 impl<T> fmt::Pointer for AtomicPtr<T> {
     /// Formats the pointer's address, read without a switch point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Pointer::fmt(&self.inner.load(super::RUN), f)
+        fmt::Pointer::fmt(&self.value(), f)
     }
 }

@@ -53,12 +53,14 @@ macro_rules! atomic_int {
             /// A mutable reference to the value. Not a switch point: `&mut self` proves no
             /// other thread can reach the atomic.
             pub fn get_mut(&mut self) -> &mut $t {
+                self.take_back();
                 self.inner.get_mut()
             }
 
-            /// Consumes the atomic and returns its value. Not a switch point.
-            pub const fn into_inner(self) -> $t {
-                self.inner.into_inner()
+            /// Consumes the atomic and returns its value. Not a switch point (nor, unlike
+            /// std's, a `const fn`: inside a model, the running execution holds the value).
+            pub fn into_inner(self) -> $t {
+                self.value()
             }
 
             /// The value it was created with.
@@ -99,7 +101,7 @@ macro_rules! atomic_int {
         impl fmt::Debug for $name {
             /// Formats the value, read without a switch point.
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.inner.load(super::RUN), f)
+                fmt::Debug::fmt(&self.value(), f)
             }
         }
     )*};

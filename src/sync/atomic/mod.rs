@@ -29,7 +29,9 @@
 //!   the closure is then called again, as on real hardware.
 //! - Operations on a shared atomic panic outside a model. `new`, `get_mut`, `into_inner`,
 //!   `Default` and `From` work anywhere and are not switch points; nor is `Debug`, which
-//!   reads the value directly.
+//!   reads the value without one.
+//! - `into_inner` is not a `const fn`: inside a model, the running execution holds the
+//!   value.
 //! - [`compiler_fence`] is not a switch point (it orders nothing between threads); it only
 //!   validates its ordering and works anywhere. [`fence`] is a switch point.
 //! - The types are larger than std's (each carries its registration in the execution) and
@@ -50,14 +52,13 @@ pub use int::{
     AtomicU64, AtomicUsize,
 };
 
-use crate::runtime::atomics as memory;
+use crate::runtime::atomics;
 use crate::runtime::{self, ObjId, ObjectHandle};
 
-/// The ordering the value itself is read and written with. Only the one model thread that
-/// runs ever touches it, and hand-offs order everything (the coroutines of an execution share
-/// one OS thread; OS threads pass a release/acquire baton), so plain relaxed loads and stores
-/// suffice: a read-modify-write is a load then a store, never a locked instruction, which
-/// would cost more than the switch point itself.
+/// The ordering the facade's value is read and written with. It is written only through
+/// `&mut` (`get_mut`, `new`), and read only by the thread that holds the atomic or by a
+/// model thread before its execution's first use of it, which that thread's spawn or a
+/// hand-off orders after the write: relaxed loads and stores suffice.
 const RUN: Ordering = Ordering::Relaxed;
 
 /// A memory fence, as [`std::sync::atomic::fence`]: a `Release` fence makes the relaxed
@@ -76,7 +77,7 @@ pub fn fence(order: Ordering) {
         );
     }
     enter(None, crate::runtime::OpKind::Fence);
-    memory::fence(order);
+    atomics::fence(order);
 }
 
 /// A compiler-only fence, as [`std::sync::atomic::compiler_fence`]. Not a switch point: it
@@ -237,19 +238,6 @@ fn cas_failure_order(order: Ordering) -> Ordering {
     }
 }
 
-/// Tells the runtime that the operation just performed changed nothing, if `same` (a write
-/// of the value the atomic held, a failed compare-and-exchange): see `runtime/spins.rs`.
-fn unchanged_if(same: bool) {
-    if same {
-        runtime::unchanged();
-    }
-}
-
-/// Whether a compare-and-exchange wrote a value other than the one it found.
-fn exchanged<T: Bits + Copy>(result: &Result<T, T>, new: u64) -> bool {
-    matches!(result, Ok(old) if old.to_bits() != new)
-}
-
 /// The loop behind `fetch_update`, `try_update` and `update`: load, then offer `f`'s new
 /// value with a compare-and-exchange until it succeeds or `f` declines (`None`). `load` and
 /// `exchange` are the atomic's own operations, each with its switch point.
@@ -269,120 +257,92 @@ fn update_loop<T: Copy>(
 }
 
 /// Methods every atomic type has, generated for value type `$t` on a type with fields
-/// `handle: ObjectHandle` and `inner` (the std atomic holding the value).
+/// `handle: ObjectHandle` and `inner` (a std atomic holding the value outside executions,
+/// and from which an execution that first uses the atomic starts: during an execution,
+/// the runtime's memory holds the one copy of the value).
 macro_rules! common_methods {
     ($t:ty) => {
-        /// The newest value as this atomic knows it, and its initial one.
-        fn held(&self) -> super::memory::Held {
-            super::memory::Held {
+        /// Where an execution that first uses this atomic starts it from: the facade's
+        /// value, and the initial one.
+        #[inline]
+        fn seed(&self) -> super::atomics::Seed {
+            super::atomics::Seed {
                 now: super::Bits::to_bits(self.inner.load(super::RUN)),
                 init: super::Bits::to_bits(self.init_value()),
             }
         }
 
-        /// Keeps the newest value after an operation, if the runtime gives it.
-        fn keep(&self, bits: Option<u64>) {
-            if let Some(bits) = bits {
-                self.inner.store(super::Bits::from_bits(bits), super::RUN);
+        /// The value: the running execution's if it holds it, else the facade's.
+        fn value(&self) -> $t {
+            super::atomics::value(&self.handle)
+                .map_or_else(|| self.inner.load(super::RUN), super::Bits::from_bits)
+        }
+
+        /// Takes the value back from the running execution, if it holds it, for `&mut`
+        /// access (proof that no other thread can reach the atomic).
+        fn take_back(&mut self) {
+            if let Some(bits) = super::atomics::lend(&self.handle) {
+                *self.inner.get_mut() = super::Bits::from_bits(bits);
             }
         }
 
+        /// Performs `act` as operation `kind` at `loc`, with `orders` (its switch point
+        /// included): one call into the runtime.
+        #[inline]
+        fn perform(
+            &self,
+            (kind, loc): (crate::runtime::OpKind, crate::runtime::Loc),
+            orders: [Ordering; 2],
+            act: super::atomics::Act<'_>,
+        ) -> Result<u64, u64> {
+            super::atomics::perform(&(kind, &self.handle, loc), self.seed(), orders, act)
+                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind))
+        }
+
         /// A load with `order`, as operation `kind` at `loc` (its switch point included).
+        #[inline]
         fn load_at(
             &self,
             kind: crate::runtime::OpKind,
             loc: crate::runtime::Loc,
             order: Ordering,
         ) -> $t {
-            let op = (kind, &self.handle, loc);
-            if order == Ordering::SeqCst {
-                if let Some(v) = super::memory::direct(op, || self.inner.load(super::RUN)) {
-                    return v;
-                }
-            }
-            let (v, newest) = super::memory::load(op, || self.held(), order)
-                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
-            self.keep(newest);
-            super::Bits::from_bits(v)
+            let read = self.perform((kind, loc), [order; 2], super::atomics::Act::Load);
+            super::Bits::from_bits(read.unwrap_or_else(|bits| bits))
         }
 
         /// A read-modify-write that always writes `f(old)`, as operation `kind` at `loc`.
+        #[inline]
         fn rmw_at(
             &self,
             kind: crate::runtime::OpKind,
             loc: crate::runtime::Loc,
             order: Ordering,
-            f: impl FnOnce($t) -> $t,
+            f: impl Fn($t) -> $t,
         ) -> $t {
-            let op = (kind, &self.handle, loc);
-            // A write of the value the atomic held changes nothing (`runtime/spins.rs`).
-            let same = std::cell::Cell::new(false);
-            let f = |old: $t| {
-                let new = f(old);
-                same.set(super::Bits::to_bits(new) == super::Bits::to_bits(old));
-                new
-            };
-            let mut f = Some(f);
-            if order == Ordering::SeqCst {
-                let direct = || {
-                    let old = self.inner.load(super::RUN);
-                    let f = f.take().expect("unused until here");
-                    self.inner.store(f(old), super::RUN);
-                    old
-                };
-                if let Some(old) = super::memory::direct(op, direct) {
-                    super::unchanged_if(same.get());
-                    return old;
-                }
-            }
-            let f = f.expect("the direct way did not run");
-            let (old, newest) = super::memory::rmw(
-                op,
-                || self.held(),
-                order,
-                |v| super::Bits::to_bits(f(super::Bits::from_bits(v))),
-            )
-            .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
-            self.keep(newest);
-            super::unchanged_if(same.get());
-            super::Bits::from_bits(old)
+            let f = |v| super::Bits::to_bits(f(super::Bits::from_bits(v)));
+            let old = self.perform((kind, loc), [order; 2], super::atomics::Act::Rmw(&f));
+            super::Bits::from_bits(old.unwrap_or_else(|bits| bits))
         }
 
         /// A compare-and-exchange, as operation `kind` at `loc` (`weak`: it may fail
         /// spuriously).
+        #[inline]
         fn exchange_at(
             &self,
-            (kind, loc): (crate::runtime::OpKind, crate::runtime::Loc),
+            site: (crate::runtime::OpKind, crate::runtime::Loc),
             (current, new): ($t, $t),
-            orders: (Ordering, Ordering),
+            (success, failure): (Ordering, Ordering),
             weak: bool,
         ) -> Result<$t, $t> {
-            let values = (super::Bits::to_bits(current), super::Bits::to_bits(new));
-            let op = (kind, &self.handle, loc);
-            // A weak one may fail spuriously: a decision, taken in the memory model's way.
-            if !weak && orders == (Ordering::SeqCst, Ordering::SeqCst) {
-                let direct = || {
-                    let now = self.inner.load(super::RUN);
-                    if super::Bits::to_bits(now) != values.0 {
-                        return Err(now);
-                    }
-                    self.inner.store(new, super::RUN);
-                    Ok(now)
-                };
-                if let Some(result) = super::memory::direct(op, direct) {
-                    super::unchanged_if(!super::exchanged(&result, values.1));
-                    return result;
-                }
-            }
-            let (result, newest) =
-                super::memory::compare_exchange(op, || self.held(), values, orders, weak)
-                    .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
-            self.keep(newest);
-            let result = result
+            let act = super::atomics::Act::Exchange {
+                expected: super::Bits::to_bits(current),
+                new: super::Bits::to_bits(new),
+                weak,
+            };
+            self.perform(site, [success, failure], act)
                 .map(super::Bits::from_bits)
-                .map_err(super::Bits::from_bits);
-            super::unchanged_if(!super::exchanged(&result, values.1));
-            result
+                .map_err(super::Bits::from_bits)
         }
 
         /// Reads the value: any store the memory model lets this thread read (see
@@ -404,20 +364,12 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
-            let kind = crate::runtime::OpKind::AtomicStore;
-            let op = (kind, &self.handle, std::panic::Location::caller());
-            let same =
-                super::Bits::to_bits(self.inner.load(super::RUN)) == super::Bits::to_bits(val);
-            if order == Ordering::SeqCst
-                && super::memory::direct(op, || self.inner.store(val, super::RUN)).is_some()
-            {
-                super::unchanged_if(same);
-                return;
-            }
-            let newest = super::memory::store(op, || self.held(), super::Bits::to_bits(val), order)
-                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind));
-            self.keep(newest);
-            super::unchanged_if(same);
+            let site = (
+                crate::runtime::OpKind::AtomicStore,
+                std::panic::Location::caller(),
+            );
+            let act = super::atomics::Act::Store(super::Bits::to_bits(val));
+            let _ = self.perform(site, [order; 2], act);
         }
 
         /// Writes `val` and returns the previous value. A switch point; every ordering is
