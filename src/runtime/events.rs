@@ -42,9 +42,7 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
         synchronize(st, t, &op);
     }
     let decision = decided.then(|| st.decisions.len() as u32 - 1);
-    let thread = &mut st.threads[t];
-    let woken = std::mem::take(&mut thread.woken);
-    let woken_on = thread.woken_on.take();
+    let (woken, woken_on) = st.threads[t].signals.take_wake();
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.begin(t, &st.threads[t].pending, decision, enabled, woken);
         if let Some(key) = woken_on {
@@ -62,11 +60,9 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
 /// and twice as much for each next one (so a loop that polls `Instant::now` against a
 /// deadline ends in a few dozen spins, whatever the deadline).
 pub(super) fn spun(st: &mut ExecState, me: Tid) {
-    st.threads[me].spinning = true;
+    let in_row = st.threads[me].signals.spin();
     st.mem.refresh(me);
-    let in_row = &mut st.threads[me].spins_in_row;
-    let quantum = Duration::from_micros(1u64 << (*in_row).min(30));
-    *in_row += 1;
+    let quantum = Duration::from_micros(1u64 << in_row.min(30));
     super::waits::time_passes(st, st.clock.saturating_add(quantum));
     super::spins::spun(st, me);
 }
@@ -146,14 +142,13 @@ pub(super) fn waking(st: &mut ExecState, t: Tid) {
     // A write even if the operation declared a read-like role on the key (a notification
     // reads a condvar that has no waiter, and writes the one it wakes).
     declare(st, key, Role::Write);
-    st.threads[t].woken = true;
-    st.threads[t].woken_on = Some(key);
+    st.threads[t].signals.wake(Some(key));
 }
 
 /// Thread `t` timed out: that happens only once no thread could run, so after every event
 /// so far.
 pub(super) fn timed_out(st: &mut ExecState, t: Tid) {
-    st.threads[t].woken = true;
+    st.threads[t].signals.wake(None);
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.timed_out(t);
     }

@@ -10,7 +10,7 @@ use super::host::{HostShared, Hosting};
 use super::object::Objects;
 use super::trace::Trace;
 use super::{Loc, ObjId, Op, OpKind, Tid};
-use crate::hb::{Hb, Key};
+use crate::hb::Hb;
 use crate::memory::Memory;
 use crate::op::PickKind;
 use crate::report::{SourceLocation, ThreadInfo, ThreadReport};
@@ -224,24 +224,14 @@ pub(crate) struct ThreadState {
     pub(crate) park_token: bool,
     /// Waits it ended early and weak compare-and-exchanges it failed spuriously.
     pub(crate) early: u32,
-    /// Spins since its last operation that was not a yield or spin-loop hint.
-    pub(crate) spins_in_row: u32,
-    /// The thread said it is spinning since its last decision (for strategies that
-    /// deprioritize spinners).
-    pub(crate) spinning: bool,
-    /// It spun (yield, spin loop, failed `try_lock`) and no other thread has run since:
-    /// under `SpinRule::AnotherRan` it is not a choice while another thread can run.
-    pub(crate) yielded: bool,
     /// Where its last operation, a `try_lock`, `try_read` or `try_write`, failed (a failed
     /// try is a spin for strategies only when it fails again there).
     pub(crate) last_failed_try: Option<super::Loc>,
     /// What `SpinRule::Repeats` knows of it.
     pub(crate) spins: super::spins::Spins,
-    /// Its next event resumes it after it waited: for happens-before, the event could not
-    /// have run earlier.
-    pub(crate) woken: bool,
-    /// The key whose change woke it, which its next event reads.
-    pub(crate) woken_on: Option<Key>,
+    /// That it spun (and how often in a row) or was woken, for its next decision, event
+    /// and clock step.
+    pub(crate) signals: super::signals::Signals,
     /// Where it is in its life, how it unwinds, and what teardown asked of it.
     pub(crate) life: super::life::Life,
     /// It runs in a `thread::scope` (it borrows from its parent's stack).
@@ -442,13 +432,9 @@ impl ThreadState {
             blocked_seq: 0,
             park_token: false,
             early: 0,
-            spins_in_row: 0,
-            spinning: false,
-            yielded: false,
             last_failed_try: None,
             spins: super::spins::Spins::default(),
-            woken: false,
-            woken_on: None,
+            signals: super::signals::Signals::default(),
             life: super::life::Life::default(),
             scoped: false,
         }

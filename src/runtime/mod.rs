@@ -19,6 +19,7 @@ pub(crate) mod locals;
 pub(crate) mod object;
 mod panic;
 mod sched;
+mod signals;
 pub(crate) mod spins;
 mod teardown;
 mod thread;

@@ -73,7 +73,7 @@ pub(super) fn switch_point_held<'a>(
     thread.pending.loc = loc;
     thread.steps += 1;
     if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
-        thread.spins_in_row = 0;
+        thread.signals.end_row();
     }
     if !matches!(
         kind,
@@ -297,7 +297,7 @@ fn ask_strategy(
         runnable,
         ops: &ops,
         current,
-        current_spins: current.is_some() && std::mem::take(&mut st.threads[me].spinning),
+        current_spins: current.is_some() && st.threads[me].signals.take_spinning(),
         step: st.step,
         held_back,
     };

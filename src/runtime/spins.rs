@@ -243,8 +243,7 @@ pub(super) fn moved(st: &mut ExecState, key: Key) {
         let spins = &st.threads[t].spins;
         if spins.waiting && spins.seen.iter().any(|&(k, _)| k == key) {
             st.threads[t].spins.waiting = false;
-            st.threads[t].woken = true;
-            st.threads[t].woken_on = Some(Key::Yield(t));
+            st.threads[t].signals.wake(Some(Key::Yield(t)));
             events::declare(st, Key::Yield(t), Role::Write);
         }
     }
@@ -316,7 +315,7 @@ pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
     let threads = &st.threads;
     let held = |t: &Tid| match st.config.spins {
         SpinRule::Off => false,
-        SpinRule::AnotherRan => threads[*t].yielded,
+        SpinRule::AnotherRan => threads[*t].signals.held(),
         SpinRule::Repeats => threads[*t].spins.waiting,
     };
     if !runnable.iter().any(held) || runnable.iter().all(held) {
@@ -343,13 +342,12 @@ pub(super) fn begin(st: &mut ExecState, t: Tid) {
 fn another_ran(st: &mut ExecState, t: Tid) {
     for u in 0..st.threads.len() {
         if u != t {
-            st.threads[u].yielded = false;
+            st.threads[u].signals.release();
         }
     }
     for i in 0..st.held_back.len() {
         let u = st.held_back[i];
-        st.threads[u].woken = true;
-        st.threads[u].woken_on = Some(Key::Yield(u));
+        st.threads[u].signals.wake(Some(Key::Yield(u)));
         events::declare(st, Key::Yield(u), Role::Write);
     }
 }
@@ -371,7 +369,7 @@ pub(super) fn spun(st: &mut ExecState, me: Tid) {
     if st.config.spins != SpinRule::AnotherRan {
         return;
     }
-    st.threads[me].yielded = true;
+    st.threads[me].signals.hold();
     events::declare(st, Key::Yield(me), Role::Write);
     events::declare(st, Key::Spin, Role::Write);
 }
