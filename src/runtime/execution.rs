@@ -412,7 +412,7 @@ impl Execution {
                 arcs: Vec::new(),
                 kept: super::kept::Kept::default(),
             }),
-            host: HostShared::default(),
+            host: HostShared::new(&super::thread::ENGINE),
             origin,
         })
     }

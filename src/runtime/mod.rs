@@ -36,12 +36,12 @@ use std::time::Duration;
 pub(crate) use execution::{
     Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Waits, Wake,
 };
-pub(crate) use host::{Core, pin_driver, spawn_scoped};
+pub(crate) use host::{Core, pin_driver};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use panic::install_hook;
 pub(crate) use thread::{
     ExecOutcome, Reuse, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
-    run_thread_body, scope_panicked, spawn,
+    run_thread_body, scope_panicked, spawn, spawn_scoped,
 };
 
 use execution::{ExecState, Unwinding};

@@ -176,10 +176,72 @@ pub(crate) fn spawn(spec: &ThreadSpec, body: host::Body) -> Tid {
     tid
 }
 
+/// The engine, as the substrates call it (see [`host::Guest`]).
+pub(super) struct Engine;
+
+/// The one [`Engine`].
+pub(super) static ENGINE: Engine = Engine;
+
+impl host::Guest for Engine {
+    fn run(&self, ctx: &Context, body: Box<dyn FnOnce() + '_>) {
+        thread_main(ctx, body);
+    }
+
+    fn run_main(&self, ctx: &Context, model: &(dyn Fn() + Sync)) {
+        // The result of thread 0 is not for anyone to join.
+        thread_main(ctx, || drop(run_thread_body(model)));
+    }
+
+    fn finish(&self, ctx: &Context) {
+        sched::finish(ctx);
+    }
+
+    fn escaped(
+        &self,
+        exec: &Execution,
+        tid: Tid,
+        overflow: bool,
+        payload: &(dyn Any + Send),
+    ) -> host::Target {
+        let mut st = exec.state.lock();
+        let bytes = st.stack_of(tid);
+        st.fail(|st| match overflow {
+            true => super::failure::stack_overflow(st, tid, bytes),
+            false => super::failure::internal(st, tid, payload),
+        });
+        st.threads[tid].life.leave_behind();
+        super::teardown::next(&mut st)
+    }
+
+    fn left_behind(&self, count: usize) {
+        super::teardown::count_left_behind(count);
+    }
+
+    fn forget(&self, exec: u64, tid: Tid) {
+        locals::forget(exec, tid);
+    }
+
+    fn drop_payload(&self, payload: Box<dyn Any + Send>) {
+        panic::drop_payload(payload);
+    }
+}
+
+/// Starts an OS thread in `scope` for the registered scoped model thread `tid`, running `f`.
+/// Its result is `None` when `f` did not return normally and the result is not for `join`
+/// (see [`run_thread_body`]).
+pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    exec: &Arc<Execution>,
+    tid: Tid,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, Option<std::thread::Result<T>>> {
+    host::spawn_scoped(scope, exec, tid, move || run_thread_body(f))
+}
+
 /// Runs model thread `ctx.tid` once it first has control: its body, unless teardown reached
 /// it first (then the body is dropped unrun), then the destruction of its thread-locals. The
 /// host then finishes the thread.
-pub(crate) fn thread_main(ctx: &Context, body: impl FnOnce()) {
+fn thread_main(ctx: &Context, body: impl FnOnce()) {
     if sched::begin(ctx) {
         body();
     } else {

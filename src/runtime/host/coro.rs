@@ -29,9 +29,10 @@ use std::sync::Arc;
 use generator::{Generator, Gn};
 use parking_lot::Mutex;
 
+use super::super::Context;
 use super::super::execution::Execution;
-use super::super::{Context, Tid, failure, locals, sched, teardown, thread};
-use super::{CURRENT, Hosting, Turn, run_os_thread};
+use super::{Body, CURRENT, Hosting, Target, Turn, run_os_thread};
+use crate::op::Tid;
 
 /// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
 /// It is resumed with whether teardown asks it to unwind.
@@ -146,7 +147,12 @@ pub(super) fn drive<'m>(
         tid: 0,
     });
     let (main_size, mut main) = stacks.take_main(bytes);
-    main.init_code(move || CURRENT.with(|ctx| thread_body(ctx, || run_model(model))));
+    main.init_code(move || {
+        CURRENT.with(|ctx| {
+            ctx.exec.host.guest.run_main(ctx, model);
+            ctx.exec.host.guest.finish(ctx);
+        });
+    });
     let mut main = Some(main);
     let mut slots: Vec<Option<Slot>> = Vec::new();
     let mut turn = super::take_next(exec); // thread 0, to start
@@ -180,7 +186,7 @@ pub(super) fn drive<'m>(
             None => leak(std::ptr::null_mut(), slot.ctx), // its stack overflowed
         }
     }
-    teardown::count_left_behind(left);
+    exec.host.guest.left_behind(left);
 }
 
 std::thread_local! {
@@ -222,7 +228,7 @@ fn finish_main<'m>(
 /// freed), its context and its thread-locals are never dropped, so nothing they refer to
 /// dangles and none of their destructors runs.
 fn leak(_stack: *mut usize, ctx: Rc<Context>) {
-    locals::forget(ctx.exec.id, ctx.tid);
+    ctx.exec.host.guest.forget(ctx.exec.id, ctx.tid);
     std::mem::forget(ctx);
 }
 
@@ -247,15 +253,10 @@ fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>, stacks: &mut Stac
     }
 }
 
-/// What a coroutine runs: the thread, then its end.
-fn thread_body(ctx: &Context, body: impl FnOnce()) {
-    thread::thread_main(ctx, body);
-    sched::finish(ctx);
-}
-
-fn run_model(model: &(dyn Fn() + Sync)) {
-    // The result of thread 0 is not for anyone to join.
-    let _ = thread::run_thread_body(model);
+/// What a spawned thread's coroutine runs: the thread, then its end.
+fn thread_body(ctx: &Context, body: Body) {
+    ctx.exec.host.guest.run(ctx, body);
+    ctx.exec.host.guest.finish(ctx);
 }
 
 /// Resumes a coroutine until it gives control back. A panic that escapes it (a stack
@@ -281,7 +282,7 @@ fn resume<'g>(
             let stack = coro.take().map(Generator::into_raw);
             let _ = stack; // left as it is: resuming or dropping it would abort
             let turn = escaped_coroutine(exec, ctx.tid, &*payload);
-            super::super::panic::drop_payload(payload);
+            exec.host.guest.drop_payload(payload);
             turn
         }
     }
@@ -304,16 +305,10 @@ fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + 
     let overflow = payload
         .downcast_ref::<generator::Error>()
         .is_some_and(|e| matches!(e, generator::Error::StackErr));
-    let mut st = exec.state.lock();
-    let bytes = st.stack_of(tid);
-    st.fail(|st| match overflow {
-        true => failure::stack_overflow(st, tid, bytes),
-        false => failure::internal(st, tid, payload),
-    });
-    st.threads[tid].life.leave_behind();
     TURN.take(); // whatever it said before it failed
-    let to = teardown::next(&mut st);
-    if let super::Target::Thread(t) = to {
+    let to = exec.host.guest.escaped(exec, tid, overflow, payload);
+    let mut st = exec.state.lock();
+    if let Target::Thread(t) = to {
         st.running = t;
     }
     Turn::of(&st, to)

@@ -13,6 +13,11 @@
 //! parent's stack, which a coroutine cannot hold across the scheduler without `unsafe`, so
 //! they run on OS threads under both substrates.
 //!
+//! The other way, the substrates call the engine only through [`Guest`] (a thread's run and
+//! end, an escaped coroutine, threads left behind), which the runtime implements once; they
+//! read the execution's data (its state's driver mailbox, each thread's hosting and status)
+//! and call nothing else above them.
+//!
 //! Architecture invariant: nothing outside this folder knows whether a thread is a
 //! coroutine or an OS thread, beyond the [`Hosting`] tag the scheduler passes back here.
 
@@ -76,8 +81,43 @@ impl Hosting {
 /// A model thread's body, as the substrate runs it.
 pub(crate) type Body = Box<dyn FnOnce() + Send + 'static>;
 
+/// The engine above, as the substrates call it: how a model thread's body runs and how the
+/// thread ends, and what the engine does when a coroutine's body escapes or threads are
+/// left behind. The substrates call nothing else above them; the runtime implements this
+/// once (`runtime/thread.rs`), and a new kind of model task (or a third substrate) plugs in
+/// here.
+pub(crate) trait Guest: Sync {
+    /// Runs thread `ctx.tid` once it first has control: `body` (dropped unrun if teardown
+    /// reached the thread first), then the destruction of its thread-locals.
+    fn run(&self, ctx: &Context, body: Box<dyn FnOnce() + '_>);
+    /// Runs thread 0 as [`run`](Self::run) does, its body the model closure.
+    fn run_main(&self, ctx: &Context, model: &(dyn Fn() + Sync));
+    /// Ends thread `ctx.tid`, its body and thread-locals done: its joiners may go on, and
+    /// another thread runs (the caller never runs model code again).
+    fn finish(&self, ctx: &Context);
+    /// The coroutine of thread `tid` let `payload` escape (`overflow`: its stack
+    /// overflowed; otherwise a fault of the runtime): records the failure, leaves the
+    /// thread behind, and says who runs next.
+    fn escaped(
+        &self,
+        exec: &Execution,
+        tid: Tid,
+        overflow: bool,
+        payload: &(dyn std::any::Any + Send),
+    ) -> Target;
+    /// `count` threads of an execution that ended were left behind (never resumed).
+    fn left_behind(&self, count: usize);
+    /// Thread `tid` of execution `exec` is left behind: its thread-locals are never
+    /// dropped, so the engine must forget them.
+    fn forget(&self, exec: u64, tid: Tid);
+    /// Drops a panic payload that escaped a coroutine, whatever its destructor does.
+    fn drop_payload(&self, payload: Box<dyn std::any::Any + Send>);
+}
+
 /// What the substrates of one execution share.
 pub(crate) struct HostShared {
+    /// The engine the substrates call back.
+    guest: &'static dyn Guest,
     /// Serializes OS-hosted threads and the driver.
     baton: Baton,
     /// The driver's OS thread, to give it the baton.
@@ -92,9 +132,12 @@ pub(crate) struct HostShared {
     over: AtomicBool,
 }
 
-impl Default for HostShared {
-    fn default() -> Self {
+impl HostShared {
+    /// The substrates' shared state for an execution of the engine `guest`, driven from the
+    /// calling thread.
+    pub(crate) fn new(guest: &'static dyn Guest) -> Self {
         HostShared {
+            guest,
             baton: Baton::default(),
             driver: std::thread::current(),
             spawned: Mutex::new(Vec::new()),
@@ -103,9 +146,7 @@ impl Default for HostShared {
             over: AtomicBool::new(false),
         }
     }
-}
 
-impl HostShared {
     /// Whether the driver is done with the execution.
     pub(crate) fn over(&self) -> bool {
         self.over.load(Ordering::Acquire)
@@ -243,8 +284,9 @@ pub(crate) fn record_os_thread(exec: &Execution, tid: Tid, os: std::thread::Thre
     table[tid] = Some(os);
 }
 
-/// Runs the execution from its start (thread 0 runs `model`) until the driver is told it
-/// is over. Threads teardown left behind stay as they are (see `teardown.rs`).
+/// Runs the execution from its start (thread 0 runs `model`, through
+/// [`Guest::run_model`]) until the driver is told it is over. Threads teardown left behind
+/// stay as they are (see `teardown.rs`).
 pub(crate) fn drive<'m>(
     exec: &Arc<Execution>,
     model: &'m (dyn Fn() + Sync),

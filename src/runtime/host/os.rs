@@ -15,9 +15,10 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use super::super::Context;
 use super::super::execution::Execution;
-use super::super::{Context, Tid, sched, teardown, thread};
 use super::{CURRENT, Stacks, Turn, record_os_thread, run_os_thread, take_next};
+use crate::op::Tid;
 
 std::thread_local! {
     /// The model thread this OS thread runs, from its start until its thread-locals are
@@ -33,7 +34,7 @@ pub(crate) struct ExitGuard(RefCell<Option<Context>>);
 impl Drop for ExitGuard {
     fn drop(&mut self) {
         if let Some(ctx) = self.0.borrow_mut().take() {
-            sched::finish(&ctx);
+            ctx.exec.host.guest.finish(&ctx);
         }
     }
 }
@@ -47,27 +48,28 @@ pub(crate) fn exiting_context() -> Option<Context> {
 }
 
 /// Runs model thread `tid` of `exec` on the calling OS thread, which was just created for
-/// it: waits for its turn, runs `body`, and leaves the finishing to [`ExitGuard`].
-fn entry(exec: Arc<Execution>, tid: Tid, body: impl FnOnce()) {
+/// it: waits for its turn, runs it (`run`, which calls [`Guest::run`](super::Guest::run)
+/// or `run_main`), and leaves the finishing to [`ExitGuard`].
+fn entry(exec: Arc<Execution>, tid: Tid, run: impl FnOnce(&Context)) {
     let ctx = Context { exec, tid };
     // First, so that std destroys it after every thread-local the model creates.
     EXIT.with(|guard| *guard.0.borrow_mut() = Some(ctx.clone()));
     super::pin(ctx.exec.state.lock().config.core);
     CURRENT.set(&ctx, || {
         ctx.exec.host.baton.wait(tid, true);
-        thread::thread_main(&ctx, body);
+        run(&ctx);
     });
 }
 
-/// Starts an OS thread in `scope` for the registered scoped model thread `tid`, running `f`.
-/// Its result is `None` when `f` did not return normally and the result is not for `join`
-/// (see [`thread::run_thread_body`]).
+/// Starts an OS thread in `scope` for the registered scoped model thread `tid`, running `f`
+/// (its body as the engine made it). Its result is what `f` returned, `None` if `f` never
+/// ran or did not return.
 pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     exec: &Arc<Execution>,
     tid: Tid,
-    f: impl FnOnce() -> T + Send + 'scope,
-) -> std::thread::ScopedJoinHandle<'scope, Option<std::thread::Result<T>>> {
+    f: impl FnOnce() -> Option<T> + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, Option<T>> {
     let stack = exec.state.lock().stack_of(tid);
     let runner = Arc::clone(exec);
     let handle = std::thread::Builder::new()
@@ -75,7 +77,9 @@ pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
         .stack_size(stack)
         .spawn_scoped(scope, move || {
             let mut out = None;
-            entry(runner, tid, || out = thread::run_thread_body(f));
+            entry(runner, tid, |ctx| {
+                ctx.exec.host.guest.run(ctx, Box::new(|| out = f()));
+            });
             out
         })
         .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
@@ -98,7 +102,7 @@ pub(super) fn spawn(exec: &Arc<Execution>, tid: Tid, stack: usize, body: super::
     let handle = std::thread::Builder::new()
         .name(os_name(exec, tid))
         .stack_size(stack)
-        .spawn(move || entry(runner, tid, body))
+        .spawn(move || entry(runner, tid, |ctx| ctx.exec.host.guest.run(ctx, body)))
         .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
     record_os_thread(exec, tid, handle.thread().clone());
     exec.host.joins.lock().push((tid, handle));
@@ -114,9 +118,7 @@ pub(super) fn drive(exec: &Arc<Execution>, model: &(dyn Fn() + Sync), _stacks: &
             .name(os_name(exec, 0))
             .stack_size(bytes)
             .spawn_scoped(s, move || {
-                entry(runner, 0, || {
-                    let _ = thread::run_thread_body(model);
-                })
+                entry(runner, 0, |ctx| ctx.exec.host.guest.run_main(ctx, model));
             })
             .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
         record_os_thread(exec, 0, main.thread().clone());
@@ -146,7 +148,7 @@ fn join_finished(exec: &Execution) {
             left += 1;
         }
     }
-    teardown::count_left_behind(left);
+    exec.host.guest.left_behind(left);
 }
 
 /// Thread 0 could not be finished: teardown found it blocked for good in a destructor, or
