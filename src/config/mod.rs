@@ -9,7 +9,7 @@ use crate::driver::{self, Independent, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
-use crate::settings::SpinRule;
+use crate::settings::{SpinRule, StrategyName};
 use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
 };
@@ -345,7 +345,7 @@ impl Builder {
                     Box::new(RandomStrategy::new(execution_seed(seed, i)))
                 };
                 let how = Independent {
-                    name: "random",
+                    name: StrategyName::Random,
                     epochs: false,
                     make: &make,
                 };
@@ -356,7 +356,7 @@ impl Builder {
                     Box::new(PctStrategy::new(execution_seed(seed, i), depth, k))
                 };
                 let how = Independent {
-                    name: "pct",
+                    name: StrategyName::Pct,
                     epochs: true,
                     make: &make,
                 };

@@ -29,6 +29,7 @@ use parking_lot::Mutex;
 use crate::report::{Failure, Report};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::schedule::{Schedule, Settings};
+use crate::settings::StrategyName;
 use crate::strategy::{Expected, ReplayStrategy, Strategy};
 
 /// What an exploration needs besides the model.
@@ -190,7 +191,7 @@ fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
 /// How a run of independent executions gets the strategy of each.
 pub(crate) struct Independent<'a> {
     /// The strategy's name, for the report.
-    pub(crate) name: &'static str,
+    pub(crate) name: StrategyName,
     /// Whether strategies learn the length of executions from earlier ones (PCT's `k`): then
     /// executions run in epochs of doubling size (1, 2, 4, ...), each learning from all the
     /// epochs before it, so the result still does not depend on the parallelism.
@@ -494,10 +495,16 @@ fn track_from_now(exec: &mut ExecConfig) {
 }
 
 /// What a failure of execution `iteration` of a run of `plan` records about the run.
-fn meta(plan: &Plan, strategy: &str, seed: Option<u64>, iteration: u64, exec: &ExecConfig) -> Meta {
+fn meta(
+    plan: &Plan,
+    strategy: StrategyName,
+    seed: Option<u64>,
+    iteration: u64,
+    exec: &ExecConfig,
+) -> Meta {
     Meta {
         test: plan.test.clone(),
-        strategy: strategy.to_owned(),
+        strategy: strategy.name().to_owned(),
         seed,
         iteration,
         substrate: exec.substrate,

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::settings::{Reduction, StrategyKind};
+use crate::settings::{Reduction, StrategyKind, StrategyName};
 
 /// A limit that ended an exploration before its strategy was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,12 +168,8 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self.strategy {
-            Some(StrategyKind::Random) => "random",
-            Some(StrategyKind::Pct { .. }) => "pct",
-            Some(StrategyKind::Dfs { .. }) => "dfs",
-            None => "replay",
-        })?;
+        let name = self.strategy.map_or(StrategyName::Replay, |s| s.name());
+        f.write_str(name.name())?;
         if let Some(seed) = self.seed {
             write!(f, " (seed {seed})")?;
         }

@@ -3,7 +3,7 @@
 //! versions are written down here and nowhere else.
 
 use super::Schedule;
-use crate::settings::SpinRule;
+use crate::settings::{SpinRule, StrategyName};
 
 /// The execution settings a schedule's decisions were recorded under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Schedule {
     /// How this schedule replays.
     pub(crate) fn replay_rules(&self) -> ReplayRules {
         let version = self.format_version();
-        let dfs = self.strategy == "dfs";
+        let dfs = StrategyName::from_name(&self.strategy) == Some(StrategyName::Dfs);
         ReplayRules {
             legacy_choices: version < 2,
             spins: self.spin_rule(dfs),

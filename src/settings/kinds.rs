@@ -129,16 +129,64 @@ pub enum StrategyKind {
     },
 }
 
+/// A search algorithm without its parameters, by the name schedule files and reports give
+/// it: the strategies of [`StrategyKind`], and the two that follow a recorded schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StrategyName {
+    Random,
+    Pct,
+    Dfs,
+    /// Replays a schedule decision for decision.
+    Replay,
+    /// Follows a schedule's prefix, then picks at random.
+    Prefix,
+}
+
+impl StrategyName {
+    const ALL: [StrategyName; 5] = [
+        StrategyName::Random,
+        StrategyName::Pct,
+        StrategyName::Dfs,
+        StrategyName::Replay,
+        StrategyName::Prefix,
+    ];
+
+    /// The name, as written in schedule files and reports.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            StrategyName::Random => "random",
+            StrategyName::Pct => "pct",
+            StrategyName::Dfs => "dfs",
+            StrategyName::Replay => "replay",
+            StrategyName::Prefix => "prefix",
+        }
+    }
+
+    /// The strategy called `name`, if any.
+    pub(crate) fn from_name(name: &str) -> Option<StrategyName> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
 impl StrategyKind {
+    /// Its name (see [`StrategyName`]).
+    pub(crate) const fn name(&self) -> StrategyName {
+        match self {
+            StrategyKind::Random => StrategyName::Random,
+            StrategyKind::Pct { .. } => StrategyName::Pct,
+            StrategyKind::Dfs { .. } => StrategyName::Dfs,
+        }
+    }
+
     /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
     pub(crate) fn from_env() -> Option<Self> {
         let value = std::env::var(env::STRATEGY).ok()?;
-        Some(match value.trim() {
-            "random" => StrategyKind::Random,
-            "pct" => StrategyKind::Pct {
+        Some(match StrategyName::from_name(value.trim()) {
+            Some(StrategyName::Random) => StrategyKind::Random,
+            Some(StrategyName::Pct) => StrategyKind::Pct {
                 depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
             },
-            "dfs" => StrategyKind::Dfs {
+            Some(StrategyName::Dfs) => StrategyKind::Dfs {
                 max_preemptions: env_bound(),
             },
             _ => panic!(
@@ -159,4 +207,23 @@ pub(crate) enum SpinRule {
     AnotherRan,
     /// A thread that repeats a spin waits for a change (see the module's notes).
     Repeats,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StrategyKind, StrategyName};
+
+    #[test]
+    fn every_strategy_name_reads_back() {
+        for name in StrategyName::ALL {
+            assert_eq!(StrategyName::from_name(name.name()), Some(name));
+        }
+        assert_eq!(StrategyName::from_name("DFS"), None);
+        assert_eq!(StrategyName::from_name(""), None);
+        let dfs = StrategyKind::Dfs {
+            max_preemptions: Some(2),
+        };
+        assert_eq!(dfs.name(), StrategyName::Dfs);
+        assert_eq!(StrategyKind::Pct { depth: 3 }.name().name(), "pct");
+    }
 }

@@ -14,5 +14,5 @@ pub(crate) use env_vars::{
     replay_file,
 };
 pub(crate) use kinds::MIN_STACK_SIZE;
-pub(crate) use kinds::SpinRule;
 pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
+pub(crate) use kinds::{SpinRule, StrategyName};

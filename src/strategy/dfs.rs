@@ -127,8 +127,8 @@ impl DfsStrategy {
 }
 
 impl Strategy for DfsStrategy {
-    fn name(&self) -> &'static str {
-        "dfs"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Dfs
     }
 
     fn begin_execution(&mut self) -> bool {

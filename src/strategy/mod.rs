@@ -23,6 +23,7 @@ pub(crate) use replay::{Expected, ReplayStrategy};
 
 use crate::hb::Hb;
 use crate::op::{Op, PickKind, Tid};
+use crate::settings::StrategyName;
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]
@@ -92,8 +93,8 @@ pub(crate) struct Nondeterminism {
 
 /// One search algorithm.
 pub(crate) trait Strategy: Send {
-    /// Name recorded in schedules and reports ("random", "pct", "dfs", "replay").
-    fn name(&self) -> &'static str;
+    /// Its name, recorded in schedules and reports.
+    fn name(&self) -> StrategyName;
 
     /// Prepares the next execution. `false`: the strategy has explored everything it can.
     fn begin_execution(&mut self) -> bool {

@@ -79,8 +79,8 @@ impl PctStrategy {
 }
 
 impl Strategy for PctStrategy {
-    fn name(&self) -> &'static str {
-        "pct"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Pct
     }
 
     fn reads_ops(&self) -> bool {

@@ -86,8 +86,8 @@ impl PrefixStrategy {
 }
 
 impl Strategy for PrefixStrategy {
-    fn name(&self) -> &'static str {
-        "prefix"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Prefix
     }
 
     fn reads_ops(&self) -> bool {

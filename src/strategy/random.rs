@@ -46,8 +46,8 @@ impl RandomStrategy {
 }
 
 impl Strategy for RandomStrategy {
-    fn name(&self) -> &'static str {
-        "random"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Random
     }
 
     fn reads_ops(&self) -> bool {

@@ -74,8 +74,8 @@ impl ReplayStrategy {
 }
 
 impl Strategy for ReplayStrategy {
-    fn name(&self) -> &'static str {
-        "replay"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Replay
     }
 
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {

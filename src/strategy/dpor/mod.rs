@@ -324,8 +324,8 @@ fn initials_of(hb: &Hb, i: usize, k: usize, out: &mut Vec<Tid>) {
 }
 
 impl Strategy for DporStrategy {
-    fn name(&self) -> &'static str {
-        "dfs"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Dfs
     }
 
     fn begin_execution(&mut self) -> bool {

@@ -45,8 +45,8 @@ struct TraceCounter<S> {
 }
 
 impl<S: Strategy> Strategy for TraceCounter<S> {
-    fn name(&self) -> &'static str {
-        "dfs"
+    fn name(&self) -> crate::settings::StrategyName {
+        crate::settings::StrategyName::Dfs
     }
 
     fn begin_execution(&mut self) -> bool {
