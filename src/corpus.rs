@@ -86,6 +86,15 @@ impl Corpus {
         if path.exists() {
             return Ok((path, false));
         }
+        // Stored before a pick was part of the name, under its thread ids' hash alone.
+        let legacy = self
+            .dir
+            .join(format!("{:016x}.json", threads_hash(schedule)));
+        if legacy != path
+            && Schedule::load(&legacy).is_ok_and(|old| old.decisions() == schedule.decisions())
+        {
+            return Ok((legacy, false));
+        }
         schedule.save(&path)?;
         Ok((path, true))
     }
@@ -119,23 +128,46 @@ fn read_entry(path: &Path, root: &Path) -> Content {
     }
 }
 
-/// A stable name for a schedule: FNV-1a (64 bits) over its decisions' thread ids, in hex.
-/// (std's hasher may change between Rust releases; file names must not.)
+/// A stable name for a schedule: FNV-1a (64 bits) over its decisions, in hex (see
+/// [`schedule_hash`]). (std's hasher may change between Rust releases; file names must not.)
 pub(crate) fn schedule_id(schedule: &Schedule) -> String {
     format!("{:016x}", schedule_hash(schedule))
 }
 
 /// The hash [`schedule_id`] shows; also the seed of the executions that judge a stored
-/// schedule, so a judgement is the same on every run.
+/// schedule, so a judgement is the same on every run. It reads each decision's thread id
+/// and, for a pick (which store a load reads, ...), its kind and option: two failures that
+/// differ only in picks are two schedules. A schedule without picks hashes its thread ids
+/// alone, so its name is the one it was always stored under.
 pub(crate) fn schedule_hash(schedule: &Schedule) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for d in schedule.decisions() {
-        for byte in (d.thread() as u64).to_le_bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    schedule.decisions().iter().fold(FNV_OFFSET, |hash, d| {
+        let hash = fnv(hash, &(d.thread() as u64).to_le_bytes());
+        match d.pick() {
+            Some((kind, option)) => {
+                let hash = fnv(fnv(hash, &[0xff]), kind.as_bytes());
+                fnv(hash, &(option as u64).to_le_bytes())
+            }
+            None => hash,
         }
-    }
-    hash
+    })
+}
+
+/// FNV-1a over the decisions' thread ids alone: how schedules were named before picks
+/// were part of the name.
+fn threads_hash(schedule: &Schedule) -> u64 {
+    schedule.decisions().iter().fold(FNV_OFFSET, |hash, d| {
+        fnv(hash, &(d.thread() as u64).to_le_bytes())
+    })
+}
+
+/// FNV-1a's 64-bit offset basis.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a (64 bits): `hash` continued over `bytes`.
+fn fnv(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A path segment safe on every file system.
@@ -150,4 +182,90 @@ fn sanitize(segment: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Corpus, schedule_id};
+    use crate::schedule::Schedule;
+
+    /// A format-4 schedule whose decisions are `(thread, pick)`, a pick being a "read
+    /// from" option.
+    fn schedule(decisions: &[(usize, Option<usize>)]) -> Schedule {
+        let lines: Vec<String> = decisions
+            .iter()
+            .enumerate()
+            .map(|(i, (thread, pick))| {
+                let pick = pick.map_or(String::new(), |v| {
+                    format!(r#", "pick": "read from", "value": {v}"#)
+                });
+                format!(
+                    r#"{{"thread": {thread}, "step": {}, "of": 2{pick}, "name": null,
+                        "op": "atomic load", "at": "src/a.rs:1:1"}}"#,
+                    i + 1
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"format": "interleave-test-schedule", "version": 4, "crate_version": "0.1.0",
+               "test": "t", "strategy": "random", "seed": 1, "iteration": 0,
+               "decisions": [{}]}}"#,
+            lines.join(", ")
+        );
+        Schedule::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn schedules_that_differ_only_in_picks_have_different_names() {
+        let a = schedule(&[(1, None), (1, Some(0)), (2, None)]);
+        let b = schedule(&[(1, None), (1, Some(1)), (2, None)]);
+        assert_ne!(schedule_id(&a), schedule_id(&b));
+        assert_eq!(schedule_id(&a), schedule_id(&a.clone()));
+    }
+
+    #[test]
+    fn a_schedule_without_picks_keeps_its_thread_ids_name() {
+        // FNV-1a over the little-endian u64 thread ids 1, 2, 1: the name such a schedule
+        // has had since the corpus began, worked out here by hand.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for t in [1u64, 2, 1] {
+            for byte in t.to_le_bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        assert_eq!(
+            schedule_id(&schedule(&[(1, None), (2, None), (1, None)])),
+            format!("{hash:016x}")
+        );
+    }
+
+    #[test]
+    fn both_of_two_pick_variants_are_stored_and_a_legacy_file_is_recognised() {
+        let root = std::env::temp_dir().join(format!("corpus-picks-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dir = root.join("t");
+        std::fs::create_dir_all(&dir).unwrap();
+        let corpus = Corpus {
+            root: root.clone(),
+            dir: dir.clone(),
+        };
+        let a = schedule(&[(1, None), (1, Some(0)), (2, None)]);
+        let b = schedule(&[(1, None), (1, Some(1)), (2, None)]);
+        assert!(corpus.store(&a).unwrap().1, "the first is written");
+        assert!(
+            corpus.store(&b).unwrap().1,
+            "the second, differing in a pick, too"
+        );
+        assert!(
+            !corpus.store(&a).unwrap().1,
+            "the same decisions again are not"
+        );
+        // A file stored under the old name (thread ids alone) is found, not duplicated.
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let legacy = dir.join(format!("{:016x}.json", super::threads_hash(&a)));
+        a.save(&legacy).unwrap();
+        assert_eq!(corpus.store(&a).unwrap(), (legacy, false));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
