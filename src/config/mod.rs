@@ -1,6 +1,7 @@
 //! The driver: [`Builder`] and the entry points that run a model under a strategy.
 //!
-//! This is the only module that reads environment variables; they are listed in [`env`](mod@env).
+//! The environment variables it applies are listed in [`env`](mod@env); `settings/` reads
+//! them (`env_vars.rs`, and `kinds.rs` for the substrate, reduction and strategy).
 
 use std::panic::Location;
 use std::time::Duration;

@@ -81,8 +81,9 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// The id of the chosen thread (for a [`pick`](Self::pick), the thread that decided):
-    /// with `pick`, all that replay reads.
+    /// The id of the chosen thread (for a [`pick`](Self::pick), the thread that decided).
+    /// Replay checks it, the pick, the number of [`options`](Self::options) and the
+    /// operation's kind; names and locations are for people.
     pub fn thread(&self) -> usize {
         self.thread
     }

@@ -22,8 +22,9 @@ pub(crate) struct ReplayRules {
     /// Whether spurious wake-ups were decisions: `Some` when the file says or its format
     /// predates them (then `false`), `None` when the replaying side's setting applies.
     pub(crate) spurious_wakeups: Option<bool>,
-    /// How many executions a replay may end early in: a DFS schedule's one (its search
-    /// ends executions that redo a failure class early).
+    /// How many waits each thread may end early per execution (timeouts, spurious
+    /// wake-ups and spurious exchange failures together): 1 for a DFS schedule, as its
+    /// search allowed; no limit for the others (see `runtime/waits.rs`).
     pub(crate) early_limit: Option<u32>,
 }
 

@@ -10,7 +10,7 @@
 //!
 //! Thread 0 runs on a scoped OS thread of the driver (it borrows the model); threads
 //! spawned by the model run on detached OS threads that the driver joins once they
-//! finished, so none outlives its exploration.
+//! finished; only those teardown left behind outlive their exploration, parked for good.
 
 use std::cell::RefCell;
 use std::sync::Arc;
