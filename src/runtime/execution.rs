@@ -266,14 +266,12 @@ pub(crate) struct FailureDraft {
     pub(crate) threads: Vec<ThreadReport>,
 }
 
-/// Who runs after the thread that hands control back to the driver.
+/// Where control goes when the running thread stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DriverNext {
-    /// Nothing was said yet (the driver waits).
-    Pending,
-    /// Run this thread.
-    Run(Tid),
-    /// The execution is over: every thread finished, or the rest are left as they are.
+pub(crate) enum Target {
+    /// This thread runs next.
+    Thread(Tid),
+    /// The execution is over (or stuck): back to the driver for good.
     End,
 }
 
@@ -295,8 +293,6 @@ pub(crate) struct ExecState {
     /// driver runs it again tracked (see [`ExecConfig::untracked_start`]).
     pub(crate) start_over: bool,
     pub(crate) phase: Phase,
-    /// The driver's mailbox: set by a thread that gives control back to the driver.
-    pub(crate) next: DriverNext,
     /// The thread that runs (or was last given control).
     pub(crate) running: Tid,
     pub(crate) next_block_seq: u64,
@@ -395,7 +391,6 @@ impl Execution {
                 failure: None,
                 start_over: false,
                 phase: Phase::Running,
-                next: DriverNext::Run(0),
                 running: 0,
                 unwind_all: None,
                 next_block_seq: 0,
@@ -412,7 +407,7 @@ impl Execution {
                 arcs: Vec::new(),
                 kept: super::kept::Kept::default(),
             }),
-            host: HostShared::new(&super::thread::ENGINE),
+            host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,
         })
     }

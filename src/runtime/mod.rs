@@ -58,6 +58,14 @@ pub(crate) struct Context {
     pub(crate) tid: Tid,
 }
 
+impl Context {
+    /// What the substrates share for this thread's execution.
+    #[inline(always)]
+    pub(crate) fn host(&self) -> &host::HostShared {
+        &self.exec.host
+    }
+}
+
 /// The model thread the calling code runs for, if any.
 fn current_context() -> Option<Context> {
     host::with_current(Context::clone)

@@ -6,8 +6,10 @@
 
 use parking_lot::MutexGuard;
 
-use super::execution::{Blocked, DecisionRecord, ExecState, Phase, Status, Unwinding, Wake};
-use super::host::{self, Target};
+use super::execution::{
+    Blocked, DecisionRecord, ExecState, Phase, Status, Target, Unwinding, Wake,
+};
+use super::host::{self, Turn};
 use super::trace::{Event, TRACE_LEN};
 use super::{
     Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
@@ -188,7 +190,7 @@ pub(super) fn finish(ctx: &Context) {
             }
         },
     };
-    let _ = host::hand_off(ctx, st, target, true);
+    let _ = hand_off(ctx, st, target, true);
 }
 
 /// Acts on a decision for the running thread `ctx.tid`: continue, or hand off and wait to be
@@ -219,10 +221,37 @@ fn dispatch<'a>(
         after_resume(ctx, st);
         return None;
     }
-    if host::hand_off(ctx, st, target, false) {
+    if hand_off(ctx, st, target, false) {
         raise_abort(ctx, ctx.exec.state.lock())
     }
     None
+}
+
+/// The running thread `ctx.tid` stops running and `to` runs, as [`host::hand_off`] does it.
+/// Unless `leaving` (the thread finished), this returns when the thread is chosen to run
+/// again, with whether teardown asks it to unwind.
+fn hand_off(ctx: &Context, mut st: MutexGuard<'_, ExecState>, to: Target, leaving: bool) -> bool {
+    let me = ctx.tid;
+    let turn = turn(&mut st, to);
+    let mine = st.threads[me].hosting;
+    let preempted = runnable(&st, me);
+    host::hand_off(ctx, st, mine, turn, preempted, leaving)
+}
+
+/// What the driver does when control goes to `to`, which then counts as the running thread.
+pub(super) fn turn(st: &mut ExecState, to: Target) -> Turn {
+    match to {
+        Target::End => Turn::End,
+        Target::Thread(t) => {
+            st.running = t;
+            let thread = &st.threads[t];
+            Turn::Run {
+                thread: t,
+                hosting: thread.hosting,
+                abort: thread.life.must_unwind(),
+            }
+        }
+    }
 }
 
 fn runnable(st: &ExecState, t: Tid) -> bool {
@@ -243,7 +272,7 @@ pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -
     if teardown::gives_up_on(&st, me) {
         teardown::leave_behind(&mut st, me);
         let target = teardown::next(&mut st);
-        let _ = host::hand_off(ctx, st, target, false);
+        let _ = hand_off(ctx, st, target, false);
         unreachable!("a thread left behind is never resumed");
     }
     st.threads[me].life.unwind_for_teardown();

@@ -25,8 +25,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::execution::{ExecState, Status, Unwinding};
-use super::host::{Hosting, Target};
+use super::execution::{ExecState, Status, Target, Unwinding};
+use super::host::Hosting;
 use super::{Tid, sched};
 
 /// The most model threads left behind in a process; past it teardown unwinds every thread.

@@ -81,7 +81,12 @@ pub(crate) fn run_execution<'m>(
         }
         reuse.beat.as_ref().expect("set above").running(&exec);
     }
-    host::drive(&exec, model, &mut reuse.stacks);
+    let stack = exec.state.lock().stack_of(0);
+    let main = Context {
+        exec: Arc::clone(&exec),
+        tid: 0,
+    };
+    host::drive(main, stack, model, &mut reuse.stacks);
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if let Some(hb) = st.hb.take() {
@@ -143,9 +148,9 @@ pub(crate) struct ThreadSpec {
 }
 
 /// Registers a new model thread, runnable at once; the caller has passed the spawn's switch
-/// point. Returns the execution and the thread's id.
+/// point. Returns the execution, the thread's id, its hosting and its stack size in bytes.
 #[track_caller]
-pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hosting) {
+pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hosting, usize) {
     with_ctx("interleave_test::thread::spawn", |ctx| {
         let mut st = ctx.exec.state.lock();
         let hosting = match spec.scoped {
@@ -163,16 +168,15 @@ pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hostin
         if st.tracked() {
             st.mem.spawned(ctx.tid, tid);
         }
-        (Arc::clone(&ctx.exec), tid, hosting)
+        (Arc::clone(&ctx.exec), tid, hosting, st.stack_of(tid))
     })
 }
 
 /// Registers and starts a (non-scoped) model thread running `body`; returns its id.
 #[track_caller]
 pub(crate) fn spawn(spec: &ThreadSpec, body: host::Body) -> Tid {
-    let (exec, tid, hosting) = register_thread(spec);
-    let stack = exec.state.lock().stack_of(tid);
-    host::spawn(&exec, tid, hosting, stack, body);
+    let (exec, tid, hosting, stack) = register_thread(spec);
+    host::spawn(Context { exec, tid }, hosting, stack, body);
     tid
 }
 
@@ -196,29 +200,47 @@ impl host::Guest for Engine {
         sched::finish(ctx);
     }
 
-    fn escaped(
-        &self,
-        exec: &Execution,
-        tid: Tid,
-        overflow: bool,
-        payload: &(dyn Any + Send),
-    ) -> host::Target {
-        let mut st = exec.state.lock();
+    fn must_unwind(&self, ctx: &Context) -> bool {
+        ctx.exec.state.lock().threads[ctx.tid].life.must_unwind()
+    }
+
+    fn finished(&self, ctx: &Context) -> bool {
+        ctx.exec.state.lock().threads[ctx.tid].finished()
+    }
+
+    fn name(&self, ctx: &Context) -> Option<String> {
+        ctx.exec.state.lock().threads[ctx.tid]
+            .name
+            .as_deref()
+            .map(String::from)
+    }
+
+    fn waits_at(&self, ctx: &Context) -> String {
+        ctx.exec.state.lock().threads[ctx.tid]
+            .pending
+            .loc
+            .to_string()
+    }
+
+    fn escaped(&self, ctx: &Context, overflow: bool, payload: &(dyn Any + Send)) -> host::Turn {
+        let tid = ctx.tid;
+        let mut st = ctx.exec.state.lock();
         let bytes = st.stack_of(tid);
         st.fail(|st| match overflow {
             true => super::failure::stack_overflow(st, tid, bytes),
             false => super::failure::internal(st, tid, payload),
         });
         st.threads[tid].life.leave_behind();
-        super::teardown::next(&mut st)
+        let to = super::teardown::next(&mut st);
+        sched::turn(&mut st, to)
     }
 
     fn left_behind(&self, count: usize) {
         super::teardown::count_left_behind(count);
     }
 
-    fn forget(&self, exec: u64, tid: Tid) {
-        locals::forget(exec, tid);
+    fn forget(&self, ctx: &Context) {
+        locals::forget(ctx.exec.id, ctx.tid);
     }
 
     fn drop_payload(&self, payload: Box<dyn Any + Send>) {
@@ -235,7 +257,12 @@ pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
     tid: Tid,
     f: impl FnOnce() -> T + Send + 'scope,
 ) -> std::thread::ScopedJoinHandle<'scope, Option<std::thread::Result<T>>> {
-    host::spawn_scoped(scope, exec, tid, move || run_thread_body(f))
+    let stack = exec.state.lock().stack_of(tid);
+    let ctx = Context {
+        exec: Arc::clone(exec),
+        tid,
+    };
+    host::spawn_scoped(scope, ctx, stack, move || run_thread_body(f))
 }
 
 /// Runs model thread `ctx.tid` once it first has control: its body, unless teardown reached

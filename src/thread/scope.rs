@@ -104,7 +104,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             loc,
             scoped: true,
         };
-        let (exec, tid, _) = runtime::register_thread(&spec);
+        let (exec, tid, _, _) = runtime::register_thread(&spec);
         let obj = self.obj;
         runtime::with_state("interleave_test::thread::Scope::spawn", |a| {
             a.obj::<ScopeState>(obj).threads.push(tid)

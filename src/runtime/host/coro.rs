@@ -24,15 +24,12 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
-use std::sync::Arc;
 
 use generator::{Generator, Gn};
 use parking_lot::Mutex;
 
 use super::super::Context;
-use super::super::execution::Execution;
-use super::{Body, CURRENT, Hosting, Target, Turn, run_os_thread};
-use crate::op::Tid;
+use super::{Body, CURRENT, Hosting, Turn, run_os_thread, take_next};
 
 /// A coroutine that runs a spawned thread: it owns everything it runs, so it can be pooled.
 /// It is resumed with whether teardown asks it to unwind.
@@ -133,29 +130,29 @@ struct Slot {
     ctx: Rc<Context>,
 }
 
-/// Runs the execution: thread 0 runs `model`, then whoever the scheduler names, until it
-/// says the execution is over. Coroutines left unfinished then (teardown left their threads
-/// behind) are never resumed: their stacks are leaked with what they own.
+/// Runs the execution: thread `main` (with `bytes` of stack) runs `model`, then whoever
+/// the scheduler names, until it says the execution is over. Coroutines left unfinished
+/// then (teardown left their threads behind) are never resumed: their stacks are leaked with
+/// what they own.
 pub(super) fn drive<'m>(
-    exec: &Arc<Execution>,
+    main: Context,
+    bytes: usize,
     model: &'m (dyn Fn() + Sync),
     stacks: &mut Stacks<'m>,
 ) {
-    let bytes = exec.state.lock().stack_of(0);
-    let main_ctx = Rc::new(Context {
-        exec: Arc::clone(exec),
-        tid: 0,
-    });
+    let main_ctx = Rc::new(main);
+    let guest = main_ctx.host().guest;
+    let host = main_ctx.host();
     let (main_size, mut main) = stacks.take_main(bytes);
     main.init_code(move || {
         CURRENT.with(|ctx| {
-            ctx.exec.host.guest.run_main(ctx, model);
-            ctx.exec.host.guest.finish(ctx);
+            ctx.host().guest.run_main(ctx, model);
+            ctx.host().guest.finish(ctx);
         });
     });
     let mut main = Some(main);
     let mut slots: Vec<Option<Slot>> = Vec::new();
-    let mut turn = super::take_next(exec); // thread 0, to start
+    let mut turn = take_next(host); // thread 0, to start
     while let Turn::Run {
         thread: t,
         hosting,
@@ -163,16 +160,16 @@ pub(super) fn drive<'m>(
     } = turn
     {
         turn = if hosting == Hosting::OsThread {
-            run_os_thread(exec, t);
-            super::take_next(exec)
+            run_os_thread(host, t);
+            take_next(host)
         } else if t == 0 {
-            resume(exec, &main_ctx, &mut main, abort)
+            resume(&main_ctx, &mut main, abort)
         } else {
             if slots.get(t).is_none_or(Option::is_none) {
-                adopt(exec, &mut slots, stacks);
+                adopt(&main_ctx, &mut slots, stacks);
             }
             let slot = slots[t].as_mut().expect("a coroutine thread was adopted");
-            resume(exec, &slot.ctx, &mut slot.coro, abort)
+            resume(&slot.ctx, &mut slot.coro, abort)
         };
     }
     let mut left = finish_main(stacks, main_size, main, main_ctx);
@@ -186,7 +183,7 @@ pub(super) fn drive<'m>(
             None => leak(std::ptr::null_mut(), slot.ctx), // its stack overflowed
         }
     }
-    exec.host.guest.left_behind(left);
+    guest.left_behind(left);
 }
 
 std::thread_local! {
@@ -228,15 +225,16 @@ fn finish_main<'m>(
 /// freed), its context and its thread-locals are never dropped, so nothing they refer to
 /// dangles and none of their destructors runs.
 fn leak(_stack: *mut usize, ctx: Rc<Context>) {
-    ctx.exec.host.guest.forget(ctx.exec.id, ctx.tid);
+    ctx.host().guest.forget(&ctx);
     std::mem::forget(ctx);
 }
 
-/// Takes over the coroutine threads spawned since the last look, each on a stack of its own.
-fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>, stacks: &mut Stacks<'_>) {
-    let spawned = std::mem::take(&mut *exec.host.spawned.lock());
-    for (tid, body) in spawned {
-        let bytes = exec.state.lock().stack_of(tid);
+/// Takes over the coroutine threads spawned since the last look (`main` is thread 0), each
+/// on a stack of its own.
+fn adopt(main: &Context, slots: &mut Vec<Option<Slot>>, stacks: &mut Stacks<'_>) {
+    let spawned = std::mem::take(&mut *main.host().spawned.lock());
+    for (ctx, bytes, body) in spawned {
+        let tid = ctx.tid;
         let (size, mut coro) = stacks.take(bytes);
         coro.init_code(move || CURRENT.with(|ctx| thread_body(ctx, body)));
         if slots.len() <= tid {
@@ -245,29 +243,21 @@ fn adopt(exec: &Arc<Execution>, slots: &mut Vec<Option<Slot>>, stacks: &mut Stac
         slots[tid] = Some(Slot {
             size,
             coro: Some(coro),
-            ctx: Rc::new(Context {
-                exec: Arc::clone(exec),
-                tid,
-            }),
+            ctx: Rc::new(ctx),
         });
     }
 }
 
 /// What a spawned thread's coroutine runs: the thread, then its end.
 fn thread_body(ctx: &Context, body: Body) {
-    ctx.exec.host.guest.run(ctx, body);
-    ctx.exec.host.guest.finish(ctx);
+    ctx.host().guest.run(ctx, body);
+    ctx.host().guest.finish(ctx);
 }
 
 /// Resumes a coroutine until it gives control back. A panic that escapes it (a stack
 /// overflow caught by the guard page, or a fault of the runtime) fails the execution; that
 /// coroutine is then never touched again.
-fn resume<'g>(
-    exec: &Execution,
-    ctx: &Context,
-    coro: &mut Option<Generator<'g, bool, ()>>,
-    abort: bool,
-) -> Turn {
+fn resume<'g>(ctx: &Context, coro: &mut Option<Generator<'g, bool, ()>>, abort: bool) -> Turn {
     let coroutine = coro.as_mut().expect("a coroutine that can run is present");
     let escaped = CURRENT.set(ctx, || {
         catch_unwind(AssertUnwindSafe(|| {
@@ -281,8 +271,8 @@ fn resume<'g>(
         Err(payload) => {
             let stack = coro.take().map(Generator::into_raw);
             let _ = stack; // left as it is: resuming or dropping it would abort
-            let turn = escaped_coroutine(exec, ctx.tid, &*payload);
-            exec.host.guest.drop_payload(payload);
+            let turn = escaped_coroutine(ctx, &*payload);
+            ctx.host().guest.drop_payload(payload);
             turn
         }
     }
@@ -299,17 +289,12 @@ pub(crate) fn is_fault_outside_coroutine(info: &std::panic::PanicHookInfo<'_>) -
             .is_some_and(|l| l.file().contains("generator"))
 }
 
-/// Records the failure of thread `tid`, whose coroutine let `payload` escape, and lets
-/// teardown decide who runs next.
-fn escaped_coroutine(exec: &Execution, tid: Tid, payload: &(dyn std::any::Any + Send)) -> Turn {
+/// Records the failure of thread `ctx.tid`, whose coroutine let `payload` escape, and lets
+/// teardown decide what the driver does next.
+fn escaped_coroutine(ctx: &Context, payload: &(dyn std::any::Any + Send)) -> Turn {
     let overflow = payload
         .downcast_ref::<generator::Error>()
         .is_some_and(|e| matches!(e, generator::Error::StackErr));
     TURN.take(); // whatever it said before it failed
-    let to = exec.host.guest.escaped(exec, tid, overflow, payload);
-    let mut st = exec.state.lock();
-    if let Target::Thread(t) = to {
-        st.running = t;
-    }
-    Turn::of(&st, to)
+    ctx.host().guest.escaped(ctx, overflow, payload)
 }

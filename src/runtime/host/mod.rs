@@ -14,9 +14,11 @@
 //! they run on OS threads under both substrates.
 //!
 //! The other way, the substrates call the engine only through [`Guest`] (a thread's run and
-//! end, an escaped coroutine, threads left behind), which the runtime implements once; they
-//! read the execution's data (its state's driver mailbox, each thread's hosting and status)
-//! and call nothing else above them.
+//! end, an escaped coroutine, threads left behind), which the runtime implements once. What
+//! they need to know of a thread (its hosting, stack and name, where control goes next) is
+//! passed to them or kept in [`HostShared`]; of the rest of the runtime they name only
+//! [`Context`], the per-thread handle they keep current, and reach through it only the
+//! execution's [`HostShared`] and the thread's id.
 //!
 //! Architecture invariant: nothing outside this folder knows whether a thread is a
 //! coroutine or an OS thread, beyond the [`Hosting`] tag the scheduler passes back here.
@@ -26,10 +28,9 @@ mod baton;
 mod coro;
 mod os;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 
 use affinity::pin;
 pub(crate) use affinity::{Core, pin_driver};
@@ -37,8 +38,8 @@ pub(crate) use coro::{Stacks, is_fault_outside_coroutine};
 pub(crate) use os::spawn_scoped;
 
 use self::baton::{Baton, DRIVER};
-use super::execution::{DriverNext, ExecState, Execution};
-use super::{Context, Tid};
+use super::Context;
+use crate::op::Tid;
 use crate::settings::Substrate;
 
 scoped_tls::scoped_thread_local!(
@@ -95,21 +96,23 @@ pub(crate) trait Guest: Sync {
     /// Ends thread `ctx.tid`, its body and thread-locals done: its joiners may go on, and
     /// another thread runs (the caller never runs model code again).
     fn finish(&self, ctx: &Context);
-    /// The coroutine of thread `tid` let `payload` escape (`overflow`: its stack
+    /// Whether thread `ctx.tid`, given control back, must unwind for teardown.
+    fn must_unwind(&self, ctx: &Context) -> bool;
+    /// Whether thread `ctx.tid` finished.
+    fn finished(&self, ctx: &Context) -> bool;
+    /// The name of thread `ctx.tid`, if it has one.
+    fn name(&self, ctx: &Context) -> Option<String>;
+    /// Where thread `ctx.tid` waits, for a message.
+    fn waits_at(&self, ctx: &Context) -> String;
+    /// The coroutine of thread `ctx.tid` let `payload` escape (`overflow`: its stack
     /// overflowed; otherwise a fault of the runtime): records the failure, leaves the
-    /// thread behind, and says who runs next.
-    fn escaped(
-        &self,
-        exec: &Execution,
-        tid: Tid,
-        overflow: bool,
-        payload: &(dyn std::any::Any + Send),
-    ) -> Target;
+    /// thread behind, and says what the driver does next.
+    fn escaped(&self, ctx: &Context, overflow: bool, payload: &(dyn std::any::Any + Send)) -> Turn;
     /// `count` threads of an execution that ended were left behind (never resumed).
     fn left_behind(&self, count: usize);
-    /// Thread `tid` of execution `exec` is left behind: its thread-locals are never
-    /// dropped, so the engine must forget them.
-    fn forget(&self, exec: u64, tid: Tid);
+    /// Thread `ctx.tid` is left behind: its thread-locals are never dropped, so the engine
+    /// must forget them.
+    fn forget(&self, ctx: &Context);
     /// Drops a panic payload that escaped a coroutine, whatever its destructor does.
     fn drop_payload(&self, payload: Box<dyn std::any::Any + Send>);
 }
@@ -118,28 +121,44 @@ pub(crate) trait Guest: Sync {
 pub(crate) struct HostShared {
     /// The engine the substrates call back.
     guest: &'static dyn Guest,
+    /// How threads that are not scoped run.
+    substrate: Substrate,
+    /// The core every OS thread of the execution is pinned to, if any.
+    core: Option<Core>,
     /// Serializes OS-hosted threads and the driver.
     baton: Baton,
     /// The driver's OS thread, to give it the baton.
     driver: std::thread::Thread,
-    /// Coroutine threads spawned and not yet taken over by the driver.
-    spawned: Mutex<Vec<(Tid, Body)>>,
+    /// The driver's mailbox: what it does next, left by an OS-hosted thread that gives it
+    /// the baton (the baton's hand-over orders the two).
+    next: Mutex<Option<Turn>>,
+    /// Coroutine threads spawned and not yet taken over by the driver, with their stack
+    /// size in bytes.
+    spawned: Mutex<Vec<(Context, usize, Body)>>,
     /// OS-hosted threads: their handle to unpark, by thread id.
     os: Mutex<Vec<Option<std::thread::Thread>>>,
     /// Join handles of the OS threads spawned for (non-scoped) model threads.
-    joins: Mutex<Vec<(Tid, std::thread::JoinHandle<()>)>>,
+    joins: Mutex<Vec<(Context, std::thread::JoinHandle<()>)>>,
     /// The driver is done with the execution.
     over: AtomicBool,
 }
 
 impl HostShared {
-    /// The substrates' shared state for an execution of the engine `guest`, driven from the
-    /// calling thread.
-    pub(crate) fn new(guest: &'static dyn Guest) -> Self {
+    /// The substrates' shared state for an execution of the engine `guest` on `substrate`
+    /// (its OS threads pinned to `core`), driven from the calling thread.
+    pub(crate) fn new(guest: &'static dyn Guest, substrate: Substrate, core: Option<Core>) -> Self {
+        let first = Turn::Run {
+            thread: 0,
+            hosting: Hosting::default_for(substrate),
+            abort: false,
+        };
         HostShared {
             guest,
+            substrate,
+            core,
             baton: Baton::default(),
             driver: std::thread::current(),
+            next: Mutex::new(Some(first)),
             spawned: Mutex::new(Vec::new()),
             os: Mutex::new(Vec::new()),
             joins: Mutex::new(Vec::new()),
@@ -161,15 +180,6 @@ impl std::fmt::Debug for HostShared {
     }
 }
 
-/// Where control goes when the running thread stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Target {
-    /// This thread runs next.
-    Thread(Tid),
-    /// The execution is over (or stuck): back to the driver for good.
-    End,
-}
-
 /// What the driver does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Turn {
@@ -183,140 +193,116 @@ pub(crate) enum Turn {
     End,
 }
 
-impl Turn {
-    /// The turn that runs `to`, as `st` says.
-    pub(super) fn of(st: &ExecState, to: Target) -> Turn {
-        match to {
-            Target::End => Turn::End,
-            Target::Thread(t) => {
-                let thread = &st.threads[t];
-                Turn::Run {
-                    thread: t,
-                    hosting: thread.hosting,
-                    abort: thread.life.must_unwind(),
-                }
-            }
-        }
-    }
-}
-
-/// The running thread `ctx.tid` stops running and `to` runs. `st` is the execution's state,
-/// with every decision made; it is released before control moves. Unless `leaving` (the
-/// thread finished), this returns when the thread is chosen to run again, with whether
-/// teardown asks it to unwind.
-pub(crate) fn hand_off(
+/// The running thread `ctx.tid`, hosted on `mine`, stops running and the driver's turn `to`
+/// follows. `held` (the execution's state, with every decision made) is released before
+/// control moves. Unless `leaving` (the thread finished), this returns when the thread is
+/// chosen to run again, with whether teardown asks it to unwind. `preempted`: the thread
+/// can run at the very next decision, so on an OS thread it spins for the baton rather than
+/// parks.
+pub(crate) fn hand_off<G>(
     ctx: &Context,
-    mut st: MutexGuard<'_, ExecState>,
-    to: Target,
+    held: G,
+    mine: Hosting,
+    to: Turn,
+    preempted: bool,
     leaving: bool,
 ) -> bool {
-    let exec = &ctx.exec;
+    let host = ctx.host();
     let me = ctx.tid;
-    let mine = st.threads[me].hosting;
     let direct = match to {
-        Target::Thread(t) if mine == Hosting::OsThread => {
-            (st.threads[t].hosting == Hosting::OsThread).then_some(t)
-        }
+        Turn::Run {
+            thread,
+            hosting: Hosting::OsThread,
+            ..
+        } if mine == Hosting::OsThread => Some(thread),
         _ => None,
     };
-    if let Target::Thread(t) = to {
-        st.running = t;
-    }
     if mine == Hosting::Coroutine {
-        // The driver runs on this very OS thread: it learns its turn without the lock.
-        coro::tell_driver(Turn::of(&st, to));
+        // The driver runs on this very OS thread: it learns its turn without a lock.
+        coro::tell_driver(to);
     } else if direct.is_none() {
-        st.next = match to {
-            Target::Thread(t) => DriverNext::Run(t),
-            Target::End => DriverNext::End,
-        };
+        *host.next.lock() = Some(to);
     }
-    // A preempted thread may be chosen at the very next decision: it spins for the baton.
-    // A blocked one cannot run before another thread wakes it: it parks.
-    let preempted = matches!(st.threads[me].status, super::execution::Status::Runnable);
-    drop(st);
+    drop(held);
     if leaving {
         if mine == Hosting::OsThread {
-            pass(exec, direct);
+            pass(host, direct);
         }
         return false;
     }
     match mine {
         Hosting::Coroutine => coro::suspend(),
         Hosting::OsThread => {
-            pass(exec, direct);
-            exec.host.baton.wait(me, preempted);
-            let st = exec.state.lock();
-            st.threads[me].life.must_unwind()
+            pass(host, direct);
+            host.baton.wait(me, preempted);
+            host.guest.must_unwind(ctx)
         }
     }
 }
 
 /// Passes the baton to OS-hosted thread `direct`, or to the driver.
-fn pass(exec: &Execution, direct: Option<Tid>) {
+fn pass(host: &HostShared, direct: Option<Tid>) {
     match direct {
-        Some(t) => exec.host.baton.pass(t, &os_handle(exec, t)),
-        None => exec.host.baton.pass(DRIVER, &exec.host.driver),
+        Some(t) => host.baton.pass(t, &os_handle(host, t)),
+        None => host.baton.pass(DRIVER, &host.driver),
     }
 }
 
-fn os_handle(exec: &Execution, t: Tid) -> std::thread::Thread {
-    exec.host.os.lock()[t]
+fn os_handle(host: &HostShared, t: Tid) -> std::thread::Thread {
+    host.os.lock()[t]
         .clone()
         .expect("an OS-hosted thread records its handle before it can be chosen")
 }
 
-/// Starts the host of a new, registered model thread `tid` running `body`.
-pub(crate) fn spawn(exec: &Arc<Execution>, tid: Tid, hosting: Hosting, stack: usize, body: Body) {
+/// Starts the host of the new, registered model thread `ctx.tid` (with `stack` bytes of
+/// stack) running `body`.
+pub(crate) fn spawn(ctx: Context, hosting: Hosting, stack: usize, body: Body) {
     match hosting {
-        Hosting::Coroutine => exec.host.spawned.lock().push((tid, body)),
-        Hosting::OsThread => os::spawn(exec, tid, stack, body),
+        Hosting::Coroutine => {
+            let mut spawned = ctx.host().spawned.lock();
+            spawned.push((ctx.clone(), stack, body));
+        }
+        Hosting::OsThread => os::spawn(ctx, stack, body),
     }
 }
 
-/// Records the OS thread that runs model thread `tid` (scoped threads, spawned by the
-/// facade).
-pub(crate) fn record_os_thread(exec: &Execution, tid: Tid, os: std::thread::Thread) {
-    let mut table = exec.host.os.lock();
+/// Records the OS thread that runs model thread `tid`.
+fn record_os_thread(host: &HostShared, tid: Tid, os: std::thread::Thread) {
+    let mut table = host.os.lock();
     if table.len() <= tid {
         table.resize(tid + 1, None);
     }
     table[tid] = Some(os);
 }
 
-/// Runs the execution from its start (thread 0 runs `model`, through
-/// [`Guest::run_model`]) until the driver is told it is over. Threads teardown left behind
-/// stay as they are (see `teardown.rs`).
+/// Runs the execution from its start (thread `main`, with `stack` bytes of stack, runs
+/// `model` through [`Guest::run_main`]) until the driver is told it is over.
+/// Threads teardown left behind stay as they are (see `teardown.rs`).
 pub(crate) fn drive<'m>(
-    exec: &Arc<Execution>,
+    main: Context,
+    stack: usize,
     model: &'m (dyn Fn() + Sync),
     stacks: &mut Stacks<'m>,
 ) {
-    let substrate = exec.state.lock().config.substrate;
-    match substrate {
-        Substrate::Coroutines => coro::drive(exec, model, stacks),
-        Substrate::Threads => os::drive(exec, model, stacks),
+    let keep = main.clone();
+    match main.host().substrate {
+        Substrate::Coroutines => coro::drive(main, stack, model, stacks),
+        Substrate::Threads => os::drive(main, stack, model),
     }
-    exec.host.over.store(true, Ordering::Release);
+    keep.host().over.store(true, Ordering::Release);
 }
 
 /// Gives control to the OS-hosted thread `t` from the driver and waits until it comes back.
-fn run_os_thread(exec: &Execution, t: Tid) {
-    exec.host.baton.pass(t, &os_handle(exec, t));
-    exec.host.baton.wait(DRIVER, false);
+fn run_os_thread(host: &HostShared, t: Tid) {
+    host.baton.pass(t, &os_handle(host, t));
+    host.baton.wait(DRIVER, false);
 }
 
-/// Takes the driver's next instruction, left by an OS-hosted thread that gave it the
-/// baton (or the first: thread 0).
-fn take_next(exec: &Execution) -> Turn {
-    let mut st = exec.state.lock();
-    let to = match std::mem::replace(&mut st.next, DriverNext::Pending) {
-        DriverNext::Run(t) => Target::Thread(t),
-        DriverNext::End => Target::End,
-        DriverNext::Pending => unreachable!("a thread that gives control back says who runs"),
-    };
-    if let Target::Thread(t) = to {
-        st.running = t;
-    }
-    Turn::of(&st, to)
+/// Takes the driver's next turn, left by an OS-hosted thread that gave it the baton (or the
+/// first: thread 0).
+fn take_next(host: &HostShared) -> Turn {
+    host.next
+        .lock()
+        .take()
+        .expect("a thread that gives control back says what the driver does")
 }

@@ -13,12 +13,9 @@
 //! finished; only those teardown left behind outlive their exploration, parked for good.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use super::super::Context;
-use super::super::execution::Execution;
-use super::{CURRENT, Stacks, Turn, record_os_thread, run_os_thread, take_next};
-use crate::op::Tid;
+use super::{Body, CURRENT, Turn, record_os_thread, run_os_thread, take_next};
 
 std::thread_local! {
     /// The model thread this OS thread runs, from its start until its thread-locals are
@@ -34,7 +31,7 @@ pub(crate) struct ExitGuard(RefCell<Option<Context>>);
 impl Drop for ExitGuard {
     fn drop(&mut self) {
         if let Some(ctx) = self.0.borrow_mut().take() {
-            ctx.exec.host.guest.finish(&ctx);
+            ctx.host().guest.finish(&ctx);
         }
     }
 }
@@ -47,125 +44,124 @@ pub(crate) fn exiting_context() -> Option<Context> {
         .flatten()
 }
 
-/// Runs model thread `tid` of `exec` on the calling OS thread, which was just created for
-/// it: waits for its turn, runs it (`run`, which calls [`Guest::run`](super::Guest::run)
-/// or `run_main`), and leaves the finishing to [`ExitGuard`].
-fn entry(exec: Arc<Execution>, tid: Tid, run: impl FnOnce(&Context)) {
-    let ctx = Context { exec, tid };
+/// Runs model thread `ctx.tid` on the calling OS thread, which was just created for it:
+/// waits for its turn, runs it (`run`, which calls [`Guest::run`](super::Guest::run) or
+/// `run_main`), and leaves the finishing to [`ExitGuard`].
+fn entry(ctx: Context, run: impl FnOnce(&Context)) {
     // First, so that std destroys it after every thread-local the model creates.
     EXIT.with(|guard| *guard.0.borrow_mut() = Some(ctx.clone()));
-    super::pin(ctx.exec.state.lock().config.core);
+    super::pin(ctx.host().core);
     CURRENT.set(&ctx, || {
-        ctx.exec.host.baton.wait(tid, true);
+        ctx.host().baton.wait(ctx.tid, true);
         run(&ctx);
     });
 }
 
-/// Starts an OS thread in `scope` for the registered scoped model thread `tid`, running `f`
-/// (its body as the engine made it). Its result is what `f` returned, `None` if `f` never
-/// ran or did not return.
+/// Starts an OS thread in `scope` for the registered scoped model thread `ctx.tid` (with
+/// `stack` bytes of stack), running `f` (its body as the engine made it). Its
+/// result is what `f` returned, `None` if `f` never ran or did not return.
 pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
-    exec: &Arc<Execution>,
-    tid: Tid,
+    ctx: Context,
+    stack: usize,
     f: impl FnOnce() -> Option<T> + Send + 'scope,
 ) -> std::thread::ScopedJoinHandle<'scope, Option<T>> {
-    let stack = exec.state.lock().stack_of(tid);
-    let runner = Arc::clone(exec);
+    let tid = ctx.tid;
+    let runner = ctx.clone();
     let handle = std::thread::Builder::new()
-        .name(os_name(exec, tid))
+        .name(os_name(&ctx))
         .stack_size(stack)
         .spawn_scoped(scope, move || {
             let mut out = None;
-            entry(runner, tid, |ctx| {
-                ctx.exec.host.guest.run(ctx, Box::new(|| out = f()));
+            entry(runner, |ctx| {
+                ctx.host().guest.run(ctx, Box::new(|| out = f()));
             });
             out
         })
         .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
-    record_os_thread(exec, tid, handle.thread().clone());
+    record_os_thread(ctx.host(), tid, handle.thread().clone());
     handle
 }
 
-/// The name of the OS thread of model thread `tid`: a stack overflow message names it.
-fn os_name(exec: &Execution, tid: Tid) -> String {
-    let st = exec.state.lock();
-    match &st.threads[tid].name {
+/// The name of the OS thread of model thread `ctx.tid`: a stack overflow message names it.
+fn os_name(ctx: &Context) -> String {
+    let tid = ctx.tid;
+    match ctx.host().guest.name(ctx) {
         Some(name) => format!("model thread {name:?} (#{tid}); stack_size sets its stack"),
         None => format!("model thread #{tid}; stack_size sets its stack"),
     }
 }
 
-/// Starts a detached OS thread for the spawned model thread `tid`.
-pub(super) fn spawn(exec: &Arc<Execution>, tid: Tid, stack: usize, body: super::Body) {
-    let runner = Arc::clone(exec);
+/// Starts a detached OS thread for the spawned model thread `ctx.tid`.
+pub(super) fn spawn(ctx: Context, stack: usize, body: Body) {
+    let runner = ctx.clone();
     let handle = std::thread::Builder::new()
-        .name(os_name(exec, tid))
+        .name(os_name(&ctx))
         .stack_size(stack)
-        .spawn(move || entry(runner, tid, |ctx| ctx.exec.host.guest.run(ctx, body)))
+        .spawn(move || entry(runner, |ctx| ctx.host().guest.run(ctx, body)))
         .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
-    record_os_thread(exec, tid, handle.thread().clone());
-    exec.host.joins.lock().push((tid, handle));
+    record_os_thread(ctx.host(), ctx.tid, handle.thread().clone());
+    let host = Context::clone(&ctx);
+    host.host().joins.lock().push((ctx, handle));
 }
 
-/// Runs the execution with every model thread on an OS thread of its own, until the
-/// scheduler says it is over; then joins the OS threads that finished.
-pub(super) fn drive(exec: &Arc<Execution>, model: &(dyn Fn() + Sync), _stacks: &mut Stacks<'_>) {
-    let bytes = exec.state.lock().stack_of(0);
+/// Runs the execution with every model thread on an OS thread of its own, thread `main`
+/// (with `stack` bytes of stack) running `model`, until the scheduler says
+/// it is over; then joins the OS threads that finished.
+pub(super) fn drive(main: Context, stack: usize, model: &(dyn Fn() + Sync)) {
+    let host = main.host();
     std::thread::scope(|s| {
-        let runner = Arc::clone(exec);
-        let main = std::thread::Builder::new()
-            .name(os_name(exec, 0))
-            .stack_size(bytes)
+        let runner = main.clone();
+        let thread = std::thread::Builder::new()
+            .name(os_name(&main))
+            .stack_size(stack)
             .spawn_scoped(s, move || {
-                entry(runner, 0, |ctx| ctx.exec.host.guest.run_main(ctx, model));
+                entry(runner, |ctx| ctx.host().guest.run_main(ctx, model));
             })
             .unwrap_or_else(|e| panic!("interleave-test could not create an OS thread: {e}"));
-        record_os_thread(exec, 0, main.thread().clone());
-        while let Turn::Run { thread, .. } = take_next(exec) {
-            run_os_thread(exec, thread);
+        record_os_thread(host, 0, thread.thread().clone());
+        while let Turn::Run { thread, .. } = take_next(host) {
+            run_os_thread(host, thread);
         }
-        if !exec.state.lock().threads[0].finished() {
-            stuck_for_good(exec);
+        if !host.guest.finished(&main) {
+            stuck_for_good(&main);
         }
         // Explicitly, so that its OS thread is gone when the execution ends (the scope's own
         // wait does not wait for that).
-        let _ = main.join();
+        let _ = thread.join();
     });
-    join_finished(exec);
+    join_finished(&main);
 }
 
 /// Joins the OS threads of the spawned model threads that finished; the others were left
 /// behind by teardown and stay parked.
-fn join_finished(exec: &Execution) {
-    let joins = std::mem::take(&mut *exec.host.joins.lock());
+fn join_finished(main: &Context) {
+    let host = main.host();
+    let joins = std::mem::take(&mut *host.joins.lock());
     let mut left = 0;
-    for (tid, handle) in joins {
-        if exec.state.lock().threads[tid].finished() {
+    for (ctx, handle) in joins {
+        if host.guest.finished(&ctx) {
             // It only has to return from its last hand-off.
             let _ = handle.join();
         } else {
             left += 1;
         }
     }
-    exec.host.guest.left_behind(left);
+    host.guest.left_behind(left);
 }
 
 /// Thread 0 could not be finished: teardown found it blocked for good in a destructor, or
 /// it kept catching teardown's unwinding. Its OS thread borrows the model, so the call that
 /// runs the exploration cannot return; say so instead of hanging without a word.
-fn stuck_for_good(exec: &Execution) -> ! {
-    let st = exec.state.lock();
-    let thread = &st.threads[0];
+fn stuck_for_good(main: &Context) -> ! {
     let message = format!(
         "interleave-test: the model closure's thread (#0) cannot be stopped after the \
          execution failed: it is blocked for good at {} in a destructor, or it keeps catching \
          the unwinding that ends the execution. The OS-thread substrate cannot leave it \
          behind, because the exploration's call borrows from it; the process exits.\n\
          Use the coroutine substrate (the default), or make that destructor not wait.\n",
-        thread.pending.loc
+        main.host().guest.waits_at(main)
     );
-    drop(st);
     use std::io::Write;
     let _ = std::io::stderr().write_all(message.as_bytes());
     std::process::exit(101)
