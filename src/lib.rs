@@ -123,6 +123,7 @@ mod strategy;
 mod test_support;
 
 pub mod cell;
+pub mod future;
 pub mod hint;
 pub mod sync;
 pub mod thread;

@@ -10,11 +10,32 @@ use std::panic::Location;
 pub struct ThreadInfo {
     id: usize,
     name: Option<String>,
+    task: bool,
 }
 
 impl ThreadInfo {
     pub(crate) fn new(id: usize, name: Option<String>) -> Self {
-        ThreadInfo { id, name }
+        ThreadInfo {
+            id,
+            name,
+            task: false,
+        }
+    }
+
+    /// The same thread, which runs a spawned task if `task`.
+    pub(crate) fn with_task(mut self, task: bool) -> Self {
+        self.task = task;
+        self
+    }
+
+    /// Whether the thread runs a task spawned with [`future::spawn`](crate::future::spawn).
+    pub fn is_task(&self) -> bool {
+        self.task
+    }
+
+    /// "task" for a thread that runs a spawned task, else "thread": the word reports use.
+    pub fn kind(&self) -> &'static str {
+        if self.task { "task" } else { "thread" }
     }
 
     /// The thread's id in its execution.
@@ -168,7 +189,7 @@ impl ThreadReport {
 
 impl fmt::Display for ThreadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "thread {} {}", self.thread, self.state)?;
+        write!(f, "{} {} {}", self.thread.kind(), self.thread, self.state)?;
         if let Some(loc) = &self.location {
             write!(f, "\n      at {loc}")?;
         }
@@ -176,8 +197,10 @@ impl fmt::Display for ThreadReport {
             if h.joined {
                 write!(
                     f,
-                    "\n      thread {} has not finished; it is at {}",
-                    h.thread, h.location
+                    "\n      {} {} has not finished; it is at {}",
+                    h.thread.kind(),
+                    h.thread,
+                    h.location
                 )?;
             } else if h.thread == self.thread {
                 write!(
@@ -188,8 +211,10 @@ impl fmt::Display for ThreadReport {
             } else {
                 write!(
                     f,
-                    "\n      held by thread {}, taken at {}",
-                    h.thread, h.location
+                    "\n      held by {} {}, taken at {}",
+                    h.thread.kind(),
+                    h.thread,
+                    h.location
                 )?;
             }
         }

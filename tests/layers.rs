@@ -14,6 +14,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["test_support"],
     &["config"],
+    &["future"],
     &["driver", "sync", "thread", "cell", "time", "hint"],
     &["runtime", "corpus"],
     &["report", "strategy"],

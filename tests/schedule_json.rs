@@ -2,7 +2,7 @@
 //! divergence on replay, and atomic save.
 //!
 //! # The golden files
-//! `tests/data/schedule_v3.json` is the failing schedule of [`lost_update`] under
+//! `tests/data/schedule_v5.json` is the failing schedule of [`lost_update`] under
 //! [`GOLDEN_SEED`], byte for byte, except for the `crate_version` value, which the comparison
 //! ignores (the file keeps the version that last wrote it, so a version bump needs no update).
 //! Its `"at"` fields are lines of this file: the model stays at the top so that edits below
@@ -11,9 +11,9 @@
 //! After an intended change of the format or of the model, rewrite the golden file with
 //! `INTERLEAVE_BLESS=1 cargo test --test schedule_json` and review its diff.
 //!
-//! `schedule_v1.json` and `schedule_v2.json` are the same run as formats 1 and 2 wrote it
-//! (before blocked operations stopped being choices; before atomics followed their
-//! orderings): kept, never rewritten, to check that old files still replay exactly.
+//! `schedule_v1.json` to `schedule_v4.json` are the same run as formats 1 to 4 wrote it
+//! (see `schedule::VERSION` for what each format changed): kept, never rewritten, to check
+//! that old files still replay exactly.
 
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Schedule, ScheduleError, StrategyKind, thread};
@@ -84,7 +84,7 @@ mod golden {
     use std::path::PathBuf;
 
     pub(crate) fn path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v4.json")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v5.json")
     }
 
     /// The golden run: the first failing execution of [`lost_update`] under [`GOLDEN_SEED`].
@@ -322,18 +322,18 @@ fn another_format_is_not_a_schedule() {
 }
 
 #[test]
-fn version_5_is_unsupported() {
-    let e = parse_err(|d| d["version"] = 5.into());
+fn version_6_is_unsupported() {
+    let e = parse_err(|d| d["version"] = 6.into());
     assert_eq!(
         e,
         ScheduleError::UnsupportedVersion {
-            found: "5".into(),
-            supported: 4
+            found: "6".into(),
+            supported: 5
         }
     );
     let shown = e.to_string();
     assert!(
-        shown.contains("version 5") && shown.contains("reads versions 1 to 4"),
+        shown.contains("version 6") && shown.contains("reads versions 1 to 5"),
         "{shown}"
     );
 }
@@ -402,6 +402,13 @@ fn a_format_3_file_replays_with_its_own_rule() {
         Schedule::from_json(&old.to_json().replace("\"version\": 3", "\"version\": 4")).unwrap();
     let other = golden::builder().replay(lost_update, &as_new).unwrap_err();
     assert_ne!(other.schedule().decisions(), old.decisions(), "{other}");
+}
+
+/// A file of format 4, written before futures were model tasks, replays to the same
+/// failure, of format 4 too.
+#[test]
+fn a_format_4_file_replays_with_its_own_rule() {
+    replays_with_its_own_rule(4);
 }
 
 /// Regression: a version written as a string was reported as "unsupported schedule version
@@ -549,13 +556,13 @@ fn load_of_bad_content_names_the_path_and_the_problem() {
     let path = dir.0.join("bad.json");
     std::fs::write(
         &path,
-        "{\"format\": \"interleave-test-schedule\", \"version\": 5}",
+        "{\"format\": \"interleave-test-schedule\", \"version\": 6}",
     )
     .unwrap();
     let e = Schedule::load(&path).unwrap_err();
     let expected_inner = ScheduleError::UnsupportedVersion {
-        found: "5".into(),
-        supported: 4,
+        found: "6".into(),
+        supported: 5,
     };
     assert_eq!(
         e,

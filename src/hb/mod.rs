@@ -83,8 +83,8 @@ pub(crate) fn primary(op: &Op, me: Tid) -> Option<Touch> {
     let role = op.kind.role()?;
     let key = match op.kind {
         OpKind::ThreadJoin(target) => Key::Thread(target),
-        OpKind::ThreadSpawn => Key::Spawn,
-        OpKind::ThreadPark => Key::Park(me),
+        OpKind::ThreadSpawn | OpKind::TaskSpawn => Key::Spawn,
+        OpKind::ThreadPark | OpKind::TaskWait => Key::Park(me),
         _ => Key::Obj(op.obj?),
     };
     Some(Touch { key, role })

@@ -92,6 +92,12 @@ pub(crate) enum OpKind {
     ThreadUnpark,
     ThreadSleep,
     ThreadScope,
+    /// Spawning a future as a task.
+    TaskSpawn,
+    /// A task (or `block_on`) waits for a wake between two polls of its future.
+    TaskWait,
+    /// Aborting a task.
+    TaskAbort,
     SpinLoop,
     MutexLock,
     /// Taking a mutex back after a condvar wait.
@@ -238,6 +244,9 @@ impl OpKind {
             ThreadUnpark => "thread unpark",
             ThreadSleep => "thread sleep",
             ThreadScope => "thread scope",
+            TaskSpawn => "task spawn",
+            TaskWait => "task wait",
+            TaskAbort => "task abort",
             SpinLoop => "spin loop",
             MutexLock => "mutex lock",
             MutexRelock => "mutex lock (after wait)",
@@ -299,6 +308,8 @@ impl OpKind {
         Some(match self {
             ThreadStart | ThreadYield | ThreadSleep | ThreadScope | SpinLoop | Fence
             | ThreadIsFinished | ThreadUnpark => return None,
+            // An abort's wake-up is declared by `runtime/tasks.rs`.
+            TaskAbort => return None,
             // What they touch is declared by `runtime/arcs.rs`.
             ArcDrop | ArcTryUnwrap | WeakDrop | WeakUpgrade => return None,
             ChannelSend | ChannelTrySend | ChannelRecv | ChannelRecvTimeout | ChannelTryRecv
@@ -313,6 +324,8 @@ impl OpKind {
             // that wakes a waiter writes the condvar through the wake-up (`events::waking`).
             CondvarNotifyOne | CondvarNotifyAll => Role::Read,
             ThreadSpawn
+            | TaskSpawn
+            | TaskWait
             | ThreadPark
             | MutexTryLock
             | RwLockTryWrite

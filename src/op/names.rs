@@ -5,7 +5,7 @@
 use super::{OpKind, Rmw, UpdateMethod};
 
 /// Every kind without a payload, and a join (whose thread a file does not record).
-const PLAIN: [OpKind; 52] = {
+const PLAIN: [OpKind; 55] = {
     use OpKind::*;
     [
         ThreadStart,
@@ -17,6 +17,9 @@ const PLAIN: [OpKind; 52] = {
         ThreadUnpark,
         ThreadSleep,
         ThreadScope,
+        TaskSpawn,
+        TaskWait,
+        TaskAbort,
         SpinLoop,
         MutexLock,
         MutexRelock,
@@ -119,6 +122,9 @@ fn listed(kind: OpKind) {
         | ThreadUnpark
         | ThreadSleep
         | ThreadScope
+        | TaskSpawn
+        | TaskWait
+        | TaskAbort
         | SpinLoop
         | MutexLock
         | MutexRelock

@@ -134,6 +134,8 @@ pub(crate) enum Waits {
     Join,
     /// Be unparked.
     Park,
+    /// Be woken, between two polls of a future.
+    Wake,
     /// Sleep until a deadline.
     Sleep,
     /// Perform an operation that cannot take effect yet (a deadlock report's words for a
@@ -157,6 +159,7 @@ impl Waits {
             Waits::Receive => "receive on",
             Waits::Join => "join",
             Waits::Park => "park",
+            Waits::Wake => "be woken",
             Waits::Sleep => "sleep",
             Waits::Perform(op) => op.name(),
         }
@@ -322,6 +325,8 @@ pub(crate) struct ExecState {
     pub(crate) arcs: Vec<super::arcs::ArcState>,
     /// The references once-cells hold (see `kept.rs`).
     pub(crate) kept: super::kept::Kept,
+    /// What threads that poll futures know as pollers, by thread id (see `tasks.rs`).
+    pub(crate) tasks: Vec<Option<Box<super::tasks::TaskState>>>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -406,6 +411,7 @@ impl Execution {
                 mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),
                 kept: super::kept::Kept::default(),
+                tasks: Vec::new(),
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,
@@ -470,7 +476,8 @@ impl ExecState {
 
     /// The public description of thread `tid`.
     pub(crate) fn thread_info(&self, tid: Tid) -> ThreadInfo {
-        ThreadInfo::new(tid, self.threads[tid].name.as_deref().map(str::to_owned))
+        let name = self.threads[tid].name.as_deref().map(str::to_owned);
+        ThreadInfo::new(tid, name).with_task(super::tasks::is_task(self, tid))
     }
 
     /// Records the failure `make` describes, unless one is recorded already: the first

@@ -63,6 +63,7 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
                 st.thread_info(joined)
             )
         }
+        (None, None) if b.what == Waits::Wake => super::tasks::waiting_words(st, tid),
         (None, None) => format!("waits to {}", b.what.phrase()),
     };
     ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)

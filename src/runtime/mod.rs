@@ -21,6 +21,7 @@ mod panic;
 mod sched;
 mod signals;
 pub(crate) mod spins;
+pub(crate) mod tasks;
 mod teardown;
 mod thread;
 mod trace;

@@ -288,6 +288,9 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
+    if runnable.is_empty() && super::tasks::shut_down(st) {
+        collect_runnable(st, &mut runnable);
+    }
     // Only the legacy rule's holds are a dependency the strategy must know of; a thread
     // that repeated a spin waits as a blocked thread does (`spins.rs`).
     let held_back = spins::hold_back(st, &mut runnable)

@@ -130,6 +130,7 @@ impl OpKind {
                 | ThreadJoin(_)
                 | ThreadIsFinished
                 | ThreadYield
+                | TaskWait
                 | SpinLoop
                 | MutexLock
                 | MutexRelock

@@ -9,7 +9,7 @@
 //! ```json
 //! {
 //!   "format": "interleave-test-schedule",
-//!   "version": 4,
+//!   "version": 5,
 //!   "crate_version": "0.1.0",
 //!   "test": "counter_race",
 //!   "strategy": "random",
@@ -47,6 +47,9 @@ pub use signature::{Build, Signature};
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
 /// The schedule format version this crate writes.
 ///
+/// - 5: futures run as model tasks: decisions may name the operations `task spawn`, `task
+///   wait` (a task or `block_on` waiting for a wake between polls) and `task abort`, which
+///   a crate that reads only format 4 does not know. Replayed with format 4's rules.
 /// - 4: under DFS a thread is held back only when it repeats a spin (it comes back to a
 ///   switch point, having spun, with nothing it observed changed), until what it observed
 ///   changes (before: after every yield, spin-loop hint or failed `try_lock`, until one
@@ -62,7 +65,7 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///   is blocked, not a choice).
 /// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
 ///   read, and replayed with that rule.
-pub(crate) const VERSION: u64 = 4;
+pub(crate) const VERSION: u64 = 5;
 
 /// The oldest schedule format version this crate reads.
 pub(crate) const OLDEST_VERSION: u64 = 1;

@@ -22,6 +22,7 @@ mod atomics;
 mod barrier_once;
 mod correct_models;
 mod deadlock;
+mod futures;
 mod litmus;
 mod livelock;
 mod misuse;

@@ -31,7 +31,9 @@ pub(crate) struct ExitGuard(RefCell<Option<Context>>);
 impl Drop for ExitGuard {
     fn drop(&mut self) {
         if let Some(ctx) = self.0.borrow_mut().take() {
-            ctx.host().guest.finish(&ctx);
+            // Current while it finishes: what the finish runs (a task's `JoinHandle` waker)
+            // acts for this thread. `CURRENT` has no destructor, so it is still there.
+            CURRENT.set(&ctx, || ctx.host().guest.finish(&ctx));
         }
     }
 }

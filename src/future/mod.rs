@@ -1,0 +1,121 @@
+//! Futures as model tasks: [`spawn`], [`block_on`], [`yield_now`], [`JoinHandle`] with
+//! [`abort`](JoinHandle::abort), [`AbortHandle`], [`JoinError`] and an [`AtomicWaker`], with
+//! the names and signatures of Tokio and the `futures` crate, so that async code moves over
+//! with a `use` line.
+//!
+//! A spawned task is a model task in the one scheduler: every strategy chooses among threads
+//! and tasks alike, the modelled primitives (`sync`, atomics, `cell`, channels, virtual
+//! time) work inside a poll, and partial-order reduction, weak memory, data races and
+//! replay apply unchanged. [`spawn`] models a multi-threaded runtime: a task is preempted at
+//! any switch point, and a blocking call inside a poll blocks only that task, as on a worker
+//! thread of its own. [`block_on`] polls its future on the calling model thread (the model's
+//! main thread or any other).
+//!
+//! Between two polls a task waits for a wake. That wait is a switch point, and it may end
+//! without a wake: a *spurious poll*, a decision like a spurious wake-up (turned off with
+//! [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups)), so a future that
+//! assumes one poll per wake is caught. A wake is a release by the waker and an acquire by
+//! the next poll: data written before a wake is seen by the poll after it. A wake that
+//! arrives during a poll is not lost; waking a finished task, or a waker kept past its
+//! execution, does nothing.
+//!
+//! When nothing can run any more, a task that returned `Pending` is part of the deadlock
+//! report: "task #n returned Pending and nothing woke it", with "no Waker of it is alive"
+//! when that is so.
+//!
+//! # Differences from Tokio
+//! - A panic in a task fails the execution, as a panic in any model thread does; with
+//!   [`Builder::thread_panics_fail`](crate::Builder::thread_panics_fail) off, it reaches the
+//!   task's [`JoinHandle`] as a [`JoinError`] instead, as in Tokio.
+//! - An execution ends when the main thread's work and every task whose [`JoinHandle`] is
+//!   alive are done. Detached tasks (their handle dropped) that then wait between polls are
+//!   dropped, as a runtime's shutdown drops them: each drops its future inside the model,
+//!   so its destructors run and are explored. A detached task blocked in the middle of a
+//!   poll (on a lock, say) when nothing else can run is reported as a deadlock, where a
+//!   real runtime would leave it hanging.
+//! - Off-the-shelf futures (`futures::channel`, `FuturesUnordered`, the `futures` crate's
+//!   `join!`/`select!`) run deterministically inside a model, but add no switch points of
+//!   their own: the search interleaves other threads and tasks only at the modelled
+//!   operations and at the waits between polls.
+
+mod task;
+mod waker;
+
+use std::future::Future;
+use std::panic::Location;
+use std::pin::pin;
+use std::task::{Context, Poll};
+
+use crate::runtime;
+
+pub use task::{AbortHandle, JoinError, JoinHandle};
+pub use waker::AtomicWaker;
+
+/// Spawns `future` as a task, as `tokio::spawn`: it runs as a model task of its own,
+/// preempted at any switch point (a multi-threaded runtime). Spawning is a switch point.
+/// Dropping the [`JoinHandle`] detaches the task; it still runs to its end.
+///
+/// ```
+/// use interleave_test::future;
+///
+/// interleave_test::check(|| {
+///     let handle = future::spawn(async { 1 + 1 });
+///     assert_eq!(future::block_on(handle).unwrap(), 2);
+/// });
+/// ```
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    task::spawn(future, Location::caller())
+}
+
+/// Runs `future` to completion on the calling model thread, as `futures::executor::block_on`
+/// or a runtime's `block_on`: polls it, and between polls waits for a wake (a switch
+/// point). A blocking call inside a poll blocks this thread.
+///
+/// # Panics
+/// Outside a model.
+#[track_caller]
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let loc = Location::caller();
+    let mut future = pin!(future);
+    loop {
+        let waker = runtime::tasks::waker("interleave_test::future::block_on");
+        if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+            return value;
+        }
+        drop(waker);
+        runtime::tasks::wait(loc);
+    }
+}
+
+/// Gives other threads and tasks a chance to run, as `tokio::task::yield_now`: the first
+/// poll wakes the task and returns `Pending`, the next returns `Ready`. A loop of yields is
+/// a spin, which strategies treat as waiting for another task.
+pub fn yield_now() -> YieldNow {
+    YieldNow { yielded: false }
+}
+
+/// The future [`yield_now`] returns.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless polled"]
+pub struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        runtime::spinning("interleave_test::future::yield_now");
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}

@@ -1,0 +1,256 @@
+//! Futures as model tasks: the runtime side.
+//!
+//! A future is polled by a model thread: a spawned task has a thread of its own (it runs
+//! the task's poll loop, so it is preempted at any switch point and a blocking call inside a
+//! poll blocks only it, as on a worker of a multi-threaded runtime), and `block_on` polls on
+//! the thread that calls it. Between two polls the thread waits for a wake: the wait is a
+//! switch point ([`wait`]), and a wake ([`wake`]) is a token, as `unpark`'s, so a wake that
+//! arrives during a poll is not lost. The wait may also end without a wake (a spurious poll,
+//! a decision like a spurious wake-up), so a future that assumes one poll per wake is
+//! caught.
+//!
+//! Synchronization: a wake writes the woken thread's park key (`Key::Park`) and the poll
+//! after it reads it back, so for the memory model the wake releases and the next poll
+//! acquires, and for partial-order reduction a wake conflicts with that wait. Waking a
+//! finished thread, or waking from outside the waker's execution, does nothing.
+//!
+//! What a thread knows as a poller lives in [`TaskState`], in a table of the execution
+//! beside the threads' (most threads never poll a future).
+
+use std::sync::Arc;
+
+use super::execution::{Blocked, ExecState, Status, Waits, Wake};
+use super::{Early, Key, Loc, OpKind, Tid, events, sched, with_ctx, with_state};
+
+/// What the runtime knows of a thread that polls futures.
+#[derive(Default)]
+pub(crate) struct TaskState {
+    /// It runs a spawned task (rather than `block_on`).
+    pub(crate) spawned: bool,
+    /// A wake came that no wait consumed yet.
+    token: bool,
+    /// `abort` was called: the task stops at its next wait between polls.
+    aborted: bool,
+    /// Its `JoinHandle` was dropped: at the end of the execution it is dropped, not waited
+    /// for.
+    detached: bool,
+    /// The wakers of this thread, shared by every poll (`Arc::strong_count` tells how
+    /// many the program keeps).
+    waker: Option<Arc<TaskWake>>,
+    /// Run by the thread when it finishes, outside the state's lock (a `JoinHandle`'s
+    /// waker).
+    on_finish: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for TaskState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskState")
+            .field("spawned", &self.spawned)
+            .field("token", &self.token)
+            .field("aborted", &self.aborted)
+            .field("detached", &self.detached)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The poller state of thread `tid`, made on first use.
+fn task_mut(st: &mut ExecState, tid: Tid) -> &mut TaskState {
+    if st.tasks.len() <= tid {
+        st.tasks.resize_with(tid + 1, || None);
+    }
+    st.tasks[tid].get_or_insert_with(Box::default)
+}
+
+/// Whether thread `tid` runs a spawned task.
+pub(crate) fn is_task(st: &ExecState, tid: Tid) -> bool {
+    st.tasks
+        .get(tid)
+        .and_then(Option::as_ref)
+        .is_some_and(|t| t.spawned)
+}
+
+/// The waker of a thread that polls futures: waking it gives the thread a wake token.
+#[derive(Debug)]
+pub(crate) struct TaskWake {
+    exec: u64,
+    tid: Tid,
+}
+
+impl std::task::Wake for TaskWake {
+    fn wake(self: Arc<Self>) {
+        wake(self.exec, self.tid);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        wake(self.exec, self.tid);
+    }
+}
+
+/// Gives thread `tid` of execution `exec` a wake token, waking it if it waits between
+/// polls. Not a switch point: what it changes only that thread's wait reads, and the wake
+/// is declared to the current event. Does nothing outside that execution or once the
+/// thread finished.
+fn wake(exec: u64, tid: Tid) {
+    super::host::with_current(|ctx| {
+        if ctx.exec.id != exec {
+            return;
+        }
+        let mut st = ctx.exec.state.lock();
+        if st.threads[tid].finished() {
+            return;
+        }
+        events::imply(&mut st, Key::Park(tid));
+        if ctx.tid != tid {
+            // Waking itself (a yield) changes nothing another thread could see; waking
+            // another thread releases it if it repeated a spin (see `spins.rs`).
+            super::spins::changes(&mut st, ctx.tid, Key::Park(tid));
+        }
+        task_mut(&mut st, tid).token = true;
+        if matches!(st.threads[tid].status, Status::Blocked(b) if b.what == Waits::Wake) {
+            sched::wake(&mut st, tid, Wake::Notified);
+        }
+    });
+}
+
+/// The waker of the calling thread, for one poll.
+#[track_caller]
+pub(crate) fn waker(api: &str) -> std::task::Waker {
+    let wake = with_ctx(api, |ctx| {
+        let mut st = ctx.exec.state.lock();
+        let exec = ctx.exec.id;
+        let tid = ctx.tid;
+        let task = task_mut(&mut st, tid);
+        Arc::clone(
+            task.waker
+                .get_or_insert_with(|| Arc::new(TaskWake { exec, tid })),
+        )
+    });
+    std::task::Waker::from(wake)
+}
+
+/// Before a poll of the calling thread's future: whether the task was aborted (it must not
+/// be polled again). Reads the thread's park key, so that an abort and this check are
+/// ordered by the search.
+#[track_caller]
+pub(crate) fn aborted(api: &str) -> bool {
+    with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        events::declare(st, Key::Park(me), crate::op::Role::Read);
+        task_mut(st, me).aborted
+    })
+}
+
+/// Marks the calling thread as running a spawned task.
+#[track_caller]
+pub(crate) fn mark_spawned(api: &str, tid: Tid, on_finish: Box<dyn FnOnce() + Send>) {
+    with_state(api, |a| {
+        let task = task_mut(a.st, tid);
+        task.spawned = true;
+        task.on_finish.push(on_finish);
+    });
+}
+
+/// Asks the task of thread `tid` to stop at its next wait between polls, and wakes it.
+/// The caller passed the abort's switch point.
+#[track_caller]
+pub(crate) fn abort(api: &str, tid: Tid) {
+    with_state(api, |a| {
+        let st = &mut *a.st;
+        if st.threads[tid].finished() {
+            return;
+        }
+        task_mut(st, tid).aborted = true;
+    });
+    super::host::with_current(|ctx| wake(ctx.exec.id, tid));
+}
+
+/// The `JoinHandle` of the task of thread `tid` was dropped.
+pub(crate) fn detach(tid: Tid) {
+    super::host::with_current(|ctx| {
+        let mut st = ctx.exec.state.lock();
+        if tid < st.threads.len() {
+            task_mut(&mut st, tid).detached = true;
+        }
+    });
+}
+
+/// What the calling thread runs when it finishes (its task's `on_finish`), taken out.
+pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Vec<Box<dyn FnOnce() + Send>> {
+    match st.tasks.get_mut(tid).and_then(Option::as_mut) {
+        Some(task) => std::mem::take(&mut task.on_finish),
+        None => Vec::new(),
+    }
+}
+
+/// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):
+/// waits for a wake (a switch point), unless one came during the poll, or ends the wait
+/// without one (a spurious poll). Returns when the future is to be polled again.
+#[track_caller]
+pub(crate) fn wait(loc: Loc) {
+    super::switch_point(OpKind::TaskWait, None, loc);
+    let api = "a future's wait for a wake";
+    let woken = with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        events::imply(st, Key::Park(me));
+        super::spins::observes(st, me, Key::Park(me));
+        std::mem::take(&mut task_mut(st, me).token)
+    });
+    if woken || super::early(api, None, true) != Early::No {
+        return;
+    }
+    super::block(Blocked {
+        what: Waits::Wake,
+        obj: None,
+        thread: None,
+        deadline: None,
+        loc,
+    });
+    with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        events::imply(st, Key::Park(me));
+        task_mut(st, me).token = false;
+    });
+}
+
+/// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the
+/// program's work is done and the tasks are shut down as a runtime's shutdown drops them:
+/// those that wait between polls are woken to drop their future (inside the model, at
+/// their next check: its destructors are explored), without a decision, after every event
+/// so far (as a timeout fires). Returns whether it woke any. A detached task blocked in the
+/// middle of a poll (on a lock, say) is not dropped: the execution is then a deadlock.
+pub(crate) fn shut_down(st: &mut ExecState) -> bool {
+    let live = |st: &ExecState, t: Tid| !st.threads[t].finished();
+    let detached = |st: &ExecState, t: Tid| {
+        st.tasks
+            .get(t)
+            .and_then(Option::as_ref)
+            .is_some_and(|task| task.spawned && task.detached)
+    };
+    let all = 0..st.threads.len();
+    if !all.clone().all(|t| !live(st, t) || detached(st, t)) {
+        return false;
+    }
+    let mut any = false;
+    for t in all {
+        if matches!(st.threads[t].status, Status::Blocked(b) if b.what == Waits::Wake) {
+            task_mut(st, t).aborted = true;
+            sched::wake(st, t, Wake::TimedOut);
+            any = true;
+        }
+    }
+    any
+}
+
+/// The deadlock report's words for thread `tid`, which waits for a wake.
+pub(crate) fn waiting_words(st: &ExecState, tid: Tid) -> String {
+    let alive = st
+        .tasks
+        .get(tid)
+        .and_then(Option::as_ref)
+        .and_then(|t| t.waker.as_ref())
+        .map_or(0, |w| Arc::strong_count(w) - 1);
+    match alive {
+        0 => "returned Pending and nothing woke it; no Waker of it is alive".to_owned(),
+        _ => "returned Pending and nothing woke it".to_owned(),
+    }
+}
