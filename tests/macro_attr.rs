@@ -2,9 +2,9 @@
 //! through a re-export, and the user's attributes kept (`#[should_panic]`, `#[ignore]`,
 //! `#[cfg]`).
 //!
-//! `racy_counter_loses_an_update` fails on purpose, so it stores its schedule in the
-//! regression corpus, `interleave-regressions/macro_attr/racy_counter_loses_an_update/`, and
-//! every later run replays that file first (which fails the same way, as expected).
+//! `racy_counter_loses_an_update` and `async_body_runs_past_an_await` fail on purpose, so
+//! each stores its schedule in the regression corpus, `interleave-regressions/macro_attr/`,
+//! and every later run replays that file first (which fails the same way, as expected).
 
 use interleave_test::interleave;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -41,6 +41,27 @@ fn dfs_passes() {
 #[interleave(strategy = "pct", depth = 2, seed = 5)]
 fn pct_passes() {
     atomic_increments();
+}
+
+/// An `async fn` test: its body is the future `block_on` runs as the model, on the main
+/// thread; a task it spawns runs beside it.
+#[interleave(strategy = "dfs")]
+async fn async_dfs_passes() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let task = interleave_test::future::spawn(async move { n2.fetch_add(1, SeqCst) });
+    n.fetch_add(1, SeqCst);
+    task.await.unwrap();
+    assert_eq!(n.load(SeqCst), 2);
+}
+
+/// The body of an `async fn` test runs to its end, past its `.await`s: the panic after one
+/// is found (and stored in the corpus, as `racy_counter_loses_an_update`'s is).
+#[interleave(iterations = 10, seed = 2)]
+#[should_panic(expected = "after the await")]
+async fn async_body_runs_past_an_await() {
+    interleave_test::future::yield_now().await;
+    panic!("after the await");
 }
 
 /// Load then store: an update is lost when both threads load before either stores. The

@@ -32,7 +32,7 @@ fn checked(attr: TokenStream, item: TokenStream) -> syn::Result<(Args, ItemFn)> 
     }
 }
 
-/// The function, if it can be a test: no arguments, not async or generic, returns `()`.
+/// The function, if it can be a test: no arguments, not generic, returns `()`.
 fn test_function(item: Item) -> syn::Result<ItemFn> {
     let Item::Fn(function) = item else {
         let (what, tokens) = describe(&item);
@@ -93,13 +93,6 @@ fn check_signature(sig: &Signature, errors: &mut Errors) {
     if let Some(t) = &sig.constness {
         error(t, "#[interleave] cannot run a `const fn`; remove `const`");
     }
-    if let Some(t) = &sig.asyncness {
-        error(
-            t,
-            "#[interleave] cannot run an `async fn`: the model runs on threads of its own, not \
-             in an executor; remove `async` and spawn threads with interleave_test::thread",
-        );
-    }
     if let Some(t) = &sig.unsafety {
         error(
             t,
@@ -159,9 +152,14 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     let ItemFn {
         attrs,
         vis,
-        sig,
+        mut sig,
         block,
     } = function;
+    // An `async fn` is the future `block_on` runs on the model's main thread.
+    let body = match sig.asyncness.take() {
+        Some(_) => quote!(#krate::future::block_on(async #block)),
+        None => block.to_token_stream(),
+    };
     let name = sig.ident.unraw().to_string();
     let iterations = option(args.iterations.map(Literal::u64_unsuffixed));
     let seed = option(args.seed.map(Literal::u64_unsuffixed));
@@ -190,7 +188,7 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
                     },
                     release: !::core::cfg!(debug_assertions),
                 },
-                || #block,
+                || #body,
             )
         }
     }

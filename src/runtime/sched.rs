@@ -157,10 +157,19 @@ pub(super) fn exiting(ctx: &Context) {
 }
 
 /// Marks the calling thread finished, wakes its joiners and hands control on; the caller
-/// then leaves the model for good.
+/// then leaves the model for good. What a task runs when it finishes (its `JoinHandle`'s
+/// waker) runs first, without the state's lock.
 pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
+    let hooks = super::tasks::take_on_finish(&mut st, me);
+    if !hooks.is_empty() {
+        drop(st);
+        for hook in hooks {
+            hook();
+        }
+        st = ctx.exec.state.lock();
+    }
     st.threads[me].status = Status::Finished;
     spins::changes(&mut st, me, Key::Thread(me));
     for t in 0..st.threads.len() {

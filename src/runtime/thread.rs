@@ -197,10 +197,6 @@ impl host::Guest for Engine {
     }
 
     fn finish(&self, ctx: &Context) {
-        let hooks = super::tasks::take_on_finish(&mut ctx.exec.state.lock(), ctx.tid);
-        for hook in hooks {
-            hook();
-        }
         sched::finish(ctx);
     }
 

@@ -1,6 +1,0 @@
-use interleave_test::interleave;
-
-#[interleave]
-async fn asynchronous() {}
-
-fn main() {}
