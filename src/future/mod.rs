@@ -38,16 +38,17 @@
 //!   their own: the search interleaves other threads and tasks only at the modelled
 //!   operations and at the waits between polls.
 
+mod local;
 mod task;
 mod waker;
 
 use std::future::Future;
 use std::panic::Location;
-use std::pin::pin;
 use std::task::{Context, Poll};
 
 use crate::runtime;
 
+pub use local::spawn_local;
 pub use task::{AbortHandle, JoinError, JoinHandle};
 pub use waker::AtomicWaker;
 
@@ -72,24 +73,16 @@ where
     task::spawn(future, Location::caller())
 }
 
-/// Runs `future` to completion on the calling model thread, as `futures::executor::block_on`
-/// or a runtime's `block_on`: polls it, and between polls waits for a wake (a switch
-/// point). A blocking call inside a poll blocks this thread.
+/// Runs `future` to completion on the calling model thread, as a current-thread runtime's
+/// `block_on`: polls it and the tasks [`spawn_local`] gives it, and between polls waits
+/// for a wake (a switch point). Which woken future it polls next is a decision. A blocking
+/// call inside a poll blocks this thread, and so every future it polls.
 ///
 /// # Panics
 /// Outside a model.
 #[track_caller]
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    let loc = Location::caller();
-    let mut future = pin!(future);
-    loop {
-        let waker = runtime::tasks::waker("interleave_test::future::block_on");
-        if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
-            return value;
-        }
-        drop(waker);
-        runtime::tasks::wait(loc);
-    }
+    local::block_on(future, Location::caller())
 }
 
 /// Gives other threads and tasks a chance to run, as `tokio::task::yield_now`: the first

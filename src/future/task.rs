@@ -1,15 +1,18 @@
 //! Spawned tasks and their handles.
 //!
-//! A task runs on a model thread of its own, whose body is the task's poll loop
-//! ([`run`]). The thread's result goes to the task's [`Slot`]; its `JoinHandle` is ready
-//! once the thread finished (a read of the thread's end, so the joiner sees everything the
-//! task did), and the thread wakes the handle's last waker when it finishes.
+//! A task of [`spawn`] runs on a model thread of its own, whose body is the task's poll
+//! loop ([`run`]); its handle is ready once that thread finished (a read of the thread's
+//! end, so the joiner sees everything the task did), and the thread wakes the handle's last
+//! waker when it finishes. A task of `spawn_local` runs on the executor of a `block_on`
+//! (`local.rs`); its handle reads the owner thread's park key, which the executor writes
+//! when the task ends.
 
 use std::any::Any;
 use std::future::Future;
 use std::panic::Location;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
@@ -20,22 +23,53 @@ use crate::runtime::{self, Loc, OpKind, tasks};
 const API: &str = "interleave_test::future::JoinHandle";
 
 /// How a task ended, as its handle sees it.
-enum Outcome<T> {
+pub(super) enum Outcome<T> {
     /// Not ended (or stopped by the teardown of a failed execution).
     Running,
     /// Its future returned this, or panicked with this payload.
     Done(std::thread::Result<T>),
-    /// It was aborted before it finished.
+    /// It was aborted (or dropped unfinished) before it finished.
     Cancelled,
     /// The handle took the result.
     Taken,
 }
 
-/// What a task shares with its handle.
-struct Slot<T> {
-    outcome: Mutex<Outcome<T>>,
+/// What a task shares with its handles, whatever its value's type.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// A local task ended (a spawned task's end is its thread's).
+    pub(super) ended: AtomicBool,
+    /// A local task was asked to stop (a spawned task's request is in the runtime).
+    pub(super) aborted: AtomicBool,
     /// The waker of the last poll of the handle that found the task running.
-    joiner: Mutex<Option<Waker>>,
+    pub(super) joiner: Mutex<Option<Waker>>,
+}
+
+impl Shared {
+    /// Wakes the handle's last waker, if any.
+    pub(super) fn wake_joiner(&self) {
+        let joiner = self.joiner.lock().take();
+        if let Some(waker) = joiner {
+            waker.wake();
+        }
+    }
+}
+
+/// Where a task runs.
+#[derive(Clone, Debug)]
+pub(super) enum Source {
+    /// On a model thread of its own.
+    Thread(Tid),
+    /// On the executor of a `block_on` of thread `owner`; `waker` wakes it there.
+    Local { owner: Tid, waker: Waker },
+}
+
+impl Source {
+    fn id(&self) -> Tid {
+        match self {
+            Source::Thread(tid) | Source::Local { owner: tid, .. } => *tid,
+        }
+    }
 }
 
 /// Spawns `future` as a task; see [`spawn`](super::spawn).
@@ -45,19 +79,16 @@ where
     F::Output: Send + 'static,
 {
     runtime::switch_point(OpKind::TaskSpawn, None, loc);
-    let slot = Arc::new(Slot {
-        outcome: Mutex::new(Outcome::Running),
-        joiner: Mutex::new(None),
-    });
-    let mine = Arc::clone(&slot);
+    let outcome = Arc::new(Mutex::new(Outcome::Running));
+    let mine = Arc::clone(&outcome);
     let body = Box::new(move || {
-        let outcome = match runtime::run_thread_body(move || run(future, loc)) {
+        let end = match runtime::run_thread_body(move || run(future, loc)) {
             Some(Ok(Some(value))) => Outcome::Done(Ok(value)),
             Some(Ok(None)) => Outcome::Cancelled,
             Some(Err(payload)) => Outcome::Done(Err(payload)),
             None => Outcome::Running,
         };
-        *mine.outcome.lock() = outcome;
+        *mine.lock() = end;
     });
     let spec = runtime::ThreadSpec {
         name: None,
@@ -66,19 +97,11 @@ where
         scoped: false,
     };
     let tid = runtime::spawn(&spec, body);
-    let waker_slot = Arc::clone(&slot);
-    let wake_joiner = Box::new(move || {
-        let joiner = waker_slot.joiner.lock().take();
-        if let Some(waker) = joiner {
-            waker.wake();
-        }
-    });
+    let shared = Arc::new(Shared::default());
+    let on_finish = Arc::clone(&shared);
+    let wake_joiner = Box::new(move || on_finish.wake_joiner());
     tasks::mark_spawned("interleave_test::future::spawn", tid, wake_joiner);
-    JoinHandle {
-        tid,
-        slot,
-        detached: false,
-    }
+    JoinHandle::new(Source::Thread(tid), shared, outcome)
 }
 
 /// The task's poll loop: polls `future` until it is ready (its value) or the task is
@@ -104,20 +127,32 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
 /// detaches the task, which still runs to its end.
 #[must_use = "dropping a JoinHandle detaches the task"]
 pub struct JoinHandle<T> {
-    tid: Tid,
-    slot: Arc<Slot<T>>,
-    detached: bool,
+    source: Source,
+    shared: Arc<Shared>,
+    outcome: Arc<Mutex<Outcome<T>>>,
 }
 
 impl<T> std::fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JoinHandle")
-            .field("task", &self.tid)
-            .finish()
+            .field("source", &self.source)
+            .finish_non_exhaustive()
     }
 }
 
 impl<T> JoinHandle<T> {
+    pub(super) fn new(
+        source: Source,
+        shared: Arc<Shared>,
+        outcome: Arc<Mutex<Outcome<T>>>,
+    ) -> Self {
+        JoinHandle {
+            source,
+            shared,
+            outcome,
+        }
+    }
+
     /// Asks the task to stop, as Tokio's `abort`: a switch point, so the task may still
     /// finish first. An aborted task stops at its next wait between polls: its future is
     /// dropped there, inside the model (a guard it holds is released), and this handle
@@ -127,7 +162,7 @@ impl<T> JoinHandle<T> {
         self.abort_handle().abort();
     }
 
-    /// Whether the task has finished (its thread ended). A switch point.
+    /// Whether the task has finished. A switch point.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         self.abort_handle().is_finished()
@@ -135,7 +170,21 @@ impl<T> JoinHandle<T> {
 
     /// A handle that can abort the task without owning its result.
     pub fn abort_handle(&self) -> AbortHandle {
-        AbortHandle { tid: self.tid }
+        AbortHandle {
+            source: self.source.clone(),
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+/// Whether the task of `source` ended; reads what orders the end before the reader.
+fn ended(source: &Source, shared: &Shared) -> bool {
+    match source {
+        Source::Thread(tid) => runtime::with_state(API, |a| a.is_finished(*tid)),
+        Source::Local { owner, .. } => {
+            tasks::observe(API, *owner);
+            shared.ended.load(Ordering::Acquire)
+        }
     }
 }
 
@@ -143,17 +192,16 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let tid = self.tid;
-        let finished = runtime::with_state(API, |a| a.is_finished(tid));
-        if !finished {
-            *self.slot.joiner.lock() = Some(cx.waker().clone());
+        if !ended(&self.source, &self.shared) {
+            *self.shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }
-        let outcome = std::mem::replace(&mut *self.slot.outcome.lock(), Outcome::Taken);
+        let id = self.source.id();
+        let outcome = std::mem::replace(&mut *self.outcome.lock(), Outcome::Taken);
         Poll::Ready(match outcome {
             Outcome::Done(Ok(value)) => Ok(value),
-            Outcome::Done(Err(payload)) => Err(JoinError::panic(tid, payload)),
-            Outcome::Cancelled | Outcome::Running => Err(JoinError::cancelled(tid)),
+            Outcome::Done(Err(payload)) => Err(JoinError::panic(id, payload)),
+            Outcome::Cancelled | Outcome::Running => Err(JoinError::cancelled(id)),
             Outcome::Taken => panic!("a JoinHandle was polled after it returned Ready"),
         })
     }
@@ -161,17 +209,25 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        if !self.detached {
-            self.detached = true;
-            tasks::detach(self.tid);
+        if let Source::Thread(tid) = self.source {
+            tasks::detach(tid);
         }
     }
 }
 
 /// Aborts a task without owning its result, as `tokio::task::AbortHandle`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AbortHandle {
-    tid: Tid,
+    source: Source,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AbortHandle {
@@ -179,14 +235,24 @@ impl AbortHandle {
     #[track_caller]
     pub fn abort(&self) {
         runtime::switch_point(OpKind::TaskAbort, None, Location::caller());
-        tasks::abort("interleave_test::future::AbortHandle::abort", self.tid);
+        let api = "interleave_test::future::AbortHandle::abort";
+        match &self.source {
+            Source::Thread(tid) => tasks::abort(api, *tid),
+            Source::Local { owner, waker } => {
+                if !self.shared.ended.load(Ordering::Acquire) {
+                    self.shared.aborted.store(true, Ordering::Release);
+                    tasks::publish(api, *owner);
+                    waker.wake_by_ref();
+                }
+            }
+        }
     }
 
     /// Whether the task has finished. A switch point.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
-        runtime::with_state(API, |a| a.is_finished(self.tid))
+        ended(&self.source, &self.shared)
     }
 }
 
@@ -239,8 +305,8 @@ impl JoinError {
 impl std::fmt::Debug for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.panic {
-            None => write!(f, "JoinError::Cancelled(task #{})", self.tid),
-            Some(_) => write!(f, "JoinError::Panic(task #{}, ...)", self.tid),
+            None => write!(f, "JoinError::Cancelled(#{})", self.tid),
+            Some(_) => write!(f, "JoinError::Panic(#{}, ...)", self.tid),
         }
     }
 }
@@ -248,8 +314,8 @@ impl std::fmt::Debug for JoinError {
 impl std::fmt::Display for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.panic {
-            None => write!(f, "task #{} was cancelled", self.tid),
-            Some(_) => write!(f, "task #{} panicked", self.tid),
+            None => write!(f, "task on thread #{} was cancelled", self.tid),
+            Some(_) => write!(f, "task on thread #{} panicked", self.tid),
         }
     }
 }

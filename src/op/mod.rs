@@ -438,11 +438,15 @@ pub(crate) enum PickKind {
     /// Which waiter a `notify_one` wakes: 0 the one that waited longest, `n` the `n`th
     /// after it.
     Notify,
+    /// Which of the futures a thread's `block_on` could poll (its own and the tasks
+    /// `spawn_local` gave it, woken and not yet polled) it polls next: 0 the one woken
+    /// first, `n` the `n`th after it.
+    Poll,
 }
 
 impl PickKind {
     /// Every kind, for reading schedules.
-    pub(crate) const ALL: [PickKind; 7] = [
+    pub(crate) const ALL: [PickKind; 8] = [
         PickKind::ReadFrom,
         PickKind::CasReadFrom,
         PickKind::StoreAt,
@@ -450,6 +454,7 @@ impl PickKind {
         PickKind::SpuriousWake,
         PickKind::SpuriousFailure,
         PickKind::Notify,
+        PickKind::Poll,
     ];
 
     /// The name in schedule files and reports.
@@ -462,6 +467,7 @@ impl PickKind {
             PickKind::SpuriousWake => "wake spuriously",
             PickKind::SpuriousFailure => "fail spuriously",
             PickKind::Notify => "notify waiter",
+            PickKind::Poll => "poll next",
         }
     }
 

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
 use super::{Early, Key, Loc, OpKind, Tid, events, sched, with_ctx, with_state};
+use crate::op::PickKind;
 
 /// What the runtime knows of a thread that polls futures.
 #[derive(Default)]
@@ -112,20 +113,60 @@ fn wake(exec: u64, tid: Tid) {
     });
 }
 
-/// The waker of the calling thread, for one poll.
+/// The calling thread's own waker handle (its wakes give the thread a wake token).
 #[track_caller]
-pub(crate) fn waker(api: &str) -> std::task::Waker {
-    let wake = with_ctx(api, |ctx| {
+pub(crate) fn thread_wake(api: &str) -> Arc<TaskWake> {
+    with_ctx(api, |ctx| {
         let mut st = ctx.exec.state.lock();
-        let exec = ctx.exec.id;
-        let tid = ctx.tid;
+        let (exec, tid) = (ctx.exec.id, ctx.tid);
         let task = task_mut(&mut st, tid);
         Arc::clone(
             task.waker
                 .get_or_insert_with(|| Arc::new(TaskWake { exec, tid })),
         )
+    })
+}
+
+/// Which of `ready` futures (two or more) the calling thread's `block_on` polls next: a
+/// decision, recorded like the choice of a thread.
+#[track_caller]
+pub(crate) fn poll_which(api: &str, ready: usize) -> usize {
+    super::atomics::with_memory(api, |st, me| sched::decide(st, me, PickKind::Poll, ready))
+}
+
+/// A task polled by thread `owner` (a `spawn_local` task) ended, or was asked to stop:
+/// writes the owner's park key, so that a handle that reads it (from any thread) is
+/// ordered after, and sees what the task did.
+#[track_caller]
+pub(crate) fn publish(api: &str, owner: Tid) {
+    with_state(api, |a| events::imply(a.st, Key::Park(owner)));
+}
+
+/// Reads thread `owner`'s park key: see [`publish`].
+#[track_caller]
+pub(crate) fn observe(api: &str, owner: Tid) {
+    with_state(api, |a| {
+        events::declare(a.st, Key::Park(owner), crate::op::Role::Read);
+        super::spins::observes(a.st, a.me, Key::Park(owner));
     });
-    std::task::Waker::from(wake)
+}
+
+/// The calling thread's id.
+#[track_caller]
+pub(crate) fn me(api: &str) -> Tid {
+    with_state(api, |a| a.me)
+}
+
+/// Whether a panic in a task fails the execution (`Builder::thread_panics_fail`).
+#[track_caller]
+pub(crate) fn panics_fail(api: &str) -> bool {
+    with_state(api, |a| a.st.config.thread_panics_fail)
+}
+
+/// The waker of the calling thread, for one poll.
+#[track_caller]
+pub(crate) fn waker(api: &str) -> std::task::Waker {
+    std::task::Waker::from(thread_wake(api))
 }
 
 /// Before a poll of the calling thread's future: whether the task was aborted (it must not

@@ -225,10 +225,10 @@ fn a_guard_held_across_await_deadlocks_two_tasks() {
 }
 
 /// A guard that can cross `.await` in a spawned task: it marks `flag` while it lives.
-struct Held(Arc<AtomicBool>);
+pub(crate) struct Held(Arc<AtomicBool>);
 
 impl Held {
-    fn take(flag: Arc<AtomicBool>) -> Self {
+    pub(crate) fn take(flag: Arc<AtomicBool>) -> Self {
         flag.store(true, Ordering::SeqCst);
         Held(flag)
     }
@@ -292,6 +292,17 @@ fn a_panicking_task_reaches_its_join_handle_when_thread_panics_do_not_fail() {
             let error: future::JoinError = future::block_on(task).unwrap_err();
             assert!(error.is_panic());
             assert_eq!(*error.into_panic().downcast::<&str>().unwrap(), "boom");
+            // A local task's panic reaches its handle too, and the executor goes on.
+            let after = future::block_on(async {
+                let task = future::spawn_local(async { panic!("local boom") });
+                let error = task.await.unwrap_err();
+                assert_eq!(
+                    *error.into_panic().downcast::<&str>().unwrap(),
+                    "local boom"
+                );
+                future::spawn_local(async { 3 }).await.unwrap()
+            });
+            assert_eq!(after, 3);
         });
     report.unwrap();
     let failure = Builder::new()

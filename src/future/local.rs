@@ -1,0 +1,292 @@
+//! The executor of `block_on`: the future it runs and the tasks [`spawn_local`] gives it,
+//! all polled on the calling model thread, as a current-thread runtime polls them.
+//!
+//! They share their thread, so they interleave only where one returns `Pending`, and a
+//! blocking call inside a poll stalls all of them. Which of the woken futures is polled
+//! next is a decision (`PickKind::Poll`), since executors differ in that order; nothing
+//! else is, so no interleaving one thread cannot produce is explored.
+//!
+//! Each future has a waker of its own ([`LocalWake`]): a wake puts the future in the ready
+//! queue and gives the thread a wake token (the runtime's wake, with its release). Reading
+//! the queue reads the thread's park key, which every wake writes, so a wake from another
+//! thread and the executor's look at the queue are ordered by the search and synchronize.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, Location, catch_unwind, resume_unwind};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, Wake, Waker};
+
+use parking_lot::Mutex;
+
+use super::task::{JoinHandle, Outcome, Shared, Source};
+use crate::op::Tid;
+use crate::runtime::{self, Loc, OpKind, tasks};
+
+const API: &str = "interleave_test::future::block_on";
+
+/// The index of `block_on`'s own future in its executor.
+const MAIN: usize = 0;
+
+crate::thread_local! {
+    /// The executor of the innermost `block_on` of the calling model thread.
+    static CURRENT: RefCell<Option<Rc<Executor>>> = const { RefCell::new(None) };
+}
+
+/// The woken futures of one executor, in the order they were woken.
+#[derive(Default)]
+struct Ready {
+    queue: Mutex<(Vec<usize>, Vec<bool>)>,
+}
+
+impl Ready {
+    fn push(&self, index: usize) {
+        let mut guard = self.queue.lock();
+        let (queue, queued) = &mut *guard;
+        if queued.len() <= index {
+            queued.resize(index + 1, false);
+        }
+        if !queued[index] {
+            queued[index] = true;
+            queue.push(index);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.queue.lock().0.len()
+    }
+
+    fn take(&self, at: usize) -> usize {
+        let mut guard = self.queue.lock();
+        let (queue, queued) = &mut *guard;
+        let index = queue.remove(at);
+        queued[index] = false;
+        index
+    }
+}
+
+/// The waker of one future of an executor.
+struct LocalWake {
+    thread: Arc<tasks::TaskWake>,
+    ready: Arc<Ready>,
+    index: usize,
+}
+
+impl Wake for LocalWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.ready.push(self.index);
+        Wake::wake_by_ref(&self.thread);
+    }
+}
+
+/// A task of the executor: its future (which writes its value to the handle's outcome)
+/// and what it shares with its handles.
+struct Local {
+    future: Pin<Box<dyn Future<Output = ()>>>,
+    shared: Arc<Shared>,
+    /// Records a panic of the future as its outcome.
+    panicked: Box<dyn FnOnce(Box<dyn std::any::Any + Send>)>,
+}
+
+/// One `block_on`'s executor.
+struct Executor {
+    owner: Tid,
+    thread: Arc<tasks::TaskWake>,
+    ready: Arc<Ready>,
+    /// By index; `MAIN`'s slot stays empty (`block_on` holds its future).
+    tasks: RefCell<Vec<Option<Local>>>,
+}
+
+impl Executor {
+    fn new() -> Self {
+        let ready = Arc::new(Ready::default());
+        ready.push(MAIN);
+        Executor {
+            owner: tasks::me(API),
+            thread: tasks::thread_wake(API),
+            ready,
+            tasks: RefCell::new(vec![None]),
+        }
+    }
+
+    fn waker(&self, index: usize) -> Waker {
+        Waker::from(Arc::new(LocalWake {
+            thread: Arc::clone(&self.thread),
+            ready: Arc::clone(&self.ready),
+            index,
+        }))
+    }
+
+    /// The next future to poll: a woken one (which one is a decision when several are),
+    /// else, after a wait for a wake, `MAIN` if the wait ended without one (a spurious
+    /// poll).
+    fn next(&self, loc: Loc) -> usize {
+        loop {
+            tasks::observe(API, self.owner);
+            let n = self.ready.len();
+            if n > 0 {
+                let at = if n > 1 { tasks::poll_which(API, n) } else { 0 };
+                return self.ready.take(at);
+            }
+            tasks::wait(loc);
+            tasks::observe(API, self.owner);
+            if self.ready.len() == 0 {
+                return MAIN;
+            }
+        }
+    }
+
+    /// Polls local task `index`, unless it ended; drops it (inside the model) if it was
+    /// aborted.
+    fn poll_local(&self, index: usize) {
+        let Some(mut task) = self.tasks.borrow_mut()[index].take() else {
+            return; // a wake after its end
+        };
+        if task.shared.aborted.load(Ordering::Acquire) {
+            drop(task.future);
+            return end(self.owner, &task.shared);
+        }
+        let waker = self.waker(index);
+        let polled = catch_unwind(AssertUnwindSafe(|| {
+            task.future.as_mut().poll(&mut Context::from_waker(&waker))
+        }));
+        match polled {
+            Ok(Poll::Pending) => self.tasks.borrow_mut()[index] = Some(task),
+            Ok(Poll::Ready(())) => end(self.owner, &task.shared),
+            Err(payload) => {
+                if runtime::is_abort(&*payload) || tasks::panics_fail(API) {
+                    resume_unwind(payload);
+                }
+                drop(task.future);
+                (task.panicked)(payload);
+                end(self.owner, &task.shared);
+            }
+        }
+    }
+
+    /// Adds `future` as a task and wakes it, for its first poll.
+    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let outcome = Arc::new(Mutex::new(Outcome::Running));
+        let shared = Arc::new(Shared::default());
+        let (done, failed) = (Arc::clone(&outcome), Arc::clone(&outcome));
+        let local = Local {
+            future: Box::pin(async move {
+                let value = future.await;
+                *done.lock() = Outcome::Done(Ok(value));
+            }),
+            shared: Arc::clone(&shared),
+            panicked: Box::new(move |payload| *failed.lock() = Outcome::Done(Err(payload))),
+        };
+        let index = {
+            let mut tasks = self.tasks.borrow_mut();
+            tasks.push(Some(local));
+            tasks.len() - 1
+        };
+        self.ready.push(index);
+        let source = Source::Local {
+            owner: self.owner,
+            waker: self.waker(index),
+        };
+        JoinHandle::new(source, shared, outcome)
+    }
+}
+
+/// A local task ended (its outcome written, unless it was cancelled): its handles see it
+/// and its joiner is woken.
+fn end(owner: Tid, shared: &Shared) {
+    tasks::publish(API, owner);
+    shared.ended.store(true, Ordering::Release);
+    shared.wake_joiner();
+}
+
+impl Drop for Executor {
+    /// The tasks left when `block_on` returns are dropped, inside the model, as a
+    /// runtime's shutdown drops them; their handles yield a cancelled `JoinError`.
+    fn drop(&mut self) {
+        let left: Vec<Local> = self.tasks.get_mut().drain(..).flatten().collect();
+        for task in left {
+            drop(task.future);
+            if runtime::in_model() {
+                end(self.owner, &task.shared);
+            }
+        }
+    }
+}
+
+/// Runs `future` to completion on the calling model thread, with the tasks
+/// [`spawn_local`] gives it; see [`block_on`](super::block_on).
+pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
+    let executor = Rc::new(Executor::new());
+    let outer = CURRENT.with(|c| c.replace(Some(Rc::clone(&executor))));
+    let _restore = Restore(Some(outer));
+    let mut future = std::pin::pin!(future);
+    loop {
+        match executor.next(loc) {
+            MAIN => {
+                let waker = executor.waker(MAIN);
+                if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+                    return value;
+                }
+            }
+            index => executor.poll_local(index),
+        }
+    }
+}
+
+/// Puts the outer `block_on`'s executor back as the thread's current one.
+struct Restore(Option<Option<Rc<Executor>>>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let outer = self.0.take().flatten();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = outer);
+    }
+}
+
+/// Spawns `future` on the executor of the `block_on` that runs the calling code, as
+/// `tokio::task::spawn_local`: it shares that model thread with the `block_on`'s future
+/// and its other local tasks, so they interleave only at `.await` points, and a blocking
+/// call inside one of their polls stalls all of them (a deadlock of that kind is found).
+/// Spawning is a switch point. Tasks left when the `block_on` returns are dropped inside
+/// the model; their handles yield a cancelled [`JoinError`](super::JoinError).
+///
+/// # Panics
+/// Outside the future of a `block_on` of the calling model thread.
+///
+/// ```
+/// use interleave_test::future;
+///
+/// interleave_test::check(|| {
+///     future::block_on(async {
+///         let task = future::spawn_local(async { 2 });
+///         assert_eq!(task.await.unwrap(), 2);
+///     });
+/// });
+/// ```
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    runtime::switch_point(OpKind::TaskSpawn, None, Location::caller());
+    let executor = CURRENT.with(|c| c.borrow().clone()).unwrap_or_else(|| {
+        panic!(
+            "interleave_test::future::spawn_local was called outside block_on: a local task \
+             runs on the executor of a block_on of its model thread, so call it from the \
+             future that block_on runs (or use future::spawn for a task of its own)"
+        )
+    });
+    executor.spawn(future)
+}
