@@ -113,8 +113,9 @@ mod expand;
 /// strategy, or a number that does not fit; `iterations`, `max_steps` or `depth` equal to 0;
 /// `depth` without `strategy = "pct"` or `max_preemptions` without `strategy = "dfs"`; an item
 /// that is not a function; a function that takes arguments, returns something other than
-/// `()`, is generic, `async`, `const`, `unsafe` or `extern`; a `#[test]` attribute beside
-/// `#[interleave]` (it adds its own).
+/// `()`, is generic, `const`, `unsafe` or `extern`; a `#[test]` attribute beside
+/// `#[interleave]` (it adds its own). An `async fn` is accepted: its body is the future
+/// `interleave_test::future::block_on` runs on the model's main thread.
 #[proc_macro_attribute]
 pub fn interleave(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::interleave(attr.into(), item.into()).into()

@@ -161,6 +161,17 @@ fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
 }
 
 #[test]
+fn an_async_fn_becomes_a_test_whose_model_blocks_on_its_body() {
+    let got = expand(quote!(), quote! { async fn f() { g().await; } });
+    assert!(
+        got.contains("fn f ()")
+            && !got.contains("async fn")
+            && got.contains(":: interleave_test :: future :: block_on (async { g () . await ; })"),
+        "{got}"
+    );
+}
+
+#[test]
 fn a_bad_strategy_is_reported_alone_not_with_its_parameter() {
     assert_eq!(
         errors(quote!(strategy = "bfs", depth = 2), quote! { fn f() {} }),
@@ -172,7 +183,7 @@ fn a_bad_strategy_is_reported_alone_not_with_its_parameter() {
 fn every_mistake_is_reported_in_one_expansion() {
     let got = errors(
         quote!(seed = 1, seed = 2, iterations = 0, strategy = 3),
-        quote! { async fn f(x: u8) {} },
+        quote! { unsafe fn f(x: u8) {} },
     );
     assert_eq!(got.len(), 5, "{got:#?}");
     assert!(got[0].starts_with("`seed` is given twice"), "{got:#?}");
@@ -181,7 +192,7 @@ fn every_mistake_is_reported_in_one_expansion() {
         got[2].starts_with("`strategy` takes a string literal"),
         "{got:#?}"
     );
-    assert!(got[3].contains("`async fn`"), "{got:#?}");
+    assert!(got[3].contains("`unsafe fn`"), "{got:#?}");
     assert!(got[4].contains("take no arguments"), "{got:#?}");
 }
 

@@ -239,9 +239,10 @@ impl AbortHandle {
         match &self.source {
             Source::Thread(tid) => tasks::abort(api, *tid),
             Source::Local { owner, waker } => {
+                // Declared whether the task ended or not (see `runtime/tasks.rs`, `wake`).
+                tasks::publish(api, *owner);
                 if !self.shared.ended.load(Ordering::Acquire) {
                     self.shared.aborted.store(true, Ordering::Release);
-                    tasks::publish(api, *owner);
                     waker.wake_by_ref();
                 }
             }

@@ -97,10 +97,13 @@ fn wake(exec: u64, tid: Tid) {
             return;
         }
         let mut st = ctx.exec.state.lock();
+        // Declared whether or not the thread finished: what a wake accesses must not depend
+        // on what it does not declare (the thread's end), or the reduction would take the
+        // two orders of a wake and that end for one.
+        events::imply(&mut st, Key::Park(tid));
         if st.threads[tid].finished() {
             return;
         }
-        events::imply(&mut st, Key::Park(tid));
         if ctx.tid != tid {
             // Waking itself (a yield) changes nothing another thread could see; waking
             // another thread releases it if it repeated a spin (see `spins.rs`).

@@ -450,4 +450,6 @@ impl Strategy for DporStrategy {
 }
 
 #[cfg(test)]
+mod async_tests;
+#[cfg(test)]
 mod tests;

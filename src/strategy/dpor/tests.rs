@@ -5,8 +5,9 @@
 //! The traces are counted independently of the reduction: plain DFS runs every schedule and
 //! a [`TraceCounter`] reduces each to its canonical form, per key the sequence of write-like
 //! accesses with the set of read-like accesses between each two (reads commute), each
-//! access named by its thread and the index of the event in that thread. Two schedules are
-//! the same trace exactly when these agree.
+//! access named by its thread and the index of the event in that thread, and per thread the
+//! options its decisions other than the choice of a thread took. Two schedules are the same
+//! trace exactly when these agree.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::Location;
@@ -60,7 +61,15 @@ impl<S: Strategy> Strategy for TraceCounter<S> {
     }
 
     fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
-        self.inner.pick(pick)
+        let option = self.inner.pick(pick)?;
+        // A trace with other values for its decisions (which future a `block_on` polls
+        // next, ...) is another behaviour: each thread's picks, in its order, are part of
+        // the canonical form (as `(option, n)`: the `n`th pick of the thread took `option`).
+        let picks = self.current.entry(format!("picks of {}", pick.tid));
+        let picks = picks.or_default();
+        let n = picks.len() as u32;
+        picks.push(Group::Write((option, n)));
+        Ok(option)
     }
 
     fn end_execution(&mut self) -> Result<(), Refusal> {
@@ -158,7 +167,7 @@ fn count<S: Strategy + 'static>(
 /// Checks that reduced DFS on `model` runs one execution per trace, plus `redundant`
 /// redundant ones, and that the reduction agrees with the plain search's own count.
 #[track_caller]
-fn assert_optimal(name: &str, model: impl Fn() + Sync, redundant: u64) {
+pub(super) fn assert_optimal(name: &str, model: impl Fn() + Sync, redundant: u64) {
     let traces = traces(&model) as u64;
     let reduced = plain_dfs()
         .reduction(Reduction::Dpor)
