@@ -36,7 +36,9 @@
 //! - Off-the-shelf futures (`futures::channel`, `FuturesUnordered`, the `futures` crate's
 //!   `join!`/`select!`) run deterministically inside a model, but add no switch points of
 //!   their own: the search interleaves other threads and tasks only at the modelled
-//!   operations and at the waits between polls.
+//!   operations and at the waits between polls. Their `select!` starts at a branch drawn
+//!   from a random number generator outside the model, which replay cannot repeat: use
+//!   `select_biased!` (or this crate's decisions) in models.
 
 mod local;
 mod task;

@@ -511,3 +511,71 @@ fn detached_tasks_waiting_at_the_end_are_dropped_inside_the_model() {
         );
     }
 }
+
+/// A waker kept by the test, across executions and past them.
+static KEPT: std::sync::Mutex<Option<std::task::Waker>> = std::sync::Mutex::new(None);
+
+#[test]
+fn wakes_that_change_nothing_are_harmless() {
+    each_dfs(|builder, name, _| {
+        builder
+            .check(|| {
+                let lock = Arc::new(Mutex::new(0));
+                let waker = Arc::new(AtomicWaker::new());
+                let (l, w) = (Arc::clone(&lock), Arc::clone(&waker));
+                let guard = lock.lock().unwrap();
+                let task = future::spawn(async move {
+                    std::future::poll_fn(|cx| {
+                        w.register(cx.waker());
+                        Poll::Ready(())
+                    })
+                    .await;
+                    // Blocks on the lock the main thread holds: a wake must not let it
+                    // past.
+                    *l.lock().unwrap()
+                });
+                waker.wake();
+                drop(guard);
+                *lock.lock().unwrap() = 1;
+                let seen = future::block_on(task).unwrap();
+                assert!(seen == 0 || seen == 1);
+                // A finished task's waker, and a waker of an earlier execution: nothing.
+                waker.wake();
+                if let Some(old) = KEPT.lock().unwrap().take() {
+                    old.wake();
+                }
+                *KEPT.lock().unwrap() = Some(future::block_on(std::future::poll_fn(|cx| {
+                    Poll::Ready(cx.waker().clone())
+                })));
+            })
+            .unwrap_or_else(|f| panic!("{name}: {f}"));
+    });
+    // And one outside any execution.
+    KEPT.lock().unwrap().take().expect("kept").wake();
+}
+
+#[test]
+fn aborts_twice_at_a_second_await_and_of_a_detached_task() {
+    each_dfs(|builder, name, _| {
+        builder
+            .check(|| {
+                let held = Arc::new(AtomicBool::new(false));
+                let mine = Arc::clone(&held);
+                let task = future::spawn(async move {
+                    future::yield_now().await;
+                    let _guard = Held::take(mine);
+                    future::yield_now().await;
+                    std::future::pending::<()>().await;
+                });
+                let handle = task.abort_handle();
+                drop(task); // detached
+                handle.abort();
+                handle.abort();
+                while !handle.is_finished() {
+                    thread::yield_now();
+                }
+                assert!(!held.load(Ordering::SeqCst), "dropped wherever it stopped");
+            })
+            .unwrap_or_else(|f| panic!("{name}: {f}"));
+    });
+}

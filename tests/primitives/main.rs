@@ -23,6 +23,7 @@ mod barrier_once;
 mod correct_models;
 mod deadlock;
 mod futures;
+mod futures_interop;
 mod futures_local;
 mod litmus;
 mod livelock;
