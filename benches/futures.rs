@@ -131,6 +131,9 @@ fn run_shuttle(kind: Kind, model: fn(), executions: u64) -> u64 {
 
 type Run = fn(Kind, fn(), u64) -> u64;
 
+/// A model's name, and the model as written for each tool.
+type Model = (&'static str, fn(), fn());
+
 /// Executions per second: the median of three calibrated runs (one quick run in quick mode).
 fn measure(run: Run, kind: Kind, model: fn(), quick: bool) -> f64 {
     let timed = |n: u64| {
@@ -168,7 +171,7 @@ fn start_up(run: Run, model: fn(), quick: bool) -> Duration {
 
 fn main() {
     let quick = std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    let models: [(&str, fn(), fn()); 3] = [
+    let models: [Model; 3] = [
         ("spawn_join_8", ours::spawn_join_8, theirs::spawn_join_8),
         (
             "mutex_across_await",
