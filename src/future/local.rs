@@ -135,7 +135,7 @@ impl Executor {
                 let at = if n > 1 { tasks::poll_which(API, n) } else { 0 };
                 return self.ready.take(at);
             }
-            tasks::wait(loc);
+            tasks::wait(loc, false);
             tasks::observe(API, self.owner);
             if self.ready.len() == 0 {
                 return MAIN;

@@ -118,7 +118,7 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
             return Some(value);
         }
         drop(waker);
-        tasks::wait(loc);
+        tasks::wait(loc, true);
     }
 }
 

@@ -35,6 +35,9 @@ pub(crate) struct TaskState {
     /// Its `JoinHandle` was dropped: at the end of the execution it is dropped, not waited
     /// for.
     detached: bool,
+    /// It waits in its own poll loop, between two polls of the task (not in a `block_on`
+    /// called inside a poll): only there can a shutdown drop it.
+    between_polls: bool,
     /// The wakers of this thread, shared by every poll (`Arc::strong_count` tells how
     /// many the program keeps).
     waker: Option<Arc<TaskWake>>,
@@ -229,15 +232,18 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Vec<Box<dyn FnOnce
 /// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):
 /// waits for a wake (a switch point), unless one came during the poll, or ends the wait
 /// without one (a spurious poll). Returns when the future is to be polled again.
+/// `task_loop`: the wait is a spawned task's own, between two polls of the task.
 #[track_caller]
-pub(crate) fn wait(loc: Loc) {
+pub(crate) fn wait(loc: Loc, task_loop: bool) {
     super::switch_point(OpKind::TaskWait, None, loc);
     let api = "a future's wait for a wake";
     let woken = with_state(api, |a| {
         let (st, me) = (&mut *a.st, a.me);
         events::imply(st, Key::Park(me));
         super::spins::observes(st, me, Key::Park(me));
-        std::mem::take(&mut task_mut(st, me).token)
+        let task = task_mut(st, me);
+        task.between_polls = task_loop;
+        std::mem::take(&mut task.token)
     });
     if woken || super::early(api, None, true) != Early::No {
         return;
@@ -252,7 +258,9 @@ pub(crate) fn wait(loc: Loc) {
     with_state(api, |a| {
         let (st, me) = (&mut *a.st, a.me);
         events::imply(st, Key::Park(me));
-        task_mut(st, me).token = false;
+        let task = task_mut(st, me);
+        task.token = false;
+        task.between_polls = false;
     });
 }
 
@@ -261,7 +269,8 @@ pub(crate) fn wait(loc: Loc) {
 /// those that wait between polls are woken to drop their future (inside the model, at
 /// their next check: its destructors are explored), without a decision, after every event
 /// so far (as a timeout fires). Returns whether it woke any. A detached task blocked in the
-/// middle of a poll (on a lock, say) is not dropped: the execution is then a deadlock.
+/// middle of a poll (on a lock, or in a `block_on` it called) is not dropped: the execution
+/// is then a deadlock.
 pub(crate) fn shut_down(st: &mut ExecState) -> bool {
     let live = |st: &ExecState, t: Tid| !st.threads[t].finished();
     let detached = |st: &ExecState, t: Tid| {
@@ -270,13 +279,20 @@ pub(crate) fn shut_down(st: &mut ExecState) -> bool {
             .and_then(Option::as_ref)
             .is_some_and(|task| task.spawned && task.detached)
     };
+    let between_polls = |st: &ExecState, t: Tid| {
+        st.tasks
+            .get(t)
+            .and_then(Option::as_ref)
+            .is_some_and(|task| task.between_polls)
+    };
     let all = 0..st.threads.len();
     if !all.clone().all(|t| !live(st, t) || detached(st, t)) {
         return false;
     }
     let mut any = false;
     for t in all {
-        if matches!(st.threads[t].status, Status::Blocked(b) if b.what == Waits::Wake) {
+        let waits = matches!(st.threads[t].status, Status::Blocked(b) if b.what == Waits::Wake);
+        if waits && between_polls(st, t) {
             task_mut(st, t).aborted = true;
             sched::wake(st, t, Wake::TimedOut);
             any = true;

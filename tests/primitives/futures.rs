@@ -579,3 +579,28 @@ fn aborts_twice_at_a_second_await_and_of_a_detached_task() {
             .unwrap_or_else(|f| panic!("{name}: {f}"));
     });
 }
+
+#[test]
+fn a_detached_task_blocked_in_a_block_on_inside_its_poll_is_a_deadlock_not_dropped() {
+    for substrate in SUBSTRATES {
+        let failure = dfs(substrate, Reduction::Dpor, None)
+            .check(|| {
+                drop(future::spawn(async {
+                    // A blocking call inside a poll: it waits in its own block_on.
+                    future::block_on(std::future::pending::<()>());
+                }));
+            })
+            .expect_err("never woken, and not between polls: not shut down");
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Deadlock,
+            "{substrate:?}: {failure}"
+        );
+        assert!(
+            failure
+                .to_string()
+                .contains("task #1 returned Pending and nothing woke it"),
+            "{failure}"
+        );
+    }
+}
