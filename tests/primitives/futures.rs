@@ -263,22 +263,24 @@ fn an_abort_cancels_and_drops_the_future_inside_the_model() {
 
 #[test]
 fn an_abort_races_completion() {
-    let outcomes = std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let report = dfs(SUBSTRATES[0], Reduction::Off, None)
-        .check(|| {
-            let task = future::spawn(async { 5 });
-            task.abort_handle().abort();
-            let result = future::block_on(task).map_err(|e| e.is_cancelled());
-            outcomes.lock().unwrap().insert(result);
-        })
-        .unwrap();
-    assert!(report.exhausted);
-    let outcomes = outcomes.into_inner().unwrap();
-    assert_eq!(
-        outcomes.into_iter().collect::<Vec<_>>(),
-        vec![Ok(5), Err(true)],
-        "the task may finish first, or be cancelled"
-    );
+    for substrate in SUBSTRATES {
+        let outcomes = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let report = dfs(substrate, Reduction::Off, None)
+            .check(|| {
+                let task = future::spawn(async { 5 });
+                task.abort_handle().abort();
+                let result = future::block_on(task).map_err(|e| e.is_cancelled());
+                outcomes.lock().unwrap().insert(result);
+            })
+            .unwrap();
+        assert!(report.exhausted);
+        let outcomes = outcomes.into_inner().unwrap();
+        assert_eq!(
+            outcomes.into_iter().collect::<Vec<_>>(),
+            vec![Ok(5), Err(true)],
+            "{substrate:?}: the task may finish first, or be cancelled"
+        );
+    }
 }
 
 #[test]
@@ -339,13 +341,18 @@ fn flag_through_a_task(order: (Ordering, Ordering)) {
 
 #[test]
 fn weak_memory_reaches_into_tasks() {
-    let stale = dfs(SUBSTRATES[0], Reduction::Dpor, None)
-        .check(|| flag_through_a_task((Ordering::Relaxed, Ordering::Relaxed)))
-        .expect_err("a relaxed flag does not publish the data");
-    assert!(stale.message().contains("stale data"), "{stale}");
-    dfs(SUBSTRATES[0], Reduction::Dpor, None)
-        .check(|| flag_through_a_task((Ordering::Release, Ordering::Acquire)))
-        .unwrap_or_else(|f| panic!("release/acquire: {f}"));
+    for substrate in SUBSTRATES {
+        let stale = dfs(substrate, Reduction::Dpor, None)
+            .check(|| flag_through_a_task((Ordering::Relaxed, Ordering::Relaxed)))
+            .expect_err("a relaxed flag does not publish the data");
+        assert!(
+            stale.message().contains("stale data"),
+            "{substrate:?}: {stale}"
+        );
+        dfs(substrate, Reduction::Dpor, None)
+            .check(|| flag_through_a_task((Ordering::Release, Ordering::Acquire)))
+            .unwrap_or_else(|f| panic!("{substrate:?}: release/acquire: {f}"));
+    }
 }
 
 /// Returns `Pending` once, with its waker registered in `waker`, then `Ready` (whether it

@@ -73,13 +73,15 @@ fn local_tasks_interleave_only_at_awaits_and_spawned_ones_anywhere() {
             .check(|| read_then_write(true))
             .unwrap_or_else(|f| panic!("{name}: local tasks: {f}"));
     });
-    let failure = dfs(SUBSTRATES[0], Reduction::Dpor, None)
-        .check(|| read_then_write(false))
-        .expect_err("spawned tasks are preempted between the load and the store");
-    assert!(
-        failure.message().contains("an update was lost"),
-        "{failure}"
-    );
+    for substrate in SUBSTRATES {
+        let failure = dfs(substrate, Reduction::Dpor, None)
+            .check(|| read_then_write(false))
+            .expect_err("spawned tasks are preempted between the load and the store");
+        assert!(
+            failure.message().contains("an update was lost"),
+            "{substrate:?}: {failure}"
+        );
+    }
 }
 
 /// A local task blocks its thread on a channel its sibling sends on.
