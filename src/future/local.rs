@@ -31,9 +31,73 @@ const API: &str = "interleave_test::future::block_on";
 /// The index of `block_on`'s own future in its executor.
 const MAIN: usize = 0;
 
-crate::thread_local! {
-    /// The executor of the innermost `block_on` of the calling model thread.
-    static CURRENT: RefCell<Option<Rc<Executor>>> = const { RefCell::new(None) };
+std::thread_local! {
+    /// The executors of the `block_on`s running on this OS thread, innermost last, each
+    /// with the model thread that runs it (coroutines of one execution share the OS
+    /// thread). A plain list: a `block_on` pushes its entry and takes it off when it
+    /// returns, and a model thread has at most a few nested; the crate's `thread_local!`
+    /// would cost a map lookup per `block_on` and a destructor pass per thread.
+    static CURRENT: RefCell<Vec<Current>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The executor of a `block_on` of model thread `tid` of execution `exec`.
+struct Current {
+    exec: u64,
+    tid: Tid,
+    executor: Rc<Executor>,
+}
+
+/// Makes `executor` the innermost of its model thread until the guard drops. Entries of
+/// other executions are stale (a thread left behind never returned from its `block_on`):
+/// they are forgotten, as the rest of such a thread is, never dropped outside the model.
+fn enter(executor: &Rc<Executor>) -> Exit {
+    let (exec, tid) = (executor.thread.exec(), executor.owner);
+    CURRENT.with(|all| {
+        let mut all = all.borrow_mut();
+        if all.iter().any(|c| c.exec != exec) {
+            let (mine, stale): (Vec<_>, Vec<_>) = all.drain(..).partition(|c| c.exec == exec);
+            std::mem::forget(stale);
+            *all = mine;
+        }
+        all.push(Current {
+            exec,
+            tid,
+            executor: Rc::clone(executor),
+        });
+    });
+    Exit { exec, tid }
+}
+
+/// Takes the innermost executor of its model thread off the list (see [`enter`]).
+struct Exit {
+    exec: u64,
+    tid: Tid,
+}
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|all| {
+            let mut all = all.borrow_mut();
+            if let Some(at) = all
+                .iter()
+                .rposition(|c| c.exec == self.exec && c.tid == self.tid)
+            {
+                all.remove(at);
+            }
+        });
+    }
+}
+
+/// The executor of the innermost `block_on` of the calling model thread.
+fn current() -> Option<Rc<Executor>> {
+    let (exec, tid) = tasks::ids(API);
+    CURRENT.with(|all| {
+        all.borrow()
+            .iter()
+            .rev()
+            .find(|c| c.exec == exec && c.tid == tid)
+            .map(|c| Rc::clone(&c.executor))
+    })
 }
 
 /// The woken futures of one executor, in the order they were woken.
@@ -102,26 +166,42 @@ struct Executor {
     ready: Arc<Ready>,
     /// By index; `MAIN`'s slot stays empty (`block_on` holds its future).
     tasks: RefCell<Vec<Option<Local>>>,
+    /// Each future's waker, by index, made at its first poll and cloned for the next
+    /// (a clone costs no allocation). They hold the thread's [`tasks::TaskWake`] whether
+    /// or not the program keeps a copy, so a deadlock report does not say "no Waker of it
+    /// is alive" of a `block_on`'s thread, only of a spawned task's.
+    wakers: RefCell<Vec<Option<Waker>>>,
 }
 
 impl Executor {
     fn new() -> Self {
         let ready = Arc::new(Ready::default());
         ready.push(MAIN);
+        let thread = tasks::thread_wake(API);
         Executor {
-            owner: tasks::me(API),
-            thread: tasks::thread_wake(API),
+            owner: thread.tid(),
+            thread,
             ready,
             tasks: RefCell::new(vec![None]),
+            wakers: RefCell::new(Vec::new()),
         }
     }
 
+    /// Future `index`'s waker.
     fn waker(&self, index: usize) -> Waker {
-        Waker::from(Arc::new(LocalWake {
-            thread: Arc::clone(&self.thread),
-            ready: Arc::clone(&self.ready),
-            index,
-        }))
+        let mut wakers = self.wakers.borrow_mut();
+        if wakers.len() <= index {
+            wakers.resize(index + 1, None);
+        }
+        wakers[index]
+            .get_or_insert_with(|| {
+                Waker::from(Arc::new(LocalWake {
+                    thread: Arc::clone(&self.thread),
+                    ready: Arc::clone(&self.ready),
+                    index,
+                }))
+            })
+            .clone()
     }
 
     /// The next future to poll: a woken one (which one is a decision when several are),
@@ -195,6 +275,7 @@ impl Executor {
         };
         self.ready.push(index);
         let source = Source::Local {
+            exec: self.thread.exec(),
             owner: self.owner,
             waker: self.waker(index),
         };
@@ -228,8 +309,7 @@ impl Drop for Executor {
 /// [`spawn_local`] gives it; see [`block_on`](super::block_on).
 pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
     let executor = Rc::new(Executor::new());
-    let outer = CURRENT.with(|c| c.replace(Some(Rc::clone(&executor))));
-    let _restore = Restore(Some(outer));
+    let _exit = enter(&executor);
     let mut future = std::pin::pin!(future);
     loop {
         match executor.next(loc) {
@@ -241,16 +321,6 @@ pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
             }
             index => executor.poll_local(index),
         }
-    }
-}
-
-/// Puts the outer `block_on`'s executor back as the thread's current one.
-struct Restore(Option<Option<Rc<Executor>>>);
-
-impl Drop for Restore {
-    fn drop(&mut self) {
-        let outer = self.0.take().flatten();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = outer);
     }
 }
 
@@ -281,7 +351,7 @@ where
     F::Output: 'static,
 {
     runtime::switch_point(OpKind::TaskSpawn, None, Location::caller());
-    let executor = CURRENT.with(|c| c.borrow().clone()).unwrap_or_else(|| {
+    let executor = current().unwrap_or_else(|| {
         panic!(
             "interleave_test::future::spawn_local was called outside block_on: a local task \
              runs on the executor of a block_on of its model thread, so call it from the \

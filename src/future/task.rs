@@ -55,19 +55,48 @@ impl Shared {
     }
 }
 
-/// Where a task runs.
+impl tasks::Finish for Shared {
+    fn finished(&self) {
+        self.wake_joiner();
+    }
+}
+
+/// Where a task runs, in execution `exec`.
 #[derive(Clone, Debug)]
 pub(super) enum Source {
     /// On a model thread of its own.
-    Thread(Tid),
+    Thread { exec: u64, tid: Tid },
     /// On the executor of a `block_on` of thread `owner`; `waker` wakes it there.
-    Local { owner: Tid, waker: Waker },
+    Local { exec: u64, owner: Tid, waker: Waker },
 }
 
 impl Source {
     fn id(&self) -> Tid {
         match self {
-            Source::Thread(tid) | Source::Local { owner: tid, .. } => *tid,
+            Source::Thread { tid, .. } | Source::Local { owner: tid, .. } => *tid,
+        }
+    }
+
+    fn exec(&self) -> u64 {
+        match self {
+            Source::Thread { exec, .. } | Source::Local { exec, .. } => *exec,
+        }
+    }
+
+    /// Fails the execution (a misuse) unless the calling code runs in the handle's
+    /// execution: task #n of another one is not this one's #n.
+    #[track_caller]
+    fn check(&self, api: &str) {
+        if tasks::ids(api).0 != self.exec() {
+            runtime::misuse(
+                format!(
+                    "{api}: this handle is of a task of another execution (kept in a `static` \
+                     or captured from outside the model closure); every execution spawns its \
+                     own tasks, so create the task, and keep its handle, inside the model \
+                     closure"
+                ),
+                Location::caller(),
+            )
         }
     }
 }
@@ -98,10 +127,8 @@ where
     };
     let tid = runtime::spawn(&spec, body);
     let shared = Arc::new(Shared::default());
-    let on_finish = Arc::clone(&shared);
-    let wake_joiner = Box::new(move || on_finish.wake_joiner());
-    tasks::mark_spawned("interleave_test::future::spawn", tid, wake_joiner);
-    JoinHandle::new(Source::Thread(tid), shared, outcome)
+    let exec = tasks::mark_spawned("interleave_test::future::spawn", tid, shared.clone());
+    JoinHandle::new(Source::Thread { exec, tid }, shared, outcome)
 }
 
 /// The task's poll loop: polls `future` until it is ready (its value) or the task is
@@ -110,10 +137,7 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
     let api = "interleave_test::future::spawn";
     let mut future = pin!(future);
     loop {
-        if tasks::aborted(api) {
-            return None;
-        }
-        let waker = tasks::waker(api);
+        let waker = tasks::before_poll(api)?;
         if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
             return Some(value);
         }
@@ -178,9 +202,11 @@ impl<T> JoinHandle<T> {
 }
 
 /// Whether the task of `source` ended; reads what orders the end before the reader.
+#[track_caller]
 fn ended(source: &Source, shared: &Shared) -> bool {
+    source.check(API);
     match source {
-        Source::Thread(tid) => runtime::with_state(API, |a| a.is_finished(*tid)),
+        Source::Thread { tid, .. } => runtime::with_state(API, |a| a.is_finished(*tid)),
         Source::Local { owner, .. } => {
             tasks::observe(API, *owner);
             shared.ended.load(Ordering::Acquire)
@@ -192,8 +218,9 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if !ended(&self.source, &self.shared) {
-            *self.shared.joiner.lock() = Some(cx.waker().clone());
+        let shared = &self.shared;
+        if !ended(&self.source, shared) {
+            *shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }
         let id = self.source.id();
@@ -209,8 +236,8 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        if let Source::Thread(tid) = self.source {
-            tasks::detach(tid);
+        if let Source::Thread { exec, tid } = self.source {
+            tasks::detach(exec, tid);
         }
     }
 }
@@ -236,13 +263,15 @@ impl AbortHandle {
     pub fn abort(&self) {
         runtime::switch_point(OpKind::TaskAbort, None, Location::caller());
         let api = "interleave_test::future::AbortHandle::abort";
+        self.source.check(api);
+        let shared = &self.shared;
         match &self.source {
-            Source::Thread(tid) => tasks::abort(api, *tid),
-            Source::Local { owner, waker } => {
+            Source::Thread { tid, .. } => tasks::abort(api, *tid),
+            Source::Local { owner, waker, .. } => {
                 // Declared whether the task ended or not (see `runtime/tasks.rs`, `wake`).
                 tasks::publish(api, *owner);
-                if !self.shared.ended.load(Ordering::Acquire) {
-                    self.shared.aborted.store(true, Ordering::Release);
+                if !shared.ended.load(Ordering::Acquire) {
+                    shared.aborted.store(true, Ordering::Release);
                     waker.wake_by_ref();
                 }
             }

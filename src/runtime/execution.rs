@@ -326,7 +326,7 @@ pub(crate) struct ExecState {
     /// The references once-cells hold (see `kept.rs`).
     pub(crate) kept: super::kept::Kept,
     /// What threads that poll futures know as pollers, by thread id (see `tasks.rs`).
-    pub(crate) tasks: Vec<Option<Box<super::tasks::TaskState>>>,
+    pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -338,6 +338,15 @@ impl std::fmt::Debug for ExecState {
             .field("phase", &self.phase)
             .finish_non_exhaustive()
     }
+}
+
+/// Buffers an execution takes from the one before it on the same driver (empty, with
+/// their capacity), to save allocations.
+#[derive(Debug, Default)]
+pub(crate) struct Spare {
+    pub(crate) decisions: Vec<DecisionRecord>,
+    pub(crate) threads: Vec<ThreadState>,
+    pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
 }
 
 /// One run of the model.
@@ -356,18 +365,24 @@ pub(crate) struct Execution {
 }
 
 impl Execution {
-    /// A new execution whose thread 0 (`main`) starts at `start`; its decisions go to
-    /// `decisions` (an empty buffer). `hb` (reset here) tracks happens-before if the
-    /// strategy reads events. `origin`: where it comes from, for a report before an abort.
+    /// A new execution whose thread 0 (`main`) starts at `start`, in the `spare` buffers
+    /// (empty). `hb` (reset here) tracks happens-before if the strategy reads events.
+    /// `origin`: where it comes from, for a report before an abort.
     pub(crate) fn new(
         strategy: Box<dyn Strategy>,
         config: ExecConfig,
         origin: Option<super::Origin>,
         start: Loc,
-        decisions: Vec<DecisionRecord>,
+        spare: Spare,
         mut hb: Option<Box<Hb>>,
         mut mem: Box<Memory>,
     ) -> Arc<Self> {
+        debug_assert!(spare.decisions.is_empty() && spare.threads.is_empty());
+        let Spare {
+            decisions,
+            mut threads,
+            tasks,
+        } = spare;
         mem.reset(config.weak_memory, !config.untracked_start);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
@@ -382,7 +397,7 @@ impl Execution {
             repeats: config.spins == crate::settings::SpinRule::Repeats,
             state: Mutex::new(ExecState {
                 threads: {
-                    let mut threads = Vec::with_capacity(4);
+                    threads.reserve(4);
                     threads.push(main);
                     threads
                 },
@@ -411,7 +426,7 @@ impl Execution {
                 mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),
                 kept: super::kept::Kept::default(),
-                tasks: Vec::new(),
+                tasks,
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,

@@ -100,7 +100,11 @@ pub(crate) fn destroy(ctx: &Context) {
         super::thread::drop_in_thread(ctx, value);
     }
     let rest = LOCALS.with(|all| all.borrow_mut().remove(&id));
-    std::mem::forget(rest);
+    // Values still there (the bound above was reached) are forgotten, never dropped outside
+    // the model; the rest of the entry is freed.
+    if let Some(mut rest) = rest {
+        std::mem::forget(std::mem::take(&mut rest.values));
+    }
 }
 
 /// Forgets the thread-locals of model thread `tid` of execution `exec` without dropping

@@ -162,12 +162,9 @@ pub(super) fn exiting(ctx: &Context) {
 pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
-    let hooks = super::tasks::take_on_finish(&mut st, me);
-    if !hooks.is_empty() {
+    if let Some(hook) = super::tasks::take_on_finish(&mut st, me) {
         drop(st);
-        for hook in hooks {
-            hook();
-        }
+        hook.finished();
         st = ctx.exec.state.lock();
     }
     st.threads[me].status = Status::Finished;

@@ -41,9 +41,15 @@ pub(crate) struct TaskState {
     /// The wakers of this thread, shared by every poll (`Arc::strong_count` tells how
     /// many the program keeps).
     waker: Option<Arc<TaskWake>>,
-    /// Run by the thread when it finishes, outside the state's lock (a `JoinHandle`'s
+    /// Told when the thread finishes, outside the state's lock (it wakes a `JoinHandle`'s
     /// waker).
-    on_finish: Vec<Box<dyn FnOnce() + Send>>,
+    on_finish: Option<Arc<dyn Finish>>,
+}
+
+/// What a spawned task's thread tells when it finishes.
+pub(crate) trait Finish: Send + Sync {
+    /// The thread finished (called on it, outside the state's lock).
+    fn finished(&self);
 }
 
 impl std::fmt::Debug for TaskState {
@@ -62,7 +68,7 @@ fn task_mut(st: &mut ExecState, tid: Tid) -> &mut TaskState {
     if st.tasks.len() <= tid {
         st.tasks.resize_with(tid + 1, || None);
     }
-    st.tasks[tid].get_or_insert_with(Box::default)
+    st.tasks[tid].get_or_insert_with(TaskState::default)
 }
 
 /// Whether thread `tid` runs a spawned task.
@@ -78,6 +84,18 @@ pub(crate) fn is_task(st: &ExecState, tid: Tid) -> bool {
 pub(crate) struct TaskWake {
     exec: u64,
     tid: Tid,
+}
+
+impl TaskWake {
+    /// The execution of the thread it wakes.
+    pub(crate) fn exec(&self) -> u64 {
+        self.exec
+    }
+
+    /// The thread it wakes.
+    pub(crate) fn tid(&self) -> Tid {
+        self.tid
+    }
 }
 
 impl std::task::Wake for TaskWake {
@@ -157,10 +175,10 @@ pub(crate) fn observe(api: &str, owner: Tid) {
     });
 }
 
-/// The calling thread's id.
+/// The calling thread's execution and id.
 #[track_caller]
-pub(crate) fn me(api: &str) -> Tid {
-    with_state(api, |a| a.me)
+pub(crate) fn ids(api: &str) -> (u64, Tid) {
+    with_ctx(api, |ctx| (ctx.exec.id, ctx.tid))
 }
 
 /// Whether a panic in a task fails the execution (`Builder::thread_panics_fail`).
@@ -169,32 +187,37 @@ pub(crate) fn panics_fail(api: &str) -> bool {
     with_state(api, |a| a.st.config.thread_panics_fail)
 }
 
-/// The waker of the calling thread, for one poll.
+/// Before a poll of the calling thread's future: its waker, or `None` if the task was
+/// aborted (it must not be polled again). Reads the thread's park key, so that an abort and
+/// this check are ordered by the search.
 #[track_caller]
-pub(crate) fn waker(api: &str) -> std::task::Waker {
-    std::task::Waker::from(thread_wake(api))
-}
-
-/// Before a poll of the calling thread's future: whether the task was aborted (it must not
-/// be polled again). Reads the thread's park key, so that an abort and this check are
-/// ordered by the search.
-#[track_caller]
-pub(crate) fn aborted(api: &str) -> bool {
-    with_state(api, |a| {
-        let (st, me) = (&mut *a.st, a.me);
-        events::declare(st, Key::Park(me), crate::op::Role::Read);
-        task_mut(st, me).aborted
+pub(crate) fn before_poll(api: &str) -> Option<std::task::Waker> {
+    with_ctx(api, |ctx| {
+        let (exec, me) = (ctx.exec.id, ctx.tid);
+        let mut st = ctx.exec.state.lock();
+        events::declare(&mut st, Key::Park(me), crate::op::Role::Read);
+        let task = task_mut(&mut st, me);
+        if task.aborted {
+            return None;
+        }
+        let wake = task
+            .waker
+            .get_or_insert_with(|| Arc::new(TaskWake { exec, tid: me }));
+        Some(std::task::Waker::from(Arc::clone(wake)))
     })
 }
 
-/// Marks the calling thread as running a spawned task.
+/// Marks thread `tid` (just spawned) as running a spawned task, which tells `on_finish`
+/// when it finishes. Returns the execution's id.
 #[track_caller]
-pub(crate) fn mark_spawned(api: &str, tid: Tid, on_finish: Box<dyn FnOnce() + Send>) {
-    with_state(api, |a| {
-        let task = task_mut(a.st, tid);
+pub(crate) fn mark_spawned(api: &str, tid: Tid, on_finish: Arc<dyn Finish>) -> u64 {
+    with_ctx(api, |ctx| {
+        let mut st = ctx.exec.state.lock();
+        let task = task_mut(&mut st, tid);
         task.spawned = true;
-        task.on_finish.push(on_finish);
-    });
+        task.on_finish = Some(on_finish);
+        ctx.exec.id
+    })
 }
 
 /// Asks the task of thread `tid` to stop at its next wait between polls, and wakes it.
@@ -211,9 +234,13 @@ pub(crate) fn abort(api: &str, tid: Tid) {
     super::host::with_current(|ctx| wake(ctx.exec.id, tid));
 }
 
-/// The `JoinHandle` of the task of thread `tid` was dropped.
-pub(crate) fn detach(tid: Tid) {
+/// The `JoinHandle` of the task of thread `tid` of execution `exec` was dropped (nothing
+/// outside that execution).
+pub(crate) fn detach(exec: u64, tid: Tid) {
     super::host::with_current(|ctx| {
+        if ctx.exec.id != exec {
+            return;
+        }
         let mut st = ctx.exec.state.lock();
         if tid < st.threads.len() {
             task_mut(&mut st, tid).detached = true;
@@ -221,12 +248,12 @@ pub(crate) fn detach(tid: Tid) {
     });
 }
 
-/// What the calling thread runs when it finishes (its task's `on_finish`), taken out.
-pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Vec<Box<dyn FnOnce() + Send>> {
-    match st.tasks.get_mut(tid).and_then(Option::as_mut) {
-        Some(task) => std::mem::take(&mut task.on_finish),
-        None => Vec::new(),
-    }
+/// What the calling thread tells when it finishes (its task's `on_finish`), taken out.
+pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Finish>> {
+    st.tasks
+        .get_mut(tid)
+        .and_then(Option::as_mut)
+        .and_then(|task| task.on_finish.take())
 }
 
 /// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):

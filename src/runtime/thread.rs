@@ -5,7 +5,7 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, ThreadState};
+use super::execution::{ExecConfig, ExecState, Execution, FailureDraft, Spare, ThreadState};
 use super::host::{self, Hosting};
 use super::{Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
@@ -20,7 +20,8 @@ use super::host::Stacks;
 #[derive(Debug, Default)]
 pub(crate) struct Reuse<'m> {
     stacks: Stacks<'m>,
-    decisions: Vec<DecisionRecord>,
+    /// The buffers of the last execution, when nothing else held it at its end.
+    spare: Spare,
     beat: Option<Arc<super::watchdog::Beat>>,
     hb: Option<Box<Hb>>,
     mem: Option<Box<crate::memory::Memory>>,
@@ -29,9 +30,9 @@ pub(crate) struct Reuse<'m> {
 impl Reuse<'_> {
     /// Takes back the decisions of an outcome the driver is done with.
     pub(crate) fn recycle(&mut self, mut decisions: Vec<DecisionRecord>) {
-        if decisions.capacity() > self.decisions.capacity() {
+        if decisions.capacity() > self.spare.decisions.capacity() {
             decisions.clear();
-            self.decisions = decisions;
+            self.spare.decisions = decisions;
         }
     }
 }
@@ -71,10 +72,10 @@ pub(crate) fn run_execution<'m>(
     loc: Loc,
     reuse: &mut Reuse<'m>,
 ) -> ExecOutcome {
-    let decisions = std::mem::take(&mut reuse.decisions);
+    let spare = std::mem::take(&mut reuse.spare);
     let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
     let mem = reuse.mem.take().unwrap_or_default();
-    let exec = Execution::new(strategy, config, origin, loc, decisions, hb, mem);
+    let exec = Execution::new(strategy, config, origin, loc, spare, hb, mem);
     if let Some(limit) = config.watchdog {
         if reuse.beat.as_ref().is_none_or(|b| b.limit() != limit) {
             reuse.beat = Some(super::watchdog::Beat::new(limit));
@@ -110,7 +111,21 @@ pub(crate) fn run_execution<'m>(
     if Arc::strong_count(&exec) == 1 {
         reuse.mem = st.mem.0.take();
     }
-    outcome(&mut st, strat)
+    let outcome = outcome(&mut st, strat);
+    // So are the tables of threads and tasks, emptied with the state unlocked (a task's
+    // state may hold a waker of the program's, whose drop may run its code).
+    if Arc::strong_count(&exec) == 1 {
+        let (mut threads, mut tasks) = (
+            std::mem::take(&mut st.threads),
+            std::mem::take(&mut st.tasks),
+        );
+        drop(st);
+        threads.clear();
+        tasks.clear();
+        reuse.spare.threads = threads;
+        reuse.spare.tasks = tasks;
+    }
+    outcome
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
