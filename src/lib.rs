@@ -129,7 +129,7 @@ pub mod sync;
 pub mod thread;
 pub mod time;
 
-pub use config::{Builder, check, explore, replay};
+pub use config::{Builder, check, check_async, explore, explore_async, replay};
 pub use report::{
     Failure, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
 };

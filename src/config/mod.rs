@@ -6,6 +6,8 @@
 use std::panic::Location;
 use std::time::Duration;
 
+pub use async_model::{check_async, explore_async};
+
 use crate::driver::{self, Independent, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
@@ -15,6 +17,7 @@ use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
 };
 
+mod async_model;
 #[cfg(test)]
 mod progress_accuracy;
 mod revisit;

@@ -90,7 +90,7 @@ impl Drop for Exit {
 
 /// The executor of the innermost `block_on` of the calling model thread.
 fn current() -> Option<Rc<Executor>> {
-    let (exec, tid) = tasks::ids(API);
+    let (exec, tid) = runtime::ids(API);
     CURRENT.with(|all| {
         all.borrow()
             .iter()

@@ -87,6 +87,11 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     local::block_on(future, Location::caller())
 }
 
+/// [`block_on`] for the crate's own entry points, which know their caller's location.
+pub(crate) fn block_on_at<F: Future>(future: F, loc: runtime::Loc) -> F::Output {
+    local::block_on(future, loc)
+}
+
 /// Gives other threads and tasks a chance to run, as `tokio::task::yield_now`: the first
 /// poll wakes the task and returns `Pending`, the next returns `Ready`. A loop of yields is
 /// a spin, which strategies treat as waiting for another task.

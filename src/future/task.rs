@@ -84,20 +84,10 @@ impl Source {
     }
 
     /// Fails the execution (a misuse) unless the calling code runs in the handle's
-    /// execution: task #n of another one is not this one's #n.
+    /// execution.
     #[track_caller]
     fn check(&self, api: &str) {
-        if tasks::ids(api).0 != self.exec() {
-            runtime::misuse(
-                format!(
-                    "{api}: this handle is of a task of another execution (kept in a `static` \
-                     or captured from outside the model closure); every execution spawns its \
-                     own tasks, so create the task, and keep its handle, inside the model \
-                     closure"
-                ),
-                Location::caller(),
-            )
-        }
+        runtime::same_execution(api, self.exec(), "task");
     }
 }
 

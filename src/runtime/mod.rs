@@ -316,6 +316,29 @@ pub(crate) fn unchanged() {
     host::with_current(run);
 }
 
+/// The calling model thread's execution and id.
+#[track_caller]
+pub(crate) fn ids(api: &str) -> (u64, Tid) {
+    with_ctx(api, |ctx| (ctx.exec.id, ctx.tid))
+}
+
+/// Ends the execution with a `Misuse` failure unless the calling code runs in execution
+/// `exec`, whose `what` (a thread, a task) a handle names: #n of another execution is not
+/// this one's #n, whose state the handle would otherwise act on.
+#[track_caller]
+pub(crate) fn same_execution(api: &str, exec: u64, what: &str) {
+    if ids(api).0 != exec {
+        misuse(
+            format!(
+                "{api}: this handle is of a {what} of another execution (kept in a `static` or \
+                 captured from outside the model closure); every execution spawns its own \
+                 {what}s, so create the {what}, and keep its handle, inside the model closure"
+            ),
+            std::panic::Location::caller(),
+        )
+    }
+}
+
 /// Ends the execution with a `Misuse` failure of the calling thread at `loc`, saying
 /// `message` (what is wrong and what to write instead).
 #[track_caller]

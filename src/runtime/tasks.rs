@@ -175,12 +175,6 @@ pub(crate) fn observe(api: &str, owner: Tid) {
     });
 }
 
-/// The calling thread's execution and id.
-#[track_caller]
-pub(crate) fn ids(api: &str) -> (u64, Tid) {
-    with_ctx(api, |ctx| (ctx.exec.id, ctx.tid))
-}
-
 /// Whether a panic in a task fails the execution (`Builder::thread_panics_fail`).
 #[track_caller]
 pub(crate) fn panics_fail(api: &str) -> bool {

@@ -48,16 +48,28 @@ impl ThreadId {
 /// A handle to a model thread.
 #[derive(Clone, Debug)]
 pub struct Thread {
+    /// Its execution.
+    exec: u64,
     tid: Tid,
     name: Option<Arc<str>>,
 }
 
 impl Thread {
+    /// Thread `tid` of the calling code's execution.
+    #[track_caller]
     fn new(tid: Tid, name: Option<&str>) -> Self {
         Thread {
+            exec: runtime::ids("interleave_test::thread").0,
             tid,
             name: name.map(Arc::from),
         }
+    }
+
+    /// Fails the execution (a misuse) unless the calling code runs in the thread's
+    /// execution.
+    #[track_caller]
+    fn check(&self, api: &str) {
+        runtime::same_execution(api, self.exec, "thread");
     }
 
     /// The thread's id.
@@ -76,6 +88,7 @@ impl Thread {
     pub fn unpark(&self) {
         let loc = Location::caller();
         runtime::switch_point(OpKind::ThreadUnpark, None, loc);
+        self.check("interleave_test::thread::Thread::unpark");
         runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
             *a.park_token(self.tid) = true;
             if a.blocked_on(self.tid) == Some(Waits::Park) {
@@ -174,6 +187,8 @@ impl<T> JoinHandle<T> {
     /// returns a `String` payload naming it.
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
+        self.thread
+            .check("interleave_test::thread::JoinHandle::join");
         join_thread(self.thread.tid, Location::caller());
         let r = self.result.lock().take();
         r.unwrap_or_else(|| Err(torn_down(&self.thread)))
@@ -183,6 +198,8 @@ impl<T> JoinHandle<T> {
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
+        self.thread
+            .check("interleave_test::thread::JoinHandle::is_finished");
         runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
             a.is_finished(self.thread.tid)
         })
@@ -235,9 +252,14 @@ where
 /// The calling model thread.
 #[track_caller]
 pub fn current() -> Thread {
-    runtime::with_state("interleave_test::thread::current", |a| {
-        Thread::new(a.me(), a.thread_name(a.me()))
-    })
+    let (tid, name) = runtime::with_state("interleave_test::thread::current", |a| {
+        (a.me(), a.thread_name(a.me()).map(Arc::<str>::from))
+    });
+    Thread {
+        exec: runtime::ids("interleave_test::thread::current").0,
+        tid,
+        name,
+    }
 }
 
 /// A switch point that lets another thread run, as [`std::thread::yield_now`].

@@ -122,3 +122,83 @@ fn two_thousand_tasks_alive_at_once() {
         assert_eq!(report.executions, 2);
     }
 }
+
+/// Two spawned tasks that increment a counter with a load and a store: the lost update.
+async fn racy_tasks() {
+    use interleave_test::sync::Arc;
+    use interleave_test::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    let counter = Arc::new(AtomicU32::new(0));
+    let tasks: Vec<_> = (0..2)
+        .map(|_| {
+            let counter = Arc::clone(&counter);
+            future::spawn(async move {
+                let seen = counter.load(SeqCst);
+                counter.store(seen + 1, SeqCst);
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(counter.load(SeqCst), 2, "lost update");
+}
+
+/// `check_async`, `explore_async` and `replay_async` take an async model: they find what
+/// `check` of the same model under `block_on` finds, in as many executions, and the
+/// failure replays.
+#[test]
+fn async_entry_points_search_as_block_on_does_and_replay() {
+    each_dfs(|builder, name, bound| {
+        if bound == Some(0) {
+            // The lost update needs a preemption between a load and a store.
+            let report = builder.check_async(racy_tasks).unwrap();
+            let plain = builder.check(|| future::block_on(racy_tasks())).unwrap();
+            assert_eq!(report.executions, plain.executions, "{name}");
+            return;
+        }
+        let failure = builder.check_async(racy_tasks).expect_err(&name);
+        let same = builder
+            .check(|| future::block_on(racy_tasks()))
+            .expect_err(&name);
+        assert_eq!(failure.iteration(), same.iteration(), "{name}");
+        // The same decisions; the waits of the `block_on` are where each entry point is
+        // called.
+        let decided = |f: &interleave_test::Failure| -> Vec<_> {
+            let decisions = f.schedule().decisions().iter();
+            decisions
+                .map(|d| (d.thread(), d.op().to_owned(), d.pick()))
+                .collect()
+        };
+        assert_eq!(decided(&failure), decided(&same), "{name}");
+        let waits = failure
+            .schedule()
+            .decisions()
+            .iter()
+            .filter(|d| d.op() == "task wait");
+        for wait in waits {
+            let here = wait
+                .location()
+                .starts_with("tests/primitives/futures_interop.rs:");
+            assert!(here, "{name}: {}", wait.location());
+        }
+        assert!(
+            failure.message().contains("lost update"),
+            "{name}: {failure}"
+        );
+        let replayed = builder
+            .replay_async(racy_tasks, failure.schedule())
+            .expect_err(&name);
+        assert_eq!(replayed.message(), failure.message(), "{name}");
+        let joined = || async {
+            let task = future::spawn(async { 1 });
+            assert_eq!(task.await.unwrap(), 1);
+        };
+        let report = builder.explore_async(joined);
+        let plain = builder.check(|| future::block_on(joined())).unwrap();
+        assert!(report.exhausted, "{name}: {report}");
+        assert_eq!(report.executions, plain.executions, "{name}");
+    });
+    let report = interleave_test::explore_async(|| async { future::yield_now().await });
+    assert!(report.executions > 0);
+    assert!(interleave_test::check_async(racy_tasks).is_err());
+}

@@ -111,3 +111,86 @@ fn explore_panics_with_the_report_and_the_saved_schedule() {
     assert!(msg.contains("Builder::new().replay(model"), "{msg}");
     assert!(msg.trim_end().ends_with("INTERLEAVE_SEED=4"), "{msg}");
 }
+
+/// A task's handle kept (in a `static`) from one execution and used in the next is a
+/// misuse that says so, for a join, an abort and `is_finished`: task #1 of another
+/// execution is not this one's #1, whose state the handle would otherwise read.
+#[test]
+fn a_task_handle_used_in_another_execution_is_misuse_saying_what_to_do() {
+    use interleave_test::future::{self, AbortHandle, JoinHandle};
+    type Kept = std::sync::Mutex<Option<(JoinHandle<u32>, AbortHandle)>>;
+    type Use = fn(JoinHandle<u32>, AbortHandle);
+    static JOINED: Kept = std::sync::Mutex::new(None);
+    static ABORTED: Kept = std::sync::Mutex::new(None);
+    static ASKED: Kept = std::sync::Mutex::new(None);
+    let uses: [(&Kept, Use); 3] = [
+        (&JOINED, |join, _| drop(future::block_on(join))),
+        (&ABORTED, |_, abort| abort.abort()),
+        (&ASKED, |_, abort| {
+            abort.is_finished();
+        }),
+    ];
+    for (kept, use_old) in uses {
+        let failure = Builder::new()
+            .seed(3)
+            .parallelism(1)
+            .iterations(5)
+            .check(move || {
+                let task = future::spawn(async { 1 });
+                let abort = task.abort_handle();
+                let old = kept.lock().unwrap().replace((task, abort));
+                if let Some((join, abort)) = old {
+                    use_old(join, abort);
+                }
+            })
+            .unwrap_err();
+        assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+        assert_eq!(failure.iteration(), 1, "{failure}");
+        let message = failure.message();
+        assert!(
+            message.contains("this handle is of a task of another execution"),
+            "{message}"
+        );
+        assert!(message.contains("inside the model closure"), "{message}");
+        kept.lock().unwrap().take();
+    }
+}
+
+/// The same for a thread's handles: a join, `is_finished` and an `unpark` of a thread of
+/// another execution.
+#[test]
+fn a_thread_handle_used_in_another_execution_is_misuse_saying_what_to_do() {
+    type Kept = std::sync::Mutex<Option<thread::JoinHandle<()>>>;
+    type Use = fn(thread::JoinHandle<()>);
+    static JOINED: Kept = std::sync::Mutex::new(None);
+    static ASKED: Kept = std::sync::Mutex::new(None);
+    static UNPARKED: Kept = std::sync::Mutex::new(None);
+    let uses: [(&Kept, Use); 3] = [
+        (&JOINED, |old| drop(old.join())),
+        (&ASKED, |old| {
+            old.is_finished();
+        }),
+        (&UNPARKED, |old| old.thread().unpark()),
+    ];
+    for (kept, use_old) in uses {
+        let failure = Builder::new()
+            .seed(4)
+            .parallelism(1)
+            .iterations(5)
+            .check(move || {
+                let old = kept.lock().unwrap().replace(thread::spawn(|| {}));
+                if let Some(old) = old {
+                    use_old(old);
+                }
+            })
+            .unwrap_err();
+        assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+        assert_eq!(failure.iteration(), 1, "{failure}");
+        let message = failure.message();
+        assert!(
+            message.contains("this handle is of a thread of another execution"),
+            "{message}"
+        );
+        kept.lock().unwrap().take();
+    }
+}
