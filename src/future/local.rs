@@ -350,7 +350,16 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    runtime::switch_point(OpKind::TaskSpawn, None, Location::caller());
+    spawn_local_at(future, Location::caller())
+}
+
+/// [`spawn_local`], called at `loc`.
+pub(super) fn spawn_local_at<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    runtime::switch_point(OpKind::TaskSpawn, None, loc);
     let executor = current().unwrap_or_else(|| {
         panic!(
             "interleave_test::future::spawn_local was called outside block_on: a local task \

@@ -20,8 +20,13 @@
 //! execution, does nothing.
 //!
 //! When nothing can run any more, a task that returned `Pending` is part of the deadlock
-//! report: "task #n returned Pending and nothing woke it", with "no Waker of it is alive"
-//! when that is so.
+//! report: "task 'name' (#n) returned Pending and nothing woke it" (a task is named with
+//! [`Builder::name`]), with "no Waker of it is alive" when that is so (said of spawned
+//! tasks: a `block_on` keeps its futures' wakers, so it is not said of its thread).
+//!
+//! A model that is an `async` block runs with
+//! [`Builder::check_async`](crate::Builder::check_async) (or `explore_async`,
+//! `replay_async`), or as an `async fn` under `#[interleave]`.
 //!
 //! # Differences from Tokio
 //! - A panic in a task fails the execution, as a panic in any model thread does; with
@@ -36,10 +41,15 @@
 //! - Off-the-shelf futures (`futures::channel`, `FuturesUnordered`, the `futures` crate's
 //!   `join!`/`select!`) run deterministically inside a model, but add no switch points of
 //!   their own: the search interleaves other threads and tasks only at the modelled
-//!   operations and at the waits between polls. Their `select!` starts at a branch drawn
-//!   from a random number generator outside the model, which replay cannot repeat: use
-//!   `select_biased!` (or this crate's decisions) in models.
+//!   operations and at the waits between polls. Await them rather than poll them in a
+//!   `yield_now` loop: under DFS's rule for spin loops (`Builder::fair_spins`) a task that
+//!   spins on state the model does not see waits until something it saw through the model
+//!   changes, so the schedules in which it sees that state change earlier are not explored
+//!   (the report then says "under fair scheduling of spin loops"). Their `select!` starts
+//!   at a branch drawn from a random number generator outside the model, which replay
+//!   cannot repeat: use `select_biased!` (or this crate's decisions) in models.
 
+mod builder;
 mod local;
 mod task;
 mod waker;
@@ -50,6 +60,7 @@ use std::task::{Context, Poll};
 
 use crate::runtime;
 
+pub use builder::Builder;
 pub use local::spawn_local;
 pub use task::{AbortHandle, JoinError, JoinHandle};
 pub use waker::AtomicWaker;
@@ -72,7 +83,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    task::spawn(future, Location::caller())
+    task::spawn(future, None, Location::caller())
 }
 
 /// Runs `future` to completion on the calling model thread, as a current-thread runtime's

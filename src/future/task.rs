@@ -92,7 +92,7 @@ impl Source {
 }
 
 /// Spawns `future` as a task; see [`spawn`](super::spawn).
-pub(super) fn spawn<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
+pub(super) fn spawn<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
@@ -110,7 +110,7 @@ where
         *mine.lock() = end;
     });
     let spec = runtime::ThreadSpec {
-        name: None,
+        name,
         stack: None,
         loc,
         scoped: false,

@@ -176,8 +176,8 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "interleave-test found a {}: {}", self.kind, self.message)?;
         match (&self.thread, &self.location) {
-            (Some(t), Some(l)) => write!(f, "\n  in thread {t} at {l}")?,
-            (Some(t), None) => write!(f, "\n  in thread {t}")?,
+            (Some(t), Some(l)) => write!(f, "\n  in {} {t} at {l}", t.kind())?,
+            (Some(t), None) => write!(f, "\n  in {} {t}", t.kind())?,
             (None, Some(l)) => write!(f, "\n  at {l}")?,
             (None, None) => {}
         }

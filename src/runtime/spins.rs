@@ -48,6 +48,19 @@
 //! - a load after a repeated spin reads the newest store (a stale value could be read again
 //!   without any new store).
 //!
+//! Futures: a task's wait between two polls (`TaskWait`) repeats as any switch point does,
+//! when the task comes back to it having spun (`future::yield_now` marks a spin) with
+//! nothing it observed changed. The wait observes the thread's park key, which a wake by
+//! another thread writes (a change, which releases it); the task's own wake (the yield's)
+//! changes nothing another thread could see, and is the same at every visit. What a poll
+//! reads through modelled operations is observed as a thread's reads are. So the argument
+//! above holds for a poll loop as for a thread's loop. State the model does not see (an
+//! off-the-shelf future's own atomics, such as `futures::channel`'s queue) is observed by
+//! nothing: a task that spins on it with `yield_now` is released only when something it
+//! observed through the model changes or nothing else can run, and the schedules in which
+//! it sees that state change earlier are skipped, under the same statement. Awaiting such a
+//! future instead (its wake releases the task), or `fair_spins(false)`, loses nothing.
+//!
 //! `Builder::fair_spins(false)` turns the rule off (a spin loop then runs into `max_steps`
 //! along the first path, a livelock).
 //!

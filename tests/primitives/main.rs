@@ -25,6 +25,7 @@ mod deadlock;
 mod futures;
 mod futures_interop;
 mod futures_local;
+mod futures_reports;
 mod litmus;
 mod livelock;
 mod misuse;
