@@ -8,10 +8,16 @@
 //! | `mutex_across_await` | two threads each `block_on` a future that holds a mutex across a `yield_now().await`, twice |
 //! | `channel_5` | a task sends 5 values on a `futures::channel::mpsc` channel of capacity 1; `block_on` receives them |
 //!
+//! Ours explores spurious polls (a wait between polls may end without a wake, a decision)
+//! and shuttle does not: each `Pending` may then cost another poll. `channel_5`, whose
+//! futures return `Pending` most often, runs a second time with `spurious_wakeups(false)`
+//! to compare the same search.
+//!
 //! Each model is written once, in `models!`, and expanded over each tool's `future`,
-//! `sync` and `thread`. Both tools run with seed 1. Each run is calibrated as in
-//! `throughput.rs`: 1,000 executions, times 4 until a run takes at least 1 s; that run and
-//! two more are the samples, and the median is reported. Start-up: the median of 200
+//! `sync` and `thread`. Both tools run with seed 1. Each tool's run is calibrated as in
+//! `throughput.rs` (1,000 executions, times 4 until a run takes at least 1 s); then three
+//! rounds each run ours once and shuttle's once, alternating so that a change of the
+//! machine's load weighs on both, and each tool's median is reported. Start-up: the median of 200
 //! `check`s of one execution of `spawn_join_8`.
 //!
 //! Run it with `cargo bench --bench futures` (a few minutes); `INTERLEAVE_BENCH_QUICK=1`
@@ -98,6 +104,15 @@ enum Kind {
 const PCT_DEPTH: u32 = 3;
 
 fn run_ours(kind: Kind, model: fn(), executions: u64) -> u64 {
+    run_ours_with(kind, model, executions, true)
+}
+
+/// Ours without spurious polls (shuttle has none), to compare the same search.
+fn run_ours_no_spurious(kind: Kind, model: fn(), executions: u64) -> u64 {
+    run_ours_with(kind, model, executions, false)
+}
+
+fn run_ours_with(kind: Kind, model: fn(), executions: u64, spurious: bool) -> u64 {
     let strategy = match kind {
         Kind::Random => StrategyKind::Random,
         Kind::Pct => StrategyKind::Pct { depth: PCT_DEPTH },
@@ -106,6 +121,7 @@ fn run_ours(kind: Kind, model: fn(), executions: u64) -> u64 {
         .seed(1)
         .strategy(strategy)
         .parallelism(1)
+        .spurious_wakeups(spurious)
         .iterations(executions);
     match builder.check(model) {
         Ok(report) => report.executions,
@@ -131,29 +147,52 @@ fn run_shuttle(kind: Kind, model: fn(), executions: u64) -> u64 {
 
 type Run = fn(Kind, fn(), u64) -> u64;
 
-/// A model's name, and the model as written for each tool.
-type Model = (&'static str, fn(), fn());
+/// A model's name, how ours runs it, and the model as written for each tool.
+type Model = (&'static str, Run, fn(), fn());
 
-/// Executions per second: the median of three calibrated runs (one quick run in quick mode).
-fn measure(run: Run, kind: Kind, model: fn(), quick: bool) -> f64 {
-    let timed = |n: u64| {
-        let start = Instant::now();
-        assert_eq!(run(kind, model, n), n, "the runner stopped early");
-        start.elapsed()
-    };
-    if quick {
-        return 200.0 / timed(200).as_secs_f64();
-    }
+/// A timed run of `n` executions of `model` under `run`.
+fn timed(run: Run, kind: Kind, model: fn(), n: u64) -> Duration {
+    let start = Instant::now();
+    assert_eq!(run(kind, model, n), n, "the runner stopped early");
+    start.elapsed()
+}
+
+/// The number of executions that takes at least 1 s: 1,000, times 4 until it does.
+fn calibrate(run: Run, kind: Kind, model: fn()) -> u64 {
     let mut n = 1_000;
-    let mut first = timed(n);
-    while first < Duration::from_secs(1) {
+    while timed(run, kind, model, n) < Duration::from_secs(1) {
         n *= 4;
-        first = timed(n);
     }
-    let mut rates = vec![n as f64 / first.as_secs_f64()];
-    rates.extend((1..3).map(|_| n as f64 / timed(n).as_secs_f64()));
-    rates.sort_by(f64::total_cmp);
-    rates[1]
+    n
+}
+
+/// Executions per second of both tools on one model: after calibrating each, three rounds
+/// of one run of ours then one of shuttle's, so that a drift of the machine's load weighs
+/// on both alike; the median of each tool's three (one quick run each in quick mode).
+fn measure_pair(
+    kind: Kind,
+    (run_mine, mine): (Run, fn()),
+    theirs: fn(),
+    quick: bool,
+) -> (f64, f64) {
+    let rate = |run: Run, model: fn(), n: u64| n as f64 / timed(run, kind, model, n).as_secs_f64();
+    if quick {
+        return (rate(run_mine, mine, 200), rate(run_shuttle, theirs, 200));
+    }
+    let (n_a, n_b) = (
+        calibrate(run_mine, kind, mine),
+        calibrate(run_shuttle, kind, theirs),
+    );
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        a.push(rate(run_mine, mine, n_a));
+        b.push(rate(run_shuttle, theirs, n_b));
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    (median(a), median(b))
 }
 
 /// The median time of one `check` of one execution of `model`.
@@ -171,23 +210,34 @@ fn start_up(run: Run, model: fn(), quick: bool) -> Duration {
 
 fn main() {
     let quick = std::env::var("INTERLEAVE_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    let models: [Model; 3] = [
-        ("spawn_join_8", ours::spawn_join_8, theirs::spawn_join_8),
+    let models: [Model; 4] = [
+        (
+            "spawn_join_8",
+            run_ours,
+            ours::spawn_join_8,
+            theirs::spawn_join_8,
+        ),
         (
             "mutex_across_await",
+            run_ours,
             ours::mutex_across_await,
             theirs::mutex_across_await,
         ),
-        ("channel_5", ours::channel_5, theirs::channel_5),
+        ("channel_5", run_ours, ours::channel_5, theirs::channel_5),
+        (
+            "channel_5, no spurious polls",
+            run_ours_no_spurious,
+            ours::channel_5,
+            theirs::channel_5,
+        ),
     ];
     println!(
         "| model | strategy | interleave-test exec/s | shuttle exec/s | ratio (ours/shuttle) |"
     );
     println!("|---|---|---:|---:|---:|");
-    for (name, mine, theirs) in models {
+    for (name, run_mine, mine, theirs) in models {
         for kind in [Kind::Random, Kind::Pct] {
-            let a = measure(run_ours, kind, mine, quick);
-            let b = measure(run_shuttle, kind, theirs, quick);
+            let (a, b) = measure_pair(kind, (run_mine, mine), theirs, quick);
             println!("| {name} | {kind:?} | {a:.0} | {b:.0} | {:.2} |", a / b);
         }
     }

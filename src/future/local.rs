@@ -103,18 +103,43 @@ fn current() -> Option<Rc<Executor>> {
 /// The woken futures of one executor, in the order they were woken.
 #[derive(Default)]
 struct Ready {
-    queue: Mutex<(Vec<usize>, Vec<bool>)>,
+    queue: Mutex<(Vec<usize>, Queued)>,
+}
+
+/// Which futures are in the queue: the first 64 by bit, the others by flag (no allocation
+/// for an executor of few futures).
+#[derive(Default)]
+struct Queued {
+    low: u64,
+    high: Vec<bool>,
+}
+
+impl Queued {
+    /// Marks future `index` queued or not; returns whether it was.
+    fn set(&mut self, index: usize, queued: bool) -> bool {
+        if index < 64 {
+            let bit = 1u64 << index;
+            let was = self.low & bit != 0;
+            self.low = if queued {
+                self.low | bit
+            } else {
+                self.low & !bit
+            };
+            return was;
+        }
+        let at = index - 64;
+        if self.high.len() <= at {
+            self.high.resize(at + 1, false);
+        }
+        std::mem::replace(&mut self.high[at], queued)
+    }
 }
 
 impl Ready {
     fn push(&self, index: usize) {
         let mut guard = self.queue.lock();
         let (queue, queued) = &mut *guard;
-        if queued.len() <= index {
-            queued.resize(index + 1, false);
-        }
-        if !queued[index] {
-            queued[index] = true;
+        if !queued.set(index, true) {
             queue.push(index);
         }
     }
@@ -127,7 +152,7 @@ impl Ready {
         let mut guard = self.queue.lock();
         let (queue, queued) = &mut *guard;
         let index = queue.remove(at);
-        queued[index] = false;
+        queued.set(index, false);
         index
     }
 }
@@ -164,7 +189,8 @@ struct Executor {
     owner: Tid,
     thread: Arc<tasks::TaskWake>,
     ready: Arc<Ready>,
-    /// By index; `MAIN`'s slot stays empty (`block_on` holds its future).
+    /// By index; `MAIN`'s slot stays empty (`block_on` holds its future), and is made
+    /// with the first local task.
     tasks: RefCell<Vec<Option<Local>>>,
     /// Each future's waker, by index, made at its first poll and cloned for the next
     /// (a clone costs no allocation). They hold the thread's [`tasks::TaskWake`] whether
@@ -182,7 +208,7 @@ impl Executor {
             owner: thread.tid(),
             thread,
             ready,
-            tasks: RefCell::new(vec![None]),
+            tasks: RefCell::new(Vec::new()),
             wakers: RefCell::new(Vec::new()),
         }
     }
@@ -270,6 +296,9 @@ impl Executor {
         };
         let index = {
             let mut tasks = self.tasks.borrow_mut();
+            if tasks.is_empty() {
+                tasks.push(None); // `MAIN`'s slot
+            }
             tasks.push(Some(local));
             tasks.len() - 1
         };

@@ -347,6 +347,8 @@ pub(crate) struct Spare {
     pub(crate) decisions: Vec<DecisionRecord>,
     pub(crate) threads: Vec<ThreadState>,
     pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
+    /// `ExecState::scratch`, `scratch_ops` and `held_back`.
+    pub(crate) scratch: (Vec<Tid>, Vec<Op>, Vec<Tid>),
 }
 
 /// One run of the model.
@@ -382,6 +384,7 @@ impl Execution {
             decisions,
             mut threads,
             tasks,
+            scratch: (scratch, scratch_ops, held_back),
         } = spare;
         mem.reset(config.weak_memory, !config.untracked_start);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -415,9 +418,9 @@ impl Execution {
                 unwind_all: None,
                 next_block_seq: 0,
                 config,
-                scratch: Vec::new(),
-                scratch_ops: Vec::new(),
-                held_back: Vec::new(),
+                scratch,
+                scratch_ops,
+                held_back,
                 versions: super::spins::Versions::default(),
                 spin_holds: 0,
                 preemptions: 0,

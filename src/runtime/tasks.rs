@@ -258,15 +258,19 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 pub(crate) fn wait(loc: Loc, task_loop: bool) {
     super::switch_point(OpKind::TaskWait, None, loc);
     let api = "a future's wait for a wake";
-    let woken = with_state(api, |a| {
-        let (st, me) = (&mut *a.st, a.me);
+    // The token and the spurious-poll decision are read under one lock: nothing runs
+    // between them (no other thread can act before this one blocks or returns).
+    let polls_now = super::atomics::with_memory(api, |st, me| {
         events::imply(st, Key::Park(me));
         super::spins::observes(st, me, Key::Park(me));
         let task = task_mut(st, me);
         task.between_polls = task_loop;
-        std::mem::take(&mut task.token)
+        if std::mem::take(&mut task.token) {
+            return Ok(true);
+        }
+        Ok(super::waits::early_in(st, me, None, true)? != Early::No)
     });
-    if woken || super::early(api, None, true) != Early::No {
+    if polls_now {
         return;
     }
     super::block(Blocked {

@@ -119,11 +119,20 @@ pub(crate) fn run_execution<'m>(
             std::mem::take(&mut st.threads),
             std::mem::take(&mut st.tasks),
         );
+        let mut scratch = (
+            std::mem::take(&mut st.scratch),
+            std::mem::take(&mut st.scratch_ops),
+            std::mem::take(&mut st.held_back),
+        );
         drop(st);
         threads.clear();
         tasks.clear();
+        scratch.0.clear();
+        scratch.1.clear();
+        scratch.2.clear();
         reuse.spare.threads = threads;
         reuse.spare.tasks = tasks;
+        reuse.spare.scratch = scratch;
     }
     outcome
 }

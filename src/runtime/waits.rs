@@ -31,22 +31,30 @@ pub(crate) enum Early {
 /// Decides whether the calling thread's wait, about to block with `deadline` (if timed),
 /// ends early instead; `spurious`: the wait may wake without a wake-up.
 pub(crate) fn early(api: &str, deadline: Option<Duration>, spurious: bool) -> Early {
-    with_memory(api, |st, me| {
-        if let Some(deadline) = deadline.filter(|_| st.config.explore_waits)
-            && may_end_early(st, me)
-            && sched::decide(st, me, PickKind::TimeOut, 2)? == 1
-        {
-            st.threads[me].early += 1;
-            time_passes(st, deadline);
-            return Ok(Early::TimedOut);
-        }
-        let spurious = spurious && st.config.spurious && may_end_early(st, me);
-        if spurious && sched::decide(st, me, PickKind::SpuriousWake, 2)? == 1 {
-            st.threads[me].early += 1;
-            return Ok(Early::Spurious);
-        }
-        Ok(Early::No)
-    })
+    with_memory(api, |st, me| early_in(st, me, deadline, spurious))
+}
+
+/// [`early`] for thread `me`, under the state's lock the caller holds.
+pub(super) fn early_in(
+    st: &mut ExecState,
+    me: Tid,
+    deadline: Option<Duration>,
+    spurious: bool,
+) -> Result<Early, Refusal> {
+    if let Some(deadline) = deadline.filter(|_| st.config.explore_waits)
+        && may_end_early(st, me)
+        && sched::decide(st, me, PickKind::TimeOut, 2)? == 1
+    {
+        st.threads[me].early += 1;
+        time_passes(st, deadline);
+        return Ok(Early::TimedOut);
+    }
+    let spurious = spurious && st.config.spurious && may_end_early(st, me);
+    if spurious && sched::decide(st, me, PickKind::SpuriousWake, 2)? == 1 {
+        st.threads[me].early += 1;
+        return Ok(Early::Spurious);
+    }
+    Ok(Early::No)
 }
 
 /// Whether thread `me` may still end a wait early, or fail spuriously.
