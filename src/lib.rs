@@ -137,7 +137,7 @@ pub use schedule::{Build, Decision, FailureKind, Schedule, ScheduleError, Signat
 pub use settings::{
     DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
 };
-pub use test_support::model;
+pub use test_support::{model, model_async};
 
 // rustdoc puts these lines before the macro's own documentation; the empty last line keeps
 // them a paragraph of their own.

@@ -26,7 +26,8 @@
 //!
 //! A model that is an `async` block runs with
 //! [`Builder::check_async`](crate::Builder::check_async) (or `explore_async`,
-//! `replay_async`), or as an `async fn` under `#[interleave]`.
+//! `replay_async`), with [`model_async`](crate::model_async), or as an `async fn` under
+//! `#[interleave]`.
 //!
 //! # Differences from Tokio
 //! - A panic in a task fails the execution, as a panic in any model thread does; with
@@ -36,8 +37,9 @@
 //!   alive are done. Detached tasks (their handle dropped) that then wait between polls are
 //!   dropped, as a runtime's shutdown drops them: each drops its future inside the model,
 //!   so its destructors run and are explored. A detached task blocked in the middle of a
-//!   poll (on a lock, say) when nothing else can run is reported as a deadlock, where a
-//!   real runtime would leave it hanging.
+//!   poll (on a lock, say) when nothing else can run is reported as a deadlock, not left
+//!   behind: its worker thread never returns to the runtime, and a Tokio runtime's drop
+//!   waits for its worker threads, so the real program hangs at shutdown.
 //! - Off-the-shelf futures (`futures::channel`, `FuturesUnordered`, the `futures` crate's
 //!   `join!`/`select!`) run deterministically inside a model, but add no switch points of
 //!   their own: the search interleaves other threads and tasks only at the modelled

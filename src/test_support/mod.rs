@@ -143,6 +143,29 @@ pub fn model<F: Fn() + Sync>(f: F) -> Report {
     }
 }
 
+/// [`model`] for an async model: `f` makes the future that each execution runs to
+/// completion under [`future::block_on`](crate::future::block_on) on the model's main
+/// thread, as `#[interleave]` on an `async fn` does.
+///
+/// ```
+/// use interleave_test::future;
+///
+/// let report = interleave_test::model_async(|| async {
+///     let task = future::spawn(async { 1 });
+///     assert_eq!(task.await.unwrap(), 1);
+/// });
+/// assert!(report.exhausted);
+/// ```
+#[track_caller]
+pub fn model_async<F, Fut>(f: F) -> Report
+where
+    F: Fn() -> Fut + Sync,
+    Fut: std::future::Future<Output = ()>,
+{
+    let loc = std::panic::Location::caller();
+    model(|| crate::future::block_on_at(f(), loc))
+}
+
 /// The builder of an `#[interleave]` test: the attribute's values, except where an
 /// environment variable is set (it wins, so CI can turn a knob for every test).
 fn builder_for(spec: &TestSpec) -> Builder {

@@ -298,6 +298,58 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     }
 }
 
+/// The racy counter as an async model: a spawned task and the `block_on` future each
+/// load then store.
+async fn racy_counter_async() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let task = interleave_test::future::spawn(async move {
+        let v = n2.load(SeqCst);
+        n2.store(v + 1, SeqCst);
+    });
+    let v = n.load(SeqCst);
+    n.store(v + 1, SeqCst);
+    task.await.unwrap();
+    assert_eq!(n.load(SeqCst), 2, "an increment was lost");
+}
+
+/// `model_async` searches as `model` does with the future under `block_on`: the same
+/// classes for a correct model, and the same failure for a racy one.
+#[test]
+fn model_async_searches_as_model_over_block_on_does() {
+    let correct = || async {
+        let n = Arc::new(AtomicUsize::new(0));
+        let n2 = Arc::clone(&n);
+        let task = interleave_test::future::spawn(async move { n2.fetch_add(1, SeqCst) });
+        n.fetch_add(1, SeqCst);
+        task.await.unwrap();
+        assert_eq!(n.load(SeqCst), 2);
+    };
+    let report = interleave_test::model_async(correct);
+    let sync = interleave_test::model(|| interleave_test::future::block_on(correct()));
+    assert!(report.exhausted, "{report}");
+    assert!(report.executions > 1, "{report}");
+    assert_eq!(report.executions, sync.executions, "{report} / {sync}");
+
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interleave-regressions/search/dfs/model_async_searches_as_model_over_block_on_does");
+    let _ = std::fs::remove_dir_all(&corpus);
+    let payload = catch_unwind(AssertUnwindSafe(|| {
+        interleave_test::model_async(racy_counter_async)
+    }))
+    .expect_err("the racy counter fails");
+    let msg = payload
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(msg.starts_with("interleave-test found a panic"), "{msg}");
+    assert!(msg.contains("an increment was lost"), "{msg}");
+    assert!(msg.contains("found by the dfs strategy"), "{msg}");
+    std::fs::remove_dir_all(&corpus).unwrap();
+    for dir in corpus.ancestors().skip(1).take(2) {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
 #[test]
 fn report_display_of_a_dfs_run_is_one_line_stating_what_was_proved() {
     let text = dfs(Some(1)).check(two_stores_each).unwrap().to_string();
