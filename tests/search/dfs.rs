@@ -268,34 +268,40 @@ fn model_exhausts_a_correct_model_and_panics_on_a_racy_one() {
     assert_eq!(report.strategy, Some(every_schedule));
     assert_eq!(report.seed, None);
 
-    // In a test, `model` stores a failure in the crate's corpus under the test's name (and
-    // replays it first next time): this test removes it, before and after. The name is the
-    // test binary's (`tests/search/main.rs`), then the test's path in it.
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "interleave-regressions/search/dfs/model_exhausts_a_correct_model_and_panics_on_a_racy_one",
+    let test = "model_exhausts_a_correct_model_and_panics_on_a_racy_one";
+    let msg = racy_model_message(test, || interleave_test::model(racy_counter));
+    assert!(
+        msg.contains(&format!(" --test search -- --exact dfs::{test}")),
+        "{msg}"
     );
+}
+
+/// Runs `run`, a `model` of a racy counter in the test `test` of this module, and returns
+/// its panic message, checked for what every such message says. In a test, `model` stores
+/// a failure in the crate's corpus under the test's name (and replays it first next time):
+/// this removes it, before and after. The name is the test binary's
+/// (`tests/search/main.rs`), then the test's path in it.
+fn racy_model_message(test: &str, run: impl FnOnce() -> interleave_test::Report) -> String {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interleave-regressions/search/dfs")
+        .join(test);
     let _ = std::fs::remove_dir_all(&corpus);
-    let payload = catch_unwind(AssertUnwindSafe(|| interleave_test::model(racy_counter)))
-        .expect_err("the racy counter fails");
+    let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("the racy counter fails");
     let msg = payload
         .downcast_ref::<String>()
-        .expect("a formatted message");
+        .expect("a formatted message")
+        .clone();
     assert!(msg.starts_with("interleave-test found a panic"), "{msg}");
     assert!(msg.contains("an increment was lost"), "{msg}");
     assert!(msg.contains("found by the dfs strategy"), "{msg}");
     let stored = format!("the schedule is stored in {}/", corpus.display());
     assert!(msg.contains(&stored), "{msg}");
-    assert!(
-        msg.contains(
-            " --test search -- --exact dfs::model_exhausts_a_correct_model_and_panics_on_a_racy_one"
-        ),
-        "{msg}"
-    );
     std::fs::remove_dir_all(&corpus).unwrap();
     // The directories of the module and of the binary, if nothing else is in them.
     for dir in corpus.ancestors().skip(1).take(2) {
         let _ = std::fs::remove_dir(dir);
     }
+    msg
 }
 
 /// The racy counter as an async model: a spawned task and the `block_on` future each
@@ -320,10 +326,10 @@ fn model_async_searches_as_model_over_block_on_does() {
     let correct = || async {
         let n = Arc::new(AtomicUsize::new(0));
         let n2 = Arc::clone(&n);
-        let task = interleave_test::future::spawn(async move { n2.fetch_add(1, SeqCst) });
+        let task = interleave_test::future::spawn(async move { n2.fetch_add(2, SeqCst) });
         n.fetch_add(1, SeqCst);
-        task.await.unwrap();
-        assert_eq!(n.load(SeqCst), 2);
+        assert!(task.await.unwrap() <= 1);
+        assert_eq!(n.load(SeqCst), 3);
     };
     let report = interleave_test::model_async(correct);
     let sync = interleave_test::model(|| interleave_test::future::block_on(correct()));
@@ -331,23 +337,8 @@ fn model_async_searches_as_model_over_block_on_does() {
     assert!(report.executions > 1, "{report}");
     assert_eq!(report.executions, sync.executions, "{report} / {sync}");
 
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("interleave-regressions/search/dfs/model_async_searches_as_model_over_block_on_does");
-    let _ = std::fs::remove_dir_all(&corpus);
-    let payload = catch_unwind(AssertUnwindSafe(|| {
-        interleave_test::model_async(racy_counter_async)
-    }))
-    .expect_err("the racy counter fails");
-    let msg = payload
-        .downcast_ref::<String>()
-        .expect("a formatted message");
-    assert!(msg.starts_with("interleave-test found a panic"), "{msg}");
-    assert!(msg.contains("an increment was lost"), "{msg}");
-    assert!(msg.contains("found by the dfs strategy"), "{msg}");
-    std::fs::remove_dir_all(&corpus).unwrap();
-    for dir in corpus.ancestors().skip(1).take(2) {
-        let _ = std::fs::remove_dir(dir);
-    }
+    let test = "model_async_searches_as_model_over_block_on_does";
+    racy_model_message(test, || interleave_test::model_async(racy_counter_async));
 }
 
 #[test]
