@@ -102,13 +102,15 @@
 //!
 //! What is searched are the interleavings of the *modelled* operations: the crate's
 //! [`thread`], [`sync`] (atomics under RC11, which forbids load buffering),
-//! [`cell::UnsafeCell`], `thread_local!` and [`time`]. Plain memory behind a raw pointer or
+//! [`cell::UnsafeCell`], `thread_local!` and [`time`], and the values a model asks for
+//! with [`choose`] and [`choose_from`]. Plain memory behind a raw pointer or
 //! a `Box` published through an atomic, std's own primitives, and I/O are not interleaved
 //! or checked (the README's "What is and is not checked" says more), and an exhausted DFS
 //! run's report says its proof is "of the modelled operations".
 
 #![forbid(unsafe_code)]
 
+mod choose;
 mod config;
 mod corpus;
 mod driver;
@@ -129,6 +131,7 @@ pub mod sync;
 pub mod thread;
 pub mod time;
 
+pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
 pub use report::{
     Failure, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,

@@ -442,11 +442,14 @@ pub(crate) enum PickKind {
     /// `spawn_local` gave it, woken and not yet polled) it polls next: 0 the one woken
     /// first, `n` the `n`th after it.
     Poll,
+    /// Which value a `choose(n)` (or `choose_from`) yields: `n` options, the value itself
+    /// (an index into the values of `choose_from`).
+    Choose,
 }
 
 impl PickKind {
     /// Every kind, for reading schedules.
-    pub(crate) const ALL: [PickKind; 8] = [
+    pub(crate) const ALL: [PickKind; 9] = [
         PickKind::ReadFrom,
         PickKind::CasReadFrom,
         PickKind::StoreAt,
@@ -455,6 +458,7 @@ impl PickKind {
         PickKind::SpuriousFailure,
         PickKind::Notify,
         PickKind::Poll,
+        PickKind::Choose,
     ];
 
     /// The name in schedule files and reports.
@@ -468,6 +472,7 @@ impl PickKind {
             PickKind::SpuriousFailure => "fail spuriously",
             PickKind::Notify => "notify waiter",
             PickKind::Poll => "poll next",
+            PickKind::Choose => "choose",
         }
     }
 

@@ -12,6 +12,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod choose;
 mod corpus;
 mod dfs;
 mod distinct_schedules;
