@@ -38,7 +38,7 @@ pub const DFS_CHOOSE_LIMIT: usize = 1024;
 /// ```
 #[track_caller]
 pub fn choose(n: usize) -> usize {
-    runtime::choose("interleave_test::choose", n, DFS_CHOOSE_LIMIT)
+    runtime::data::choose("interleave_test::choose", n, DFS_CHOOSE_LIMIT)
 }
 
 /// One of `values` (an integer range, or a slice, array or `Vec` by reference), chosen by
@@ -72,7 +72,7 @@ pub fn choose_from<C: Choices>(values: C) -> C::Item {
             std::panic::Location::caller(),
         );
     };
-    let i = runtime::choose(api, n, DFS_CHOOSE_LIMIT);
+    let i = runtime::data::choose(api, n, DFS_CHOOSE_LIMIT);
     values.nth(i)
 }
 

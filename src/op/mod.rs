@@ -445,11 +445,13 @@ pub(crate) enum PickKind {
     /// Which value a `choose(n)` (or `choose_from`) yields: `n` options, the value itself
     /// (an index into the values of `choose_from`).
     Choose,
+    /// 32 random bits of the model's random number generator (`rand`): `2^32` options.
+    Random,
 }
 
 impl PickKind {
     /// Every kind, for reading schedules.
-    pub(crate) const ALL: [PickKind; 9] = [
+    pub(crate) const ALL: [PickKind; 10] = [
         PickKind::ReadFrom,
         PickKind::CasReadFrom,
         PickKind::StoreAt,
@@ -459,6 +461,7 @@ impl PickKind {
         PickKind::Notify,
         PickKind::Poll,
         PickKind::Choose,
+        PickKind::Random,
     ];
 
     /// The name in schedule files and reports.
@@ -473,6 +476,7 @@ impl PickKind {
             PickKind::Notify => "notify waiter",
             PickKind::Poll => "poll next",
             PickKind::Choose => "choose",
+            PickKind::Random => "random",
         }
     }
 

@@ -9,6 +9,7 @@
 mod abort;
 pub(crate) mod arcs;
 pub(crate) mod atomics;
+pub(crate) mod data;
 mod events;
 mod execution;
 mod failure;
@@ -337,32 +338,6 @@ pub(crate) fn same_execution(api: &str, exec: u64, what: &str) {
             std::panic::Location::caller(),
         )
     }
-}
-
-/// A choice of one of `0..n` by the calling thread, a decision of the strategy
-/// (`PickKind::Choose`) with no switch point. A depth-first search explores every value,
-/// so it refuses more than `dfs_limit` of them (a `Misuse`, never a partial proof); `n` 0
-/// is a `Misuse` too.
-#[track_caller]
-pub(crate) fn choose(api: &str, n: usize, dfs_limit: usize) -> usize {
-    let loc = std::panic::Location::caller();
-    let exhaustive = |st: &ExecState| {
-        st.strategy
-            .as_ref()
-            .is_some_and(|s| s.name() == crate::settings::StrategyName::Dfs)
-    };
-    let chosen = atomics::with_memory(api, |st, me| match n {
-        0 => Ok(Err(
-            "there is no value to choose from: pass n of at least 1".to_owned(),
-        )),
-        _ if n > dfs_limit && exhaustive(st) => Ok(Err(format!(
-            "a depth-first search explores every value of a choice, and at most {dfs_limit} \
-             (interleave_test::DFS_CHOOSE_LIMIT); this one has {n}: narrow it (choose among \
-             classes of values), or search with the random or PCT strategy"
-        ))),
-        _ => sched::decide(st, me, crate::op::PickKind::Choose, n).map(Ok),
-    });
-    chosen.unwrap_or_else(|why| misuse(format!("{api}({n}): {why}"), loc))
 }
 
 /// Ends the execution with a `Misuse` failure of the calling thread at `loc`, saying

@@ -49,9 +49,10 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///
 /// - 5: futures run as model tasks: decisions may name the operations `task spawn`, `task
 ///   wait` (a task or `block_on` waiting for a wake between polls) and `task abort`, and
-///   the picks `poll next` (which woken future a `block_on` polls) and `choose` (the value
-///   of a `choose` or `choose_from`), which a crate that reads only format 4 does not
-///   know. Replayed with format 4's rules.
+///   the picks `poll next` (which woken future a `block_on` polls), `choose` (the value
+///   of a `choose` or `choose_from`) and `random` (32 bits of the model's `rand`
+///   generator), which a crate that reads only format 4 does not know. Replayed with
+///   format 4's rules.
 /// - 4: under DFS a thread is held back only when it repeats a spin (it comes back to a
 ///   switch point, having spun, with nothing it observed changed), until what it observed
 ///   changes (before: after every yield, spin-loop hint or failed `try_lock`, until one

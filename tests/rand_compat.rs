@@ -1,0 +1,146 @@
+//! `interleave_test::rand`: draws are decisions (one seed, one sequence; a failure replays
+//! its draws through JSON), code written against `rand` 0.10 runs unchanged, and under the
+//! `rand08` feature code written against 0.8 too; a draw under DFS is `Misuse`. A binary of
+//! its own so that CI can build it once more with `--features rand08`.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::sync::Mutex as StdMutex;
+
+use interleave_test::rand::{Rng, RngExt, rng};
+use interleave_test::sync::Arc;
+use interleave_test::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use interleave_test::{Builder, FailureKind, Reduction, Schedule, StrategyKind, thread};
+
+use common::{SUBSTRATES, dfs};
+
+/// Written against `rand` 0.10's traits, as code under test would be: a range, a bool, a
+/// shuffle, raw bits through `Rng`.
+fn draws_with_rand_010() -> (u32, bool, Vec<u8>, u64) {
+    use interleave_test::rand::seq::SliceRandom;
+
+    let mut r = rng();
+    let n = r.random_range(0..10u32);
+    let coin = r.random_bool(0.5);
+    let mut order = vec![1u8, 2, 3, 4];
+    order.shuffle(&mut r);
+    let bits = Rng::next_u64(&mut r);
+    (n, coin, order, bits)
+}
+
+/// Two threads draw; the one bad draw is 7 from the spawned thread's range.
+fn a_bad_draw() {
+    let seen = Arc::new(AtomicU64::new(0));
+    let s2 = Arc::clone(&seen);
+    let t = thread::spawn(move || s2.store(u64::from(rng().random_range(0..10u32)), SeqCst));
+    let _ = draws_with_rand_010();
+    t.join().unwrap();
+    assert_ne!(seen.load(SeqCst), 7, "the bad draw");
+}
+
+/// Random and PCT find the bad draw (1 in 10 per execution) within 200 executions, on both
+/// substrates; the schedule records the draws as `random` picks and replays through JSON to
+/// an equal failure.
+#[test]
+fn a_failure_replays_its_draws_through_json() {
+    for substrate in SUBSTRATES {
+        for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
+            let builder = Builder::new()
+                .strategy(strategy)
+                .seed(11)
+                .iterations(200)
+                .substrate(substrate);
+            let name = format!("{substrate:?} {strategy:?}, seed 11");
+            let failure = builder.check(a_bad_draw).unwrap_err();
+            assert!(
+                failure.message().contains("the bad draw"),
+                "{name}: {failure}"
+            );
+            let draws = failure
+                .schedule()
+                .decisions()
+                .iter()
+                .filter(|d| d.pick().is_some_and(|(kind, _)| kind == "random"))
+                .count();
+            assert!(draws >= 2, "{name}: {draws} draws");
+            let text = failure.schedule().to_json();
+            let schedule = Schedule::from_json(&text).unwrap();
+            let again = builder.replay(a_bad_draw, &schedule).unwrap_err();
+            assert_eq!(again, failure, "{name}");
+        }
+    }
+}
+
+/// The draws of 30 executions, one at a time, under `seed`.
+fn draws_under(seed: u64) -> Vec<(u32, bool, Vec<u8>, u64)> {
+    let seen = StdMutex::new(Vec::new());
+    Builder::new()
+        .seed(seed)
+        .iterations(30)
+        .parallelism(1)
+        .check(|| seen.lock().unwrap().push(draws_with_rand_010()))
+        .unwrap();
+    seen.into_inner().unwrap()
+}
+
+/// One seed draws the same values; another seed other ones; the values spread.
+#[test]
+fn one_seed_draws_the_same_values() {
+    let first = draws_under(5);
+    assert_eq!(first, draws_under(5));
+    assert_ne!(first, draws_under(6));
+    let ranges: std::collections::BTreeSet<u32> = first.iter().map(|d| d.0).collect();
+    assert!(ranges.len() >= 8, "{ranges:?}");
+    let orders: std::collections::BTreeSet<&Vec<u8>> = first.iter().map(|d| &d.2).collect();
+    assert!(orders.len() > 5, "{orders:?}");
+}
+
+/// DFS cannot explore a draw's values: a `Misuse` that names `choose`, under both
+/// reductions and substrates.
+#[test]
+fn a_draw_under_dfs_is_misuse_that_names_choose() {
+    for substrate in SUBSTRATES {
+        for reduction in [Reduction::Dpor, Reduction::Off] {
+            let failure = dfs(substrate, reduction, None)
+                .check(|| drop(draws_with_rand_010()))
+                .unwrap_err();
+            assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+            assert!(
+                failure.message().starts_with(
+                    "interleave_test::rand: a depth-first search explores every value of a \
+                     decision and cannot explore a random draw's: use interleave_test::choose"
+                ),
+                "{failure}"
+            );
+        }
+    }
+}
+
+/// Written against `rand` 0.8's `Rng`, through `thread_rng()`, as shuttle's users' code is.
+#[cfg(feature = "rand08")]
+#[test]
+fn code_written_against_rand_08_draws_decisions() {
+    use interleave_test::rand::thread_rng;
+    use rand08::Rng as _;
+    use rand08::seq::SliceRandom as _;
+
+    let seen = StdMutex::new(Vec::new());
+    let model = || {
+        let mut r = thread_rng();
+        let n: u32 = r.gen_range(0..10);
+        let mut order = [1u8, 2, 3];
+        order.shuffle(&mut r);
+        seen.lock().unwrap().push((n, order, r.r#gen::<u64>()));
+    };
+    let run = || {
+        seen.lock().unwrap().clear();
+        let builder = Builder::new().seed(2).iterations(20).parallelism(1);
+        builder.check(model).unwrap();
+        seen.lock().unwrap().clone()
+    };
+    let first = run();
+    assert_eq!(first, run());
+    let values: std::collections::BTreeSet<u32> = first.iter().map(|d| d.0).collect();
+    assert!(values.len() >= 5, "{values:?}");
+}
