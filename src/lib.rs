@@ -125,6 +125,7 @@ mod strategy;
 mod test_support;
 
 pub mod cell;
+pub mod current;
 pub mod future;
 pub mod hint;
 pub mod rand;

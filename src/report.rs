@@ -5,12 +5,14 @@ use std::fmt;
 use std::panic::Location;
 
 /// A model thread: its id in the execution (0 runs the model closure, spawned threads count
-/// up from 1 in spawn order) and its name.
+/// up from 1 in spawn order), its name, and the label the program gave it (shown after
+/// it in reports: `'worker' (#2) [shard 3]`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ThreadInfo {
     id: usize,
     name: Option<String>,
     task: bool,
+    label: Option<String>,
 }
 
 impl ThreadInfo {
@@ -19,7 +21,20 @@ impl ThreadInfo {
             id,
             name,
             task: false,
+            label: None,
         }
+    }
+
+    /// The same thread, with the label the program gave it.
+    pub(crate) fn with_label(mut self, label: Option<String>) -> Self {
+        self.label = label;
+        self
+    }
+
+    /// The label the program gave the thread with
+    /// [`current::set_label`](crate::current::set_label), if any.
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
     }
 
     /// The same thread, which runs a spawned task if `task`.
@@ -52,8 +67,12 @@ impl ThreadInfo {
 impl fmt::Display for ThreadInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.name {
-            Some(name) => write!(f, "'{name}' (#{})", self.id),
-            None => write!(f, "#{}", self.id),
+            Some(name) => write!(f, "'{name}' (#{})", self.id)?,
+            None => write!(f, "#{}", self.id)?,
+        }
+        match &self.label {
+            Some(label) => write!(f, " [{label}]"),
+            None => Ok(()),
         }
     }
 }

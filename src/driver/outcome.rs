@@ -8,7 +8,10 @@ use crate::schedule::{Build, Decision, Schedule, ScheduleError, Settings, Signat
 
 /// A runtime failure, completed with its schedule and the last decisions.
 pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
-    let info = |t: usize| ThreadInfo::new(t, out.names.get(t).cloned().flatten());
+    let info = |t: usize| {
+        ThreadInfo::new(t, out.names.get(t).cloned().flatten())
+            .with_label(out.labels.get(t).cloned().flatten())
+    };
     let decisions: Vec<Decision> = out
         .decisions
         .iter()

@@ -37,6 +37,11 @@ impl VClock {
         }
     }
 
+    /// The entries, by thread id.
+    pub(crate) fn entries(&self) -> &[u32] {
+        &self.0
+    }
+
     /// Forgets every entry.
     pub(crate) fn clear(&mut self) {
         self.0.clear();

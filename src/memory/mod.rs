@@ -187,6 +187,18 @@ impl Memory {
         self.threads[t].vc.tick(t);
     }
 
+    /// What happens before thread `t` now, as a clock's entries; then a new event of `t`
+    /// begins, so that a later clock of `t` is ordered after this one. Empty if the
+    /// execution is not tracked.
+    pub(crate) fn clock_now(&mut self, t: Tid) -> Vec<u32> {
+        if !self.tracked {
+            return Vec::new();
+        }
+        let now = self.threads[t].vc.entries().to_vec();
+        self.tick(t);
+        now
+    }
+
     /// Thread `parent` spawned `child`: the child starts from everything before the spawn.
     pub(crate) fn spawned(&mut self, parent: Tid, child: Tid) {
         self.add_thread(child);

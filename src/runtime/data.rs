@@ -1,13 +1,14 @@
 //! Decisions of data rather than of threads: a value of `choose` (one of `n`) and a draw of
 //! the model's random number generator (32 random bits). Neither is a switch point: the
-//! calling thread decides where it is, and no other thread runs in between.
+//! calling thread decides where it is, and no other thread runs in between. And what a
+//! thread can ask of itself (`current`): its label, the decisions so far, its clock.
 //!
 //! A depth-first search explores every value of a decision, so it refuses what it cannot
 //! exhaust (a choice among more than its limit, any random draw): a `Misuse` that says what
 //! to write instead, never a silent partial proof.
 
 use super::execution::ExecState;
-use super::{Loc, atomics, misuse, sched};
+use super::{Loc, Tid, atomics, misuse, sched, with_state};
 use crate::op::PickKind;
 use crate::settings::StrategyName;
 
@@ -70,4 +71,50 @@ fn decide_data(
         None => sched::decide(st, me, kind, n).map(Ok),
     });
     decided.unwrap_or_else(|why| misuse(format!("{call}: {why}"), loc))
+}
+
+/// The calling thread: its id, name and whether it runs a spawned task.
+#[track_caller]
+pub(crate) fn me(api: &str) -> (Tid, Option<String>, bool) {
+    with_state(api, |a| {
+        let me = a.me;
+        let name = a.st.threads[me].name.as_deref().map(str::to_owned);
+        (me, name, super::tasks::is_task(a.st, me))
+    })
+}
+
+/// Gives the calling thread `label` (reports show it after the thread's name).
+#[track_caller]
+pub(crate) fn set_label(api: &str, label: Option<Box<str>>) {
+    with_state(api, |a| {
+        let labels = &mut a.st.labels;
+        if labels.len() <= a.me {
+            labels.resize(a.me + 1, None);
+        }
+        labels[a.me] = label;
+    });
+}
+
+/// The calling thread's label.
+#[track_caller]
+pub(crate) fn label(api: &str) -> Option<String> {
+    with_state(api, |a| a.st.label(a.me).map(str::to_owned))
+}
+
+/// How many decisions the execution has recorded so far (the next is numbered one more in
+/// its schedule and report).
+#[track_caller]
+pub(crate) fn decisions(api: &str) -> u64 {
+    with_state(api, |a| a.st.decisions.len() as u64)
+}
+
+/// The calling thread's vector clock in the memory model's happens-before, by thread id;
+/// a new event of the thread begins after it. An untracked execution is marked to start
+/// over tracked (it then runs on, to be discarded, and its clocks are empty).
+#[track_caller]
+pub(crate) fn clock(api: &str) -> Vec<u32> {
+    with_state(api, |a| {
+        a.st.tracked_for(true);
+        a.st.mem.clock_now(a.me)
+    })
 }

@@ -327,6 +327,9 @@ pub(crate) struct ExecState {
     pub(crate) kept: super::kept::Kept,
     /// What threads that poll futures know as pollers, by thread id (see `tasks.rs`).
     pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
+    /// Labels the program gave threads (`current::set_label`), by thread id; empty until
+    /// one is given (kept out of `ThreadState`, which every switch point indexes).
+    pub(crate) labels: Vec<Option<Box<str>>>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -430,6 +433,7 @@ impl Execution {
                 arcs: Vec::new(),
                 kept: super::kept::Kept::default(),
                 tasks,
+                labels: Vec::new(),
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,
@@ -495,7 +499,14 @@ impl ExecState {
     /// The public description of thread `tid`.
     pub(crate) fn thread_info(&self, tid: Tid) -> ThreadInfo {
         let name = self.threads[tid].name.as_deref().map(str::to_owned);
-        ThreadInfo::new(tid, name).with_task(super::tasks::is_task(self, tid))
+        ThreadInfo::new(tid, name)
+            .with_task(super::tasks::is_task(self, tid))
+            .with_label(self.label(tid).map(str::to_owned))
+    }
+
+    /// The label the program gave thread `tid`, if any.
+    pub(crate) fn label(&self, tid: Tid) -> Option<&str> {
+        self.labels.get(tid).and_then(Option::as_deref)
     }
 
     /// Records the failure `make` describes, unless one is recorded already: the first

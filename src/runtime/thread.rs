@@ -44,6 +44,8 @@ pub(crate) struct ExecOutcome {
     /// Names of the execution's threads, by id (kept only when it failed, for its report, or
     /// when `ExecConfig::keep_names` asks).
     pub(crate) names: Vec<Option<String>>,
+    /// Labels of the execution's threads, by id (kept as `names` are; empty if none).
+    pub(crate) labels: Vec<Option<String>>,
     /// Switch points passed.
     pub(crate) steps: u64,
     /// Times a thread was switched away from while it could have continued.
@@ -138,7 +140,8 @@ pub(crate) fn run_execution<'m>(
 }
 
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
-    let names = if st.failure.is_some() || st.config.keep_names {
+    let keep = st.failure.is_some() || st.config.keep_names;
+    let names = if keep {
         st.threads
             .iter_mut()
             .map(|t| t.name.take().map(String::from))
@@ -146,6 +149,11 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     } else {
         Vec::new()
     };
+    let labels = std::mem::take(&mut st.labels)
+        .into_iter()
+        .map(|label| label.map(String::from))
+        .filter(|_| keep)
+        .collect();
     ExecOutcome {
         strategy,
         preemptions: st.preemptions,
@@ -155,6 +163,7 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
         start_over: st.start_over,
         decisions: std::mem::take(&mut st.decisions),
         names,
+        labels,
         steps: st.step,
     }
 }

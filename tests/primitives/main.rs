@@ -21,6 +21,7 @@ mod atomic_values;
 mod atomics;
 mod barrier_once;
 mod correct_models;
+mod current;
 mod deadlock;
 mod futures;
 mod futures_interop;
