@@ -8,25 +8,47 @@ mod common;
 
 use std::sync::Mutex as StdMutex;
 
-use interleave_test::rand::{Rng, RngExt, rng};
+use interleave_test::rand::{RngExt, rng};
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use interleave_test::{Builder, FailureKind, Reduction, Schedule, StrategyKind, thread};
 
 use common::{SUBSTRATES, dfs};
 
-/// Written against `rand` 0.10's traits, as code under test would be: a range, a bool, a
-/// shuffle, raw bits through `Rng`.
-fn draws_with_rand_010() -> (u32, bool, Vec<u8>, u64) {
-    use interleave_test::rand::seq::SliceRandom;
+/// Code written once against a `rand` 0.10 path, as code under test is: a range, a bool, a
+/// shuffle, raw bits through `Rng`. Expanded for `rand` itself and for the model's: the
+/// two sides of the `cfg` switch, one `use` line apart.
+macro_rules! written_against_rand_010 {
+    ($name:ident, $($rand:tt)*) => {
+        mod $name {
+            use $($rand)*::seq::SliceRandom;
+            use $($rand)*::{Rng, RngExt, rng};
 
-    let mut r = rng();
-    let n = r.random_range(0..10u32);
-    let coin = r.random_bool(0.5);
-    let mut order = vec![1u8, 2, 3, 4];
-    order.shuffle(&mut r);
-    let bits = Rng::next_u64(&mut r);
-    (n, coin, order, bits)
+            pub(crate) fn draws() -> (u32, bool, Vec<u8>, u64) {
+                let mut r = rng();
+                let n = r.random_range(0..10u32);
+                let coin = r.random_bool(0.5);
+                let mut order = vec![1u8, 2, 3, 4];
+                order.shuffle(&mut r);
+                let bits = Rng::next_u64(&mut r);
+                (n, coin, order, bits)
+            }
+        }
+    };
+}
+
+written_against_rand_010!(real_010, ::rand);
+written_against_rand_010!(modelled_010, ::interleave_test::rand);
+
+use modelled_010::draws as draws_with_rand_010;
+
+/// The code against the real `rand` runs too (outside any model).
+#[test]
+fn the_same_code_runs_against_rand_itself() {
+    let (n, _, mut order, _) = real_010::draws();
+    assert!(n < 10);
+    order.sort_unstable();
+    assert_eq!(order, [1, 2, 3, 4]);
 }
 
 /// Two threads draw; the one bad draw is 7 from the spawned thread's range.
@@ -117,26 +139,45 @@ fn a_draw_under_dfs_is_misuse_that_names_choose() {
     }
 }
 
-/// Written against `rand` 0.8's `Rng`, through `thread_rng()`, as shuttle's users' code is.
+/// Code written once against a `rand` 0.8 path, through `thread_rng()` and 0.8's `Rng`,
+/// as shuttle's users' code is; expanded for `rand` 0.8 itself and for the model's.
+#[cfg(feature = "rand08")]
+macro_rules! written_against_rand_08 {
+    ($name:ident, $($rand:tt)*) => {
+        mod $name {
+            use rand08::Rng as _;
+            use rand08::seq::SliceRandom as _;
+            use $($rand)*::thread_rng;
+
+            pub(crate) fn draws() -> (u32, [u8; 3], u64) {
+                let mut r = thread_rng();
+                let n: u32 = r.gen_range(0..10);
+                let mut order = [1u8, 2, 3];
+                order.shuffle(&mut r);
+                (n, order, r.r#gen::<u64>())
+            }
+        }
+    };
+}
+
+#[cfg(feature = "rand08")]
+written_against_rand_08!(real_08, ::rand08);
+#[cfg(feature = "rand08")]
+written_against_rand_08!(modelled_08, ::interleave_test::rand);
+
+/// Under the `rand08` feature: the 0.8 code draws decisions (one seed, one sequence) in a
+/// model, and runs against `rand` 0.8 itself outside.
 #[cfg(feature = "rand08")]
 #[test]
 fn code_written_against_rand_08_draws_decisions() {
-    use interleave_test::rand::thread_rng;
-    use rand08::Rng as _;
-    use rand08::seq::SliceRandom as _;
-
+    assert!(real_08::draws().0 < 10);
     let seen = StdMutex::new(Vec::new());
-    let model = || {
-        let mut r = thread_rng();
-        let n: u32 = r.gen_range(0..10);
-        let mut order = [1u8, 2, 3];
-        order.shuffle(&mut r);
-        seen.lock().unwrap().push((n, order, r.r#gen::<u64>()));
-    };
     let run = || {
         seen.lock().unwrap().clear();
         let builder = Builder::new().seed(2).iterations(20).parallelism(1);
-        builder.check(model).unwrap();
+        builder
+            .check(|| seen.lock().unwrap().push(modelled_08::draws()))
+            .unwrap();
         seen.lock().unwrap().clone()
     };
     let first = run();
