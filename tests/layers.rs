@@ -14,8 +14,10 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["test_support"],
     &["config"],
-    &["future"],
-    &["driver", "sync", "thread", "cell", "time", "hint"],
+    &["future", "current"],
+    &[
+        "driver", "sync", "thread", "cell", "time", "hint", "choose", "rand",
+    ],
     &["runtime", "corpus"],
     &["report", "strategy"],
     &["schedule", "memory"],
@@ -30,6 +32,9 @@ const ROOT_ITEMS: &[(&str, &str)] = &[
     ("explore", "config"),
     ("replay", "config"),
     ("model", "test_support"),
+    ("Choices", "choose"),
+    ("DFS_CHOOSE_LIMIT", "choose"),
+    ("choose_from", "choose"),
     ("Failure", "report"),
     ("FailureKind", "schedule"),
     ("Holder", "report"),
