@@ -3,8 +3,10 @@
 //!
 //! [`rng()`] gives a [`ThreadRng`] that implements `rand` 0.10's
 //! [`TryRng`] (so [`Rng`] and [`RngExt`]: `random`, `random_range`, `random_bool`, ... and
-//! [`seq`]'s `shuffle` and `choose` work on it). Code written against `rand` switches with
-//! one `use` line:
+//! [`seq`]'s `shuffle` and `choose` work on it), and the free functions [`random`],
+//! [`random_range`], [`random_bool`], [`random_ratio`], [`random_iter`] and [`fill`] draw
+//! from it, as `rand`'s draw from a thread's generator. Code written against `rand`
+//! switches with one `use` line:
 //!
 //! ```
 //! #[cfg(interleave)]
@@ -34,7 +36,10 @@
 
 use std::convert::Infallible;
 
-pub use ::rand::{Rng, RngExt, SeedableRng, TryRng, distr, seq};
+pub use ::rand::{Fill, Rng, RngExt, SeedableRng, TryRng, distr, seq};
+
+use distr::uniform::{SampleRange, SampleUniform};
+use distr::{Distribution, StandardUniform};
 
 /// Generators, at `rand`'s path for them.
 pub mod rngs {
@@ -51,6 +56,48 @@ use rngs::ThreadRng;
 /// The calling model thread's random number generator, as `rand::rng()` gives a thread's.
 pub fn rng() -> ThreadRng {
     ThreadRng::default()
+}
+
+/// A value of `T` from the model's generator, as `rand::random` draws one from a thread's.
+pub fn random<T>() -> T
+where
+    StandardUniform: Distribution<T>,
+{
+    rng().random()
+}
+
+/// An endless iterator of values of `T` from the model's generator (`rand::random_iter`).
+pub fn random_iter<T>() -> distr::Iter<StandardUniform, ThreadRng, T>
+where
+    StandardUniform: Distribution<T>,
+{
+    rng().random_iter()
+}
+
+/// A value in `range` from the model's generator (`rand::random_range`).
+pub fn random_range<T, R>(range: R) -> T
+where
+    T: SampleUniform,
+    R: SampleRange<T>,
+{
+    rng().random_range(range)
+}
+
+/// `true` with probability `p` (`rand::random_bool`; panics unless `0 <= p <= 1`).
+#[track_caller]
+pub fn random_bool(p: f64) -> bool {
+    rng().random_bool(p)
+}
+
+/// `true` with probability `numerator / denominator` (`rand::random_ratio`).
+#[track_caller]
+pub fn random_ratio(numerator: u32, denominator: u32) -> bool {
+    rng().random_ratio(numerator, denominator)
+}
+
+/// Fills `dest` with random values (`rand::fill`).
+pub fn fill<T: Fill>(dest: &mut [T]) {
+    Fill::fill_slice(dest, &mut rng());
 }
 
 /// [`rng()`] by `rand` 0.8's name (crate feature `rand08`).

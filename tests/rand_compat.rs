@@ -22,16 +22,19 @@ macro_rules! written_against_rand_010 {
     ($name:ident, $($rand:tt)*) => {
         mod $name {
             use $($rand)*::seq::SliceRandom;
-            use $($rand)*::{Rng, RngExt, rng};
+            use $($rand)*::{Rng, RngExt, random, random_bool, random_range, rng};
 
-            pub(crate) fn draws() -> (u32, bool, Vec<u8>, u64) {
+            pub(crate) type Draws = (u32, bool, Vec<u8>, u64, (u16, u8, bool));
+
+            pub(crate) fn draws() -> Draws {
                 let mut r = rng();
                 let n = r.random_range(0..10u32);
                 let coin = r.random_bool(0.5);
                 let mut order = vec![1u8, 2, 3, 4];
                 order.shuffle(&mut r);
                 let bits = Rng::next_u64(&mut r);
-                (n, coin, order, bits)
+                let free = (random(), random_range(0..3u8), random_bool(0.5));
+                (n, coin, order, bits, free)
             }
         }
     };
@@ -45,8 +48,8 @@ use modelled_010::draws as draws_with_rand_010;
 /// The code against the real `rand` runs too (outside any model).
 #[test]
 fn the_same_code_runs_against_rand_itself() {
-    let (n, _, mut order, _) = real_010::draws();
-    assert!(n < 10);
+    let (n, _, mut order, _, (_, small, _)) = real_010::draws();
+    assert!(n < 10 && small < 3);
     order.sort_unstable();
     assert_eq!(order, [1, 2, 3, 4]);
 }
@@ -95,7 +98,7 @@ fn a_failure_replays_its_draws_through_json() {
 }
 
 /// The draws of 30 executions, one at a time, under `seed`.
-fn draws_under(seed: u64) -> Vec<(u32, bool, Vec<u8>, u64)> {
+fn draws_under(seed: u64) -> Vec<modelled_010::Draws> {
     let seen = StdMutex::new(Vec::new());
     Builder::new()
         .seed(seed)
