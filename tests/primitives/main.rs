@@ -33,6 +33,7 @@ mod misuse;
 mod mpsc;
 mod outcomes;
 mod panics;
+mod readme;
 mod rwlock;
 mod stacks;
 mod start_over;
