@@ -42,7 +42,7 @@ pub fn id() -> ThreadId {
 /// from `future::Builder::name`), if it has one.
 #[track_caller]
 pub fn name() -> Option<String> {
-    data::me("interleave_test::current::name").1
+    data::name("interleave_test::current::name")
 }
 
 /// Whether the calling code runs in a task spawned with [`future::spawn`](crate::future::spawn)
@@ -50,7 +50,7 @@ pub fn name() -> Option<String> {
 /// thread).
 #[track_caller]
 pub fn is_task() -> bool {
-    data::me("interleave_test::current::is_task").2
+    data::is_task("interleave_test::current::is_task")
 }
 
 /// Gives the calling thread a label, which reports show after its name: `'worker' (#2)

@@ -8,7 +8,7 @@
 //! to write instead, never a silent partial proof.
 
 use super::execution::ExecState;
-use super::{Loc, Tid, atomics, misuse, sched, with_state};
+use super::{Loc, atomics, misuse, sched, with_state};
 use crate::op::PickKind;
 use crate::settings::StrategyName;
 
@@ -73,14 +73,16 @@ fn decide_data(
     decided.unwrap_or_else(|why| misuse(format!("{call}: {why}"), loc))
 }
 
-/// The calling thread: its id, name and whether it runs a spawned task.
+/// Whether the calling thread runs a spawned task.
 #[track_caller]
-pub(crate) fn me(api: &str) -> (Tid, Option<String>, bool) {
-    with_state(api, |a| {
-        let me = a.me;
-        let name = a.st.threads[me].name.as_deref().map(str::to_owned);
-        (me, name, super::tasks::is_task(a.st, me))
-    })
+pub(crate) fn is_task(api: &str) -> bool {
+    with_state(api, |a| super::tasks::is_task(a.st, a.me))
+}
+
+/// The calling thread's name.
+#[track_caller]
+pub(crate) fn name(api: &str) -> Option<String> {
+    with_state(api, |a| a.thread_name(a.me).map(str::to_owned))
 }
 
 /// Gives the calling thread `label` (reports show it after the thread's name).

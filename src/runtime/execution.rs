@@ -354,6 +354,18 @@ pub(crate) struct Spare {
     pub(crate) scratch: (Vec<Tid>, Vec<Op>, Vec<Tid>),
 }
 
+impl Spare {
+    /// Empties every buffer, keeping its capacity.
+    pub(crate) fn clear(&mut self) {
+        self.decisions.clear();
+        self.threads.clear();
+        self.tasks.clear();
+        self.scratch.0.clear();
+        self.scratch.1.clear();
+        self.scratch.2.clear();
+    }
+}
+
 /// One run of the model.
 #[derive(Debug)]
 pub(crate) struct Execution {
@@ -470,6 +482,22 @@ impl ThreadState {
 }
 
 impl ExecState {
+    /// The buffers of this execution (but its decisions, which its outcome takes) for the
+    /// next one, as they are: the caller empties them once the state is unlocked (a task's
+    /// state may hold a waker of the program's, whose drop may run its code).
+    pub(crate) fn take_spare(&mut self) -> Spare {
+        Spare {
+            decisions: Vec::new(),
+            threads: std::mem::take(&mut self.threads),
+            tasks: std::mem::take(&mut self.tasks),
+            scratch: (
+                std::mem::take(&mut self.scratch),
+                std::mem::take(&mut self.scratch_ops),
+                std::mem::take(&mut self.held_back),
+            ),
+        }
+    }
+
     /// Whether the memory model tracks this execution (see
     /// [`ExecConfig::untracked_start`]).
     #[inline]

@@ -114,27 +114,13 @@ pub(crate) fn run_execution<'m>(
         reuse.mem = st.mem.0.take();
     }
     let outcome = outcome(&mut st, strat);
-    // So are the tables of threads and tasks, emptied with the state unlocked (a task's
-    // state may hold a waker of the program's, whose drop may run its code).
+    // So are the tables of threads and tasks and the scheduler's buffers, emptied with the
+    // state unlocked.
     if Arc::strong_count(&exec) == 1 {
-        let (mut threads, mut tasks) = (
-            std::mem::take(&mut st.threads),
-            std::mem::take(&mut st.tasks),
-        );
-        let mut scratch = (
-            std::mem::take(&mut st.scratch),
-            std::mem::take(&mut st.scratch_ops),
-            std::mem::take(&mut st.held_back),
-        );
+        let mut spare = st.take_spare();
         drop(st);
-        threads.clear();
-        tasks.clear();
-        scratch.0.clear();
-        scratch.1.clear();
-        scratch.2.clear();
-        reuse.spare.threads = threads;
-        reuse.spare.tasks = tasks;
-        reuse.spare.scratch = scratch;
+        spare.clear();
+        reuse.spare = spare;
     }
     outcome
 }
@@ -149,11 +135,12 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     } else {
         Vec::new()
     };
-    let labels = std::mem::take(&mut st.labels)
-        .into_iter()
-        .map(|label| label.map(String::from))
-        .filter(|_| keep)
-        .collect();
+    let labels = if keep {
+        let labels = std::mem::take(&mut st.labels);
+        labels.into_iter().map(|l| l.map(String::from)).collect()
+    } else {
+        Vec::new()
+    };
     ExecOutcome {
         strategy,
         preemptions: st.preemptions,

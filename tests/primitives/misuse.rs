@@ -112,6 +112,33 @@ fn explore_panics_with_the_report_and_the_saved_schedule() {
     assert!(msg.trim_end().ends_with("INTERLEAVE_SEED=4"), "{msg}");
 }
 
+/// Runs `model` (which keeps a handle of a `what` in a `static` and uses the one the
+/// execution before it kept) on both substrates: the second execution is a `Misuse` that
+/// says the handle is of another execution and what to write instead. `clear` empties the
+/// `static` after each run.
+fn a_kept_handle_is_misuse(what: &str, model: impl Fn() + Sync, clear: impl Fn()) {
+    for substrate in crate::common::SUBSTRATES {
+        let failure = Builder::new()
+            .seed(3)
+            .parallelism(1)
+            .iterations(5)
+            .substrate(substrate)
+            .check(&model)
+            .unwrap_err();
+        clear();
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Misuse,
+            "{substrate:?}: {failure}"
+        );
+        assert_eq!(failure.iteration(), 1, "{substrate:?}: {failure}");
+        let message = failure.message();
+        let said = format!("this handle is of a {what} of another execution");
+        assert!(message.contains(&said), "{substrate:?}: {message}");
+        assert!(message.contains("inside the model closure"), "{message}");
+    }
+}
+
 /// A task's handle kept (in a `static`) from one execution and used in the next is a
 /// misuse that says so, for a join, an abort and `is_finished`: task #1 of another
 /// execution is not this one's #1, whose state the handle would otherwise read.
@@ -120,39 +147,25 @@ fn a_task_handle_used_in_another_execution_is_misuse_saying_what_to_do() {
     use interleave_test::future::{self, AbortHandle, JoinHandle};
     type Kept = std::sync::Mutex<Option<(JoinHandle<u32>, AbortHandle)>>;
     type Use = fn(JoinHandle<u32>, AbortHandle);
-    static JOINED: Kept = std::sync::Mutex::new(None);
-    static ABORTED: Kept = std::sync::Mutex::new(None);
-    static ASKED: Kept = std::sync::Mutex::new(None);
-    let uses: [(&Kept, Use); 3] = [
-        (&JOINED, |join, _| drop(future::block_on(join))),
-        (&ABORTED, |_, abort| abort.abort()),
-        (&ASKED, |_, abort| {
+    static KEPT: Kept = std::sync::Mutex::new(None);
+    let uses: [Use; 3] = [
+        |join, _| drop(future::block_on(join)),
+        |_, abort| abort.abort(),
+        |_, abort| {
             abort.is_finished();
-        }),
+        },
     ];
-    for (kept, use_old) in uses {
-        let failure = Builder::new()
-            .seed(3)
-            .parallelism(1)
-            .iterations(5)
-            .check(move || {
-                let task = future::spawn(async { 1 });
-                let abort = task.abort_handle();
-                let old = kept.lock().unwrap().replace((task, abort));
-                if let Some((join, abort)) = old {
-                    use_old(join, abort);
-                }
-            })
-            .unwrap_err();
-        assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
-        assert_eq!(failure.iteration(), 1, "{failure}");
-        let message = failure.message();
-        assert!(
-            message.contains("this handle is of a task of another execution"),
-            "{message}"
-        );
-        assert!(message.contains("inside the model closure"), "{message}");
-        kept.lock().unwrap().take();
+    for use_old in uses {
+        let model = || {
+            let task = future::spawn(async { 1 });
+            let abort = task.abort_handle();
+            // Taken out of the lock first: the misuse unwinds out of `use_old`.
+            let old = KEPT.lock().unwrap().replace((task, abort));
+            if let Some((join, abort)) = old {
+                use_old(join, abort);
+            }
+        };
+        a_kept_handle_is_misuse("task", model, || drop(KEPT.lock().unwrap().take()));
     }
 }
 
@@ -160,37 +173,21 @@ fn a_task_handle_used_in_another_execution_is_misuse_saying_what_to_do() {
 /// another execution.
 #[test]
 fn a_thread_handle_used_in_another_execution_is_misuse_saying_what_to_do() {
-    type Kept = std::sync::Mutex<Option<thread::JoinHandle<()>>>;
-    type Use = fn(thread::JoinHandle<()>);
-    static JOINED: Kept = std::sync::Mutex::new(None);
-    static ASKED: Kept = std::sync::Mutex::new(None);
-    static UNPARKED: Kept = std::sync::Mutex::new(None);
-    let uses: [(&Kept, Use); 3] = [
-        (&JOINED, |old| drop(old.join())),
-        (&ASKED, |old| {
+    static KEPT: std::sync::Mutex<Option<thread::JoinHandle<()>>> = std::sync::Mutex::new(None);
+    let uses: [fn(thread::JoinHandle<()>); 3] = [
+        |old| drop(old.join()),
+        |old| {
             old.is_finished();
-        }),
-        (&UNPARKED, |old| old.thread().unpark()),
+        },
+        |old| old.thread().unpark(),
     ];
-    for (kept, use_old) in uses {
-        let failure = Builder::new()
-            .seed(4)
-            .parallelism(1)
-            .iterations(5)
-            .check(move || {
-                let old = kept.lock().unwrap().replace(thread::spawn(|| {}));
-                if let Some(old) = old {
-                    use_old(old);
-                }
-            })
-            .unwrap_err();
-        assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
-        assert_eq!(failure.iteration(), 1, "{failure}");
-        let message = failure.message();
-        assert!(
-            message.contains("this handle is of a thread of another execution"),
-            "{message}"
-        );
-        kept.lock().unwrap().take();
+    for use_old in uses {
+        let model = || {
+            let old = KEPT.lock().unwrap().replace(thread::spawn(|| {}));
+            if let Some(old) = old {
+                use_old(old);
+            }
+        };
+        a_kept_handle_is_misuse("thread", model, || drop(KEPT.lock().unwrap().take()));
     }
 }

@@ -136,13 +136,17 @@ fn choose_from_takes_every_value_in_order_under_dfs() {
     let seen = seen.into_inner().unwrap();
     assert_eq!(seen[..3], [(-2, "x", 250), (-2, "x", 251), (-2, "y", 250)]);
     assert_eq!(seen[15], (1, "y", 251));
+    // One value is no decision: the failing schedule records no `choose` pick.
     let values: Vec<u8> = vec![7];
-    let one = Builder::new()
-        .check(|| assert_eq!(*choose_from(&values), 7))
-        .unwrap();
-    assert_eq!(
-        one.executions,
-        Builder::new().check(|| ()).unwrap().executions
+    let failure = Builder::new()
+        .check(|| assert_ne!(*choose_from(&values), 7, "the one value"))
+        .unwrap_err();
+    assert!(failure.message().contains("the one value"), "{failure}");
+    let picks = failure.schedule().decisions().iter();
+    assert!(
+        picks
+            .filter_map(|d| d.pick())
+            .all(|(kind, _)| kind != "choose")
     );
 }
 
