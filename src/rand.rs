@@ -32,7 +32,9 @@
 //! [`choose_from`](crate::choose_from) give values that DFS explores one by one. The
 //! generator keeps no state of its own (every value comes from the strategy), so all
 //! `ThreadRng`s of an execution draw from the one sequence of decisions, in the order the
-//! threads draw. Outside a model, a draw panics, as the modelled primitives do.
+//! threads draw. A draw while its thread unwinds from a panic (in a destructor) is 0 and
+//! decides nothing, under every strategy: the panic is the failure. Outside a model, a
+//! draw panics, as the modelled primitives do.
 
 use std::convert::Infallible;
 

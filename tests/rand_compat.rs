@@ -188,3 +188,49 @@ fn code_written_against_rand_08_draws_decisions() {
     let values: std::collections::BTreeSet<u32> = first.iter().map(|d| d.0).collect();
     assert!(values.len() >= 5, "{values:?}");
 }
+
+/// A destructor that draws while its thread unwinds from a panic is not refused under DFS:
+/// the draw is 0 and decides nothing, the unwinding goes on (a later destructor runs), the
+/// failure is the panic, and it replays, on both substrates.
+#[test]
+fn a_draw_in_a_destructor_run_by_a_panic_is_not_refused_under_dfs() {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+
+    // Records its draw: an assertion in a destructor that runs during a panic would abort
+    // the process.
+    struct Draws<'a>(&'a AtomicU32);
+    impl Drop for Draws<'_> {
+        fn drop(&mut self) {
+            self.0.store(rng().random(), Relaxed);
+        }
+    }
+    struct Marks<'a>(&'a AtomicBool);
+    impl Drop for Marks<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Relaxed);
+        }
+    }
+    for substrate in SUBSTRATES {
+        let (dropped, drawn) = (AtomicBool::new(false), AtomicU32::new(7));
+        let model = || {
+            let _marks = Marks(&dropped);
+            let _draws = Draws(&drawn);
+            panic!("the first failure");
+        };
+        let builder = dfs(substrate, Reduction::Dpor, None);
+        let failure = builder.check(model).unwrap_err();
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Panic,
+            "{substrate:?}: {failure}"
+        );
+        assert!(failure.message().contains("the first failure"), "{failure}");
+        assert!(
+            dropped.load(Relaxed),
+            "{substrate:?}: the later destructor ran"
+        );
+        assert_eq!(drawn.load(Relaxed), 0, "{substrate:?}");
+        let again = builder.replay(model, failure.schedule()).unwrap_err();
+        assert_eq!(again, failure, "{substrate:?}");
+    }
+}

@@ -7,8 +7,8 @@
 //! exhaust (a choice among more than its limit, any random draw): a `Misuse` that says what
 //! to write instead, never a silent partial proof.
 
-use super::execution::ExecState;
-use super::{Loc, atomics, misuse, sched, with_state};
+use super::execution::{ExecState, Phase, Unwinding};
+use super::{Loc, Tid, atomics, misuse, sched, with_state};
 use crate::op::PickKind;
 use crate::settings::StrategyName;
 
@@ -16,59 +16,83 @@ use crate::settings::StrategyName;
 /// below the count (a 64-bit draw is two of them).
 const DRAW_OPTIONS: usize = 1 << 32;
 
+/// What becomes of a decision of data.
+enum Data {
+    /// The strategy makes it.
+    Decide,
+    /// It is this value, with no decision.
+    Fixed(usize),
+    /// It cannot be made: a `Misuse` that says why.
+    Refuse(String),
+}
+
 /// One of `0..n`, chosen by the strategy for the calling thread (`PickKind::Choose`).
 /// `n` 0, or more than `dfs_limit` under a depth-first search, is a `Misuse`.
 #[track_caller]
 pub(crate) fn choose(api: &str, n: usize, dfs_limit: usize) -> usize {
-    let refuse = |exhaustive: bool| match n {
-        0 => Some("there is no value to choose from: pass n of at least 1".to_owned()),
-        _ if n > dfs_limit && exhaustive => Some(format!(
+    let how = |st: &ExecState, _: Tid| match n {
+        0 => Data::Refuse("there is no value to choose from: pass n of at least 1".to_owned()),
+        _ if n > dfs_limit && exhaustive(st) => Data::Refuse(format!(
             "a depth-first search explores every value of a choice, and at most {dfs_limit} \
              (interleave_test::DFS_CHOOSE_LIMIT); this one has {n}: narrow it (choose among \
              classes of values), or search with the random or PCT strategy"
         )),
-        _ => None,
+        _ => Data::Decide,
     };
     let loc = std::panic::Location::caller();
     let call = format!("{api}({n})");
-    decide_data((api, &call), PickKind::Choose, n, refuse, loc)
+    decide_data((api, &call), PickKind::Choose, n, how, loc)
 }
 
 /// 32 random bits for the calling thread, drawn by the strategy (`PickKind::Random`).
-/// Under a depth-first search, a `Misuse`: it cannot explore 2^32 values per draw.
+/// Under a depth-first search, a `Misuse`: it cannot explore 2^32 values per draw. While
+/// the calling thread unwinds (a destructor run by a panic), 0 with no decision, under
+/// every strategy alike (so replay repeats it): the panic, not the draw, is the failure.
 #[track_caller]
 pub(crate) fn draw(api: &str) -> u32 {
-    let refuse = |exhaustive: bool| {
-        exhaustive.then(|| {
-            "a depth-first search explores every value of a decision and cannot explore a \
-             random draw's: use interleave_test::choose or choose_from for the values it \
-             should explore (or a fixed value), or search with the random or PCT strategy"
-                .to_owned()
-        })
+    let how = |st: &ExecState, me: Tid| {
+        if st.threads[me].life.unwinding() != Unwinding::No {
+            Data::Fixed(0)
+        } else if exhaustive(st) {
+            Data::Refuse(
+                "a depth-first search explores every value of a decision and cannot explore a \
+                 random draw's: use interleave_test::choose or choose_from for the values it \
+                 should explore (or a fixed value), or search with the random or PCT strategy"
+                    .to_owned(),
+            )
+        } else {
+            Data::Decide
+        }
     };
     let loc = std::panic::Location::caller();
-    let bits = decide_data((api, api), PickKind::Random, DRAW_OPTIONS, refuse, loc);
+    let bits = decide_data((api, api), PickKind::Random, DRAW_OPTIONS, how, loc);
     u32::try_from(bits).expect("a draw is below 2^32")
 }
 
-/// A decision of `kind` among `n` values, unless `refuse` (told whether the search is a
-/// depth-first one) says why it cannot be made: then a `Misuse` at `loc` that names `call`.
-/// `api` names the function if it is called outside a model.
+/// Whether the search explores every value of a decision: a depth-first one, while the
+/// execution runs (teardown decides nothing: each decision is its first option).
+fn exhaustive(st: &ExecState) -> bool {
+    st.phase == Phase::Running
+        && st
+            .strategy
+            .as_ref()
+            .is_some_and(|s| s.name() == StrategyName::Dfs)
+}
+
+/// A decision of `kind` among `n` values, as `how` says: made by the strategy, fixed, or
+/// refused with a `Misuse` at `loc` that names `call`. `api` names the function if it is
+/// called outside a model.
 fn decide_data(
     (api, call): (&str, &str),
     kind: PickKind,
     n: usize,
-    refuse: impl FnOnce(bool) -> Option<String>,
+    how: impl FnOnce(&ExecState, Tid) -> Data,
     loc: Loc,
 ) -> usize {
-    let exhaustive = |st: &ExecState| {
-        st.strategy
-            .as_ref()
-            .is_some_and(|s| s.name() == StrategyName::Dfs)
-    };
-    let decided = atomics::with_memory(api, |st, me| match refuse(exhaustive(st)) {
-        Some(why) => Ok(Err(why)),
-        None => sched::decide(st, me, kind, n).map(Ok),
+    let decided = atomics::with_memory(api, |st, me| match how(st, me) {
+        Data::Decide => sched::decide(st, me, kind, n).map(Ok),
+        Data::Fixed(value) => Ok(Ok(value)),
+        Data::Refuse(why) => Ok(Err(why)),
     });
     decided.unwrap_or_else(|why| misuse(format!("{call}: {why}"), loc))
 }
