@@ -132,6 +132,7 @@ pub mod rand;
 pub mod sync;
 pub mod thread;
 pub mod time;
+pub mod tokio;
 
 pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
@@ -157,4 +158,23 @@ pub mod protocol;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::test_support::{TestSpec, run_test};
+
+    /// The body of an `async fn` test: `future` run by a Tokio-shaped runtime's
+    /// `block_on`, current-thread unless `multi_thread`, as `#[tokio::test]` runs it.
+    #[track_caller]
+    pub fn block_on_runtime<F: core::future::Future>(
+        multi_thread: bool,
+        start_paused: bool,
+        future: F,
+    ) -> F::Output {
+        let mut builder = match multi_thread {
+            true => crate::tokio::runtime::Builder::new_multi_thread(),
+            false => crate::tokio::runtime::Builder::new_current_thread(),
+        };
+        let runtime = builder
+            .start_paused(start_paused)
+            .build()
+            .expect("the runtime of an async test");
+        runtime.block_on(future)
+    }
 }

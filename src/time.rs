@@ -62,6 +62,11 @@ impl Instant {
     pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
         self.0.checked_sub(d).map(Instant)
     }
+
+    /// Its time since the start of the execution's clock.
+    pub(crate) fn since_start(self) -> Duration {
+        self.0
+    }
 }
 
 impl Add<Duration> for Instant {

@@ -14,6 +14,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["test_support"],
     &["config"],
+    &["tokio"],
     &["future", "current"],
     &[
         "driver", "sync", "thread", "cell", "time", "hint", "choose", "rand",

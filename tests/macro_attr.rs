@@ -55,6 +55,50 @@ async fn async_dfs_passes() {
     assert_eq!(n.load(SeqCst), 2);
 }
 
+/// An `async fn` test runs in a current-thread runtime, as under `#[tokio::test]`: a
+/// spawned task is a local task of the test's thread, so a blocking loop on that thread
+/// never lets it run (a deadlock, checked in `tests/tokio/runtime.rs`); here it runs only
+/// when the body awaits, so the count before the await is always 0.
+#[interleave(strategy = "dfs")]
+async fn async_test_runs_in_a_current_thread_runtime() {
+    use interleave_test::tokio::{self, runtime::Handle, runtime::RuntimeFlavor};
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let task = tokio::spawn(async move { n2.fetch_add(1, SeqCst) });
+    assert_eq!(n.load(SeqCst), 0, "a local task ran before the first await");
+    assert_eq!(task.await.unwrap(), 0);
+    assert_eq!(n.load(SeqCst), 1);
+}
+
+/// `flavor = "multi_thread"`: the runtime is multi-thread and its tasks are preempted,
+/// so both orders of the two increments are seen.
+#[interleave(strategy = "dfs", flavor = "multi_thread", worker_threads = 2)]
+async fn async_test_in_a_multi_thread_runtime() {
+    use interleave_test::tokio::{self, runtime::Handle, runtime::RuntimeFlavor};
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::MultiThread
+    );
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = Arc::clone(&n);
+    let task = tokio::spawn(async move { n2.fetch_add(1, SeqCst) });
+    let mine = n.fetch_add(1, SeqCst);
+    assert_eq!(task.await.unwrap() + mine, 1);
+}
+
+/// `start_paused = true`: a sleep ends exactly at its deadline on the virtual clock.
+#[interleave(strategy = "dfs", start_paused = true)]
+async fn async_test_with_time_paused() {
+    use interleave_test::tokio::time::{self, Duration, Instant};
+    let start = Instant::now();
+    time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(start.elapsed(), Duration::from_secs(60));
+}
+
 /// The body of an `async fn` test runs to its end, past its `.await`s: the panic after one
 /// is found (and stored in the corpus, as `racy_counter_loses_an_update`'s is).
 #[interleave(iterations = 10, seed = 2)]

@@ -9,7 +9,7 @@ use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, Path, Token};
 use crate::errors::Errors;
 
 /// Every key, in the order messages list them.
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 11] = [
     "iterations",
     "seed",
     "max_steps",
@@ -17,12 +17,16 @@ const KEYS: [&str; 8] = [
     "depth",
     "max_preemptions",
     "partial",
+    "flavor",
+    "worker_threads",
+    "start_paused",
     "crate",
 ];
 
 /// The keys as messages list them.
 const KEY_LIST: &str = "`iterations`, `seed`, `max_steps`, `strategy`, `depth`, \
-                        `max_preemptions`, `partial` and `crate`";
+                        `max_preemptions`, `partial`, `flavor`, `worker_threads`, \
+                        `start_paused` and `crate`";
 
 /// The strategy names, as messages list them (after "one of").
 const STRATEGY_LIST: &str = "\"random\", \"pct\" or \"dfs\"";
@@ -113,6 +117,8 @@ fn example(key: &str) -> &'static str {
         "strategy" => "strategy = \"pct\"",
         "depth" => "depth = 3",
         "max_preemptions" => "max_preemptions = 2",
+        "flavor" => "flavor = \"multi_thread\"",
+        "worker_threads" => "worker_threads = 2",
         _ => "crate = my_reexports::interleave_test",
     }
 }
@@ -139,6 +145,17 @@ pub(crate) struct Args {
     pub(crate) partial: Option<bool>,
     /// `crate = path`: where the runtime is, when not at `::interleave_test`.
     pub(crate) krate: Option<Path>,
+    /// The runtime an `async fn` runs in, as `#[tokio::test]`'s arguments name it; the
+    /// first argument that asks for one, to point at when the function is not `async`.
+    pub(crate) runtime: Option<(Runtime, TokenStream)>,
+}
+
+/// The Tokio-shaped runtime of an `async fn` test: `flavor`, `start_paused` (and
+/// `worker_threads`, accepted with `flavor = "multi_thread"` and without effect).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Runtime {
+    pub(crate) multi_thread: bool,
+    pub(crate) start_paused: bool,
 }
 
 impl Args {
@@ -150,6 +167,7 @@ impl Args {
             errors.check(raw.take(arg));
         }
         let strategy = errors.check(raw.strategy()).flatten();
+        let runtime = errors.check(raw.runtime());
         errors.finish()?;
         Ok(Args {
             iterations: raw.iterations,
@@ -158,6 +176,7 @@ impl Args {
             strategy,
             partial: raw.partial,
             krate: raw.krate,
+            runtime: runtime.flatten(),
         })
     }
 }
@@ -185,6 +204,10 @@ struct Raw<'a> {
     max_preemptions: Option<(u32, &'a Arg)>,
     partial: Option<bool>,
     krate: Option<Path>,
+    /// `flavor`: whether it is `"multi_thread"`.
+    flavor: Option<(bool, &'a Arg)>,
+    worker_threads: Option<&'a Arg>,
+    start_paused: Option<(bool, &'a Arg)>,
 }
 
 impl<'a> Raw<'a> {
@@ -216,6 +239,12 @@ impl<'a> Raw<'a> {
             "depth" => self.depth = Some((at_least_one(int(&key, value)?, &key, value)?, arg)),
             "max_preemptions" => self.max_preemptions = Some((int(&key, value)?, arg)),
             "partial" => self.partial = Some(boolean(&key, value)?),
+            "flavor" => self.flavor = Some((flavor(value)?, arg)),
+            "worker_threads" => {
+                at_least_one(int::<u32>(&key, value)?, &key, value)?;
+                self.worker_threads = Some(arg);
+            }
+            "start_paused" => self.start_paused = Some((boolean(&key, value)?, arg)),
             _ => self.krate = Some(crate_path(value)?),
         }
         Ok(())
@@ -249,6 +278,61 @@ impl<'a> Raw<'a> {
                 max_preemptions: self.max_preemptions.map(|(b, _)| b),
             },
         }))
+    }
+}
+
+impl Raw<'_> {
+    /// The runtime, as `#[tokio::test]` checks its arguments: `worker_threads` needs
+    /// `flavor = "multi_thread"`, `start_paused` needs the current-thread flavour.
+    fn runtime(&self) -> syn::Result<Option<(Runtime, TokenStream)>> {
+        let multi_thread = self.flavor.is_some_and(|(multi, _)| multi);
+        let mut errors = Errors::default();
+        if let Some(arg) = self.worker_threads.filter(|_| !multi_thread) {
+            let message = "`worker_threads` is a parameter of `flavor = \"multi_thread\"` \
+                           only; add `flavor = \"multi_thread\"` or remove `worker_threads`";
+            errors.push(syn::Error::new_spanned(arg, message));
+        }
+        if let Some((_, arg)) = self.start_paused.filter(|(on, _)| *on && multi_thread) {
+            let message = "`start_paused = true` needs the current-thread runtime, as in \
+                           Tokio; remove `flavor = \"multi_thread\"` or `start_paused`";
+            errors.push(syn::Error::new_spanned(arg, message));
+        }
+        errors.finish()?;
+        let first = [
+            self.flavor.map(|(_, a)| a),
+            self.worker_threads,
+            self.start_paused.map(|(_, a)| a),
+        ];
+        let Some(first) = first.into_iter().flatten().next() else {
+            return Ok(None);
+        };
+        let runtime = Runtime {
+            multi_thread,
+            start_paused: self.start_paused.is_some_and(|(on, _)| on),
+        };
+        Ok(Some((runtime, first.to_token_stream())))
+    }
+}
+
+/// `"current_thread"` (false) or `"multi_thread"` (true), as `#[tokio::test]` names them.
+fn flavor(value: &Expr) -> syn::Result<bool> {
+    const FLAVORS: &str = "\"current_thread\" or \"multi_thread\"";
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = value
+    else {
+        return Err(syn::Error::new_spanned(
+            value,
+            format!("`flavor` takes a string literal, {FLAVORS}"),
+        ));
+    };
+    match lit.value().as_str() {
+        "current_thread" => Ok(false),
+        "multi_thread" => Ok(true),
+        other => Err(syn::Error::new_spanned(
+            lit,
+            format!("unknown runtime flavor {other:?}; use {FLAVORS}"),
+        )),
     }
 }
 
@@ -317,6 +401,7 @@ fn at_least_one<N: Into<u64> + Copy>(n: N, key: &str, value: &Expr) -> syn::Resu
     let why = match key {
         "iterations" => "which would run no execution",
         "max_steps" => "so no execution could take a step",
+        "worker_threads" => "but a runtime has at least one worker, as in Tokio",
         _ => "but the PCT depth counts the ordering constraints a bug needs (the default is 3)",
     };
     Err(syn::Error::new_spanned(

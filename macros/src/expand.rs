@@ -25,6 +25,19 @@ fn checked(attr: TokenStream, item: TokenStream) -> syn::Result<(Args, ItemFn)> 
         .check(Punctuated::<Arg, Token![,]>::parse_terminated.parse2(attr))
         .and_then(|list| errors.check(Args::from_list(&list)));
     let function = errors.check(syn::parse2::<Item>(item).and_then(test_function));
+    if let (Some(args), Some(function)) = (&args, &function) {
+        if let Some((_, tokens)) = args
+            .runtime
+            .as_ref()
+            .filter(|_| function.sig.asyncness.is_none())
+        {
+            errors.push(syn::Error::new_spanned(
+                tokens,
+                "`flavor`, `worker_threads` and `start_paused` choose the runtime of an \
+                 `async fn`; make the test `async` or remove them",
+            ));
+        }
+    }
     errors.finish()?;
     match (args, function) {
         (Some(args), Some(function)) => Ok((args, function)),
@@ -155,9 +168,16 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
         mut sig,
         block,
     } = function;
-    // An `async fn` is the future `block_on` runs on the model's main thread.
+    // An `async fn` is the future a Tokio-shaped runtime's `block_on` runs on the model's
+    // main thread, as in `#[tokio::test]`: current-thread unless `flavor` says otherwise.
+    let runtime = args.runtime.as_ref().map(|(r, _)| *r).unwrap_or_default();
+    let (multi_thread, start_paused) = (runtime.multi_thread, runtime.start_paused);
     let body = match sig.asyncness.take() {
-        Some(_) => quote!(#krate::future::block_on(async #block)),
+        Some(_) => quote!(#krate::__private::block_on_runtime(
+            #multi_thread,
+            #start_paused,
+            async #block,
+        )),
         None => block.to_token_stream(),
     };
     let name = sig.ident.unraw().to_string();

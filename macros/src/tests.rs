@@ -162,12 +162,71 @@ fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
 
 #[test]
 fn an_async_fn_becomes_a_test_whose_model_blocks_on_its_body() {
-    let got = expand(quote!(), quote! { async fn f() { g().await; } });
-    assert!(
-        got.contains("fn f ()")
-            && !got.contains("async fn")
-            && got.contains(":: interleave_test :: future :: block_on (async { g () . await ; })"),
-        "{got}"
+    // Current-thread and not paused by default, as `#[tokio::test]`.
+    let runtime = |args| {
+        format!(
+            ":: interleave_test :: __private :: block_on_runtime ({args} async {{ g () . await ; }} ,)"
+        )
+    };
+    let cases = [
+        (quote!(), "false , false ,"),
+        (quote!(flavor = "current_thread"), "false , false ,"),
+        (
+            quote!(flavor = "multi_thread", worker_threads = 4),
+            "true , false ,",
+        ),
+        (quote!(start_paused = true), "false , true ,"),
+        (
+            quote!(flavor = "current_thread", start_paused = false),
+            "false , false ,",
+        ),
+    ];
+    for (attr, args) in cases {
+        let got = expand(attr.clone(), quote! { async fn f() { g().await; } });
+        assert!(
+            got.contains("fn f ()") && !got.contains("async fn") && got.contains(&runtime(args)),
+            "#[interleave({attr})]: {got}"
+        );
+    }
+}
+
+#[test]
+fn runtime_arguments_are_checked_as_tokio_checks_them() {
+    let item = quote! { async fn f() {} };
+    let cases = [
+        (
+            quote!(flavor = "multi"),
+            "unknown runtime flavor \"multi\"; use \"current_thread\" or \"multi_thread\"",
+        ),
+        (
+            quote!(flavor = multi_thread),
+            "`flavor` takes a string literal, \"current_thread\" or \"multi_thread\"",
+        ),
+        (
+            quote!(worker_threads = 2),
+            "`worker_threads` is a parameter of `flavor = \"multi_thread\"` only; add `flavor = \"multi_thread\"` or remove `worker_threads`",
+        ),
+        (
+            quote!(flavor = "multi_thread", worker_threads = 0),
+            "`worker_threads` is 0, but a runtime has at least one worker, as in Tokio; use at least 1",
+        ),
+        (
+            quote!(flavor = "multi_thread", start_paused = true),
+            "`start_paused = true` needs the current-thread runtime, as in Tokio; remove `flavor = \"multi_thread\"` or `start_paused`",
+        ),
+    ];
+    for (attr, message) in cases {
+        assert_eq!(
+            errors(attr.clone(), item.clone()),
+            [message],
+            "#[interleave({attr})]"
+        );
+    }
+    assert_eq!(
+        errors(quote!(start_paused = true), quote! { fn f() {} }),
+        [
+            "`flavor`, `worker_threads` and `start_paused` choose the runtime of an `async fn`; make the test `async` or remove them"
+        ]
     );
 }
 
@@ -205,4 +264,167 @@ fn a_value_that_does_not_fit_its_field_is_an_error() {
         ),
         ["`max_preemptions` must fit in a u32"]
     );
+}
+
+/// The messages of the `compile_error!`s in the block a function-like macro expands to
+/// when its input is wrong.
+fn block_errors(expansion: TokenStream) -> Vec<String> {
+    let block: syn::Block = syn::parse2(expansion).expect("a block of compile_error!s");
+    block
+        .stmts
+        .iter()
+        .map(|stmt| match stmt {
+            syn::Stmt::Macro(m) => {
+                let name = m.mac.path.segments.last().map(|s| s.ident.to_string());
+                assert_eq!(name.as_deref(), Some("compile_error"), "{}", quote!(#m));
+                m.mac.parse_body::<syn::LitStr>().unwrap().value()
+            }
+            other => panic!("expected only errors, got {}", quote!(#other)),
+        })
+        .collect()
+}
+
+fn select_errors(input: TokenStream) -> Vec<String> {
+    block_errors(crate::select::select(input))
+}
+
+#[test]
+fn select_without_a_branch_is_an_error() {
+    let none = "select! needs at least one branch: `<pattern> = <async expression> => <handler>`";
+    assert_eq!(select_errors(quote!()), [none]);
+    assert_eq!(select_errors(quote!(biased;)), [none]);
+    assert_eq!(select_errors(quote!(else => 1)), [none]);
+}
+
+#[test]
+fn select_takes_at_most_64_branches() {
+    let branches = |n: usize| {
+        let names = (0..n).map(|i| quote::format_ident!("v{i}"));
+        quote!(#(#names = f() => 0,)*)
+    };
+    assert!(
+        !crate::select::select(branches(64))
+            .to_string()
+            .contains("compile_error")
+    );
+    assert_eq!(
+        select_errors(branches(65)),
+        [
+            "select! takes at most 64 branches, as Tokio's; this one has 65: split it, or select \
+             over a collection of futures"
+        ]
+    );
+}
+
+#[test]
+fn select_else_must_be_last_and_single() {
+    assert_eq!(
+        select_errors(quote!(else => 1, v = f() => v)),
+        ["the `else` branch must come last, after every other branch"]
+    );
+    assert_eq!(
+        select_errors(quote!(v = f() => v, else => 1, else => 2)),
+        ["`else` is given twice: a select! has at most one `else` branch"]
+    );
+}
+
+#[test]
+fn select_reports_a_missing_token_where_it_is_missing() {
+    let cases = [
+        (
+            quote!(v => f()),
+            "expected `=` after the branch's pattern, then the async expression",
+        ),
+        (
+            quote!(v = f() v),
+            "expected `=>` after the async expression (and its `, if <precondition>`, if any), \
+             then the handler",
+        ),
+        (
+            quote!(v = f(), if ready),
+            "unexpected end of input, expected `=>` after the async expression (and its \
+             `, if <precondition>`, if any), then the handler",
+        ),
+        (
+            quote!(v = f() => v w = g() => w),
+            "expected `,` after the handler (a handler that is not a block ends with a comma)",
+        ),
+        (
+            quote!(v = f() => v, else 1),
+            "expected `=>` after `else`, then the handler",
+        ),
+    ];
+    for (input, message) in cases {
+        assert_eq!(select_errors(input.clone()), [message], "{input}");
+    }
+}
+
+#[test]
+fn select_takes_optional_commas_after_block_handlers() {
+    let got = crate::select::select(quote! {
+        biased;
+        Some(v) = f(), if ready => { v } (a, b) = g() => { a + b },
+        _ = h() => 0
+    });
+    let text = got.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    // `biased;` polls in written order: no start decision.
+    assert!(!text.contains("start_branch"), "{text}");
+    let unbiased = crate::select::select(quote!(v = f() => v)).to_string();
+    assert!(unbiased.contains("start_branch"), "{unbiased}");
+}
+
+#[test]
+fn a_select_pattern_is_tested_by_value_without_binding_modes() {
+    let pattern = |tokens: TokenStream| {
+        let pat = syn::parse::Parser::parse2(syn::Pat::parse_multi_with_leading_vert, tokens);
+        let parts = crate::select::Bindings::of(&pat.unwrap());
+        let test = parts.test;
+        let names = parts.names.iter().map(|n| quote!(#n).to_string());
+        (quote!(#test).to_string(), names.collect::<Vec<_>>())
+    };
+    let cases = [
+        (quote!(Some(mut x)), "Some (x)", vec!["mut x"]),
+        (
+            quote!(Foo { ref a, b: ref mut c, .. }),
+            "Foo { a , b : c , .. }",
+            vec!["ref a", "ref mut c"],
+        ),
+        (
+            quote!(all @ (Ok(x) | Err(x))),
+            "all @ (Ok (x) | Err (x))",
+            vec!["all", "x"],
+        ),
+        // Uppercase names are constants, unit structs or unit variants; lowercase ones
+        // bind (a lowercase constant still works: its value is tested again).
+        (
+            quote!((None, MAX, r#type)),
+            "(None , MAX , r#type)",
+            vec!["r#type"],
+        ),
+        (quote!(&[first, .., _]), "& [first , .. , _]", vec!["first"]),
+    ];
+    for (input, test, names) in cases {
+        let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
+        assert_eq!(pattern(input.clone()), (test.to_owned(), names), "{input}");
+    }
+}
+
+#[test]
+fn join_takes_biased_only_before_a_semicolon() {
+    let biased = crate::join::join(crate::join::Kind::Join, quote!(biased; a, b)).to_string();
+    assert!(!biased.contains("next_turn"), "{biased}");
+    // `biased` followed by a comma is a future named `biased`.
+    let named = crate::join::join(crate::join::Kind::Join, quote!(biased, b)).to_string();
+    assert!(
+        named.contains("next_turn") && named.contains("into_future (biased)"),
+        "{named}"
+    );
+    let empty = crate::join::join(crate::join::Kind::TryJoin, quote!()).to_string();
+    assert!(
+        empty.contains("ready (") && empty.contains("Ok (())"),
+        "{empty}"
+    );
+    let error = crate::join::join(crate::join::Kind::Join, quote!(a b));
+    assert_eq!(block_errors(error), ["expected `,`"]);
 }

@@ -197,6 +197,8 @@ struct Executor {
     /// or not the program keeps a copy, so a deadlock report does not say "no Waker of it
     /// is alive" of a `block_on`'s thread, only of a spawned task's.
     wakers: RefCell<Vec<Option<Waker>>>,
+    /// The index of the local task being polled, `MAIN` between their polls.
+    polling: std::cell::Cell<usize>,
 }
 
 impl Executor {
@@ -210,6 +212,7 @@ impl Executor {
             ready,
             tasks: RefCell::new(Vec::new()),
             wakers: RefCell::new(Vec::new()),
+            polling: std::cell::Cell::new(MAIN),
         }
     }
 
@@ -260,9 +263,11 @@ impl Executor {
             return end(self.owner, &task.shared);
         }
         let waker = self.waker(index);
+        self.polling.set(index);
         let polled = catch_unwind(AssertUnwindSafe(|| {
             task.future.as_mut().poll(&mut Context::from_waker(&waker))
         }));
+        self.polling.set(MAIN);
         match polled {
             Ok(Poll::Pending) => self.tasks.borrow_mut()[index] = Some(task),
             Ok(Poll::Ready(())) => end(self.owner, &task.shared),
@@ -306,6 +311,7 @@ impl Executor {
         let source = Source::Local {
             exec: self.thread.exec(),
             owner: self.owner,
+            index,
             waker: self.waker(index),
         };
         JoinHandle::new(source, shared, outcome)
@@ -332,6 +338,18 @@ impl Drop for Executor {
             }
         }
     }
+}
+
+/// Whether the calling thread runs a `block_on`.
+pub(crate) fn in_block_on() -> bool {
+    current().is_some()
+}
+
+/// The id of the local task the calling thread's innermost `block_on` polls, if any.
+pub(super) fn current_task() -> Option<(Tid, usize)> {
+    let executor = current()?;
+    let index = executor.polling.get();
+    (index != MAIN).then_some((executor.owner, index))
 }
 
 /// Runs `future` to completion on the calling model thread, with the tasks

@@ -63,8 +63,10 @@ use std::task::{Context, Poll};
 use crate::runtime;
 
 pub use builder::Builder;
+pub(crate) use local::in_block_on;
 pub use local::spawn_local;
-pub use task::{AbortHandle, JoinError, JoinHandle};
+pub(crate) use task::current_id;
+pub use task::{AbortHandle, Id, JoinError, JoinHandle};
 pub use waker::AtomicWaker;
 
 /// Spawns `future` as a task, as `tokio::spawn`: it runs as a model task of its own,

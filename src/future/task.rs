@@ -66,14 +66,33 @@ impl tasks::Finish for Shared {
 pub(super) enum Source {
     /// On a model thread of its own.
     Thread { exec: u64, tid: Tid },
-    /// On the executor of a `block_on` of thread `owner`; `waker` wakes it there.
-    Local { exec: u64, owner: Tid, waker: Waker },
+    /// On the executor of a `block_on` of thread `owner`, at `index`; `waker` wakes it
+    /// there.
+    Local {
+        exec: u64,
+        owner: Tid,
+        index: usize,
+        waker: Waker,
+    },
 }
 
 impl Source {
     fn id(&self) -> Tid {
         match self {
             Source::Thread { tid, .. } | Source::Local { owner: tid, .. } => *tid,
+        }
+    }
+
+    fn task_id(&self) -> Id {
+        match self {
+            Source::Thread { tid, .. } => Id {
+                thread: *tid,
+                local: 0,
+            },
+            Source::Local { owner, index, .. } => Id {
+                thread: *owner,
+                local: *index,
+            },
         }
     }
 
@@ -182,6 +201,11 @@ impl<T> JoinHandle<T> {
         self.abort_handle().is_finished()
     }
 
+    /// The task's id, as `tokio::task::JoinHandle::id`.
+    pub fn id(&self) -> Id {
+        self.source.task_id()
+    }
+
     /// A handle that can abort the task without owning its result.
     pub fn abort_handle(&self) -> AbortHandle {
         AbortHandle {
@@ -268,12 +292,51 @@ impl AbortHandle {
         }
     }
 
+    /// The task's id.
+    pub fn id(&self) -> Id {
+        self.source.task_id()
+    }
+
     /// Whether the task has finished. A switch point.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
         ended(&self.source, &self.shared)
     }
+}
+
+/// A task's identity, as `tokio::task::Id`: unique among the tasks of an execution, and
+/// the same in every execution that spawns the same tasks in the same order. It prints as
+/// the task's model thread, `#n` in reports, followed by `.k` for the `k`-th local task of
+/// a `block_on` of that thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id {
+    thread: Tid,
+    local: usize,
+}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.local {
+            0 => write!(f, "{}", self.thread),
+            k => write!(f, "{}.{k}", self.thread),
+        }
+    }
+}
+
+/// The id of the task that runs the calling code: a spawned task, or a local task of a
+/// `block_on`; `None` in a `block_on`'s own future or a plain thread.
+#[track_caller]
+pub(crate) fn current_id() -> Option<Id> {
+    if let Some((thread, local)) = super::local::current_task() {
+        return Some(Id { thread, local });
+    }
+    let api = "interleave_test::tokio::task::id";
+    let (_, me) = runtime::ids(api);
+    runtime::data::is_task(api).then_some(Id {
+        thread: me,
+        local: 0,
+    })
 }
 
 /// Why a task has no value, as `tokio::task::JoinError`: it was aborted, or it panicked.

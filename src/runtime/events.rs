@@ -58,12 +58,15 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
 /// sees the newest stores of every
 /// atomic from now on, and the virtual clock moves on, by 1 µs for the first spin in a row
 /// and twice as much for each next one (so a loop that polls `Instant::now` against a
-/// deadline ends in a few dozen spins, whatever the deadline).
+/// deadline ends in a few dozen spins, whatever the deadline), unless time is paused
+/// (`timers.rs`).
 pub(super) fn spun(st: &mut ExecState, me: Tid) {
     let in_row = st.threads[me].signals.spin();
     st.mem.refresh(me);
-    let quantum = Duration::from_micros(1u64 << in_row.min(30));
-    super::waits::time_passes(st, st.clock.saturating_add(quantum));
+    if !st.timers.paused() {
+        let quantum = Duration::from_micros(1u64 << in_row.min(30));
+        super::waits::time_passes(st, st.clock.saturating_add(quantum));
+    }
     super::spins::spun(st, me);
 }
 

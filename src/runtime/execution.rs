@@ -330,6 +330,8 @@ pub(crate) struct ExecState {
     /// Labels the program gave threads (`current::set_label`), by thread id; empty until
     /// one is given (kept out of `ThreadState`, which every switch point indexes).
     pub(crate) labels: Vec<Option<Box<str>>>,
+    /// The timers of futures (see `timers.rs`).
+    pub(crate) timers: super::timers::Timers,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -446,6 +448,7 @@ impl Execution {
                 kept: super::kept::Kept::default(),
                 tasks,
                 labels: Vec::new(),
+                timers: super::timers::Timers::default(),
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,

@@ -25,6 +25,7 @@ pub(crate) mod spins;
 pub(crate) mod tasks;
 mod teardown;
 mod thread;
+pub(crate) mod timers;
 mod trace;
 mod waits;
 mod watchdog;

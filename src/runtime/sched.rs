@@ -291,10 +291,12 @@ pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -
 fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     let mut runnable = std::mem::take(&mut st.scratch);
     collect_runnable(st, &mut runnable);
-    if runnable.is_empty() && fire_timeouts(st) {
+    // Shutting detached tasks down comes first: the program's work is done, and a task
+    // that waits for a timer between polls (an `interval` loop) is dropped, not fired.
+    if runnable.is_empty() && super::tasks::shut_down(st) {
         collect_runnable(st, &mut runnable);
     }
-    if runnable.is_empty() && super::tasks::shut_down(st) {
+    if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
     // Only the legacy rule's holds are a dependency the strategy must know of; a thread

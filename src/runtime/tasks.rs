@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
-use super::{Early, Key, Loc, OpKind, Tid, events, sched, with_ctx, with_state};
+use super::{Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
 use crate::op::PickKind;
 
 /// What the runtime knows of a thread that polls futures.
@@ -254,39 +254,51 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// waits for a wake (a switch point), unless one came during the poll, or ends the wait
 /// without one (a spurious poll). Returns when the future is to be polled again.
 /// `task_loop`: the wait is a spawned task's own, between two polls of the task.
+///
+/// The thread's timers (`timers.rs`) make it a timed wait, with the deadline of the
+/// earliest: it ends when the clock reaches it, or at once as a decision while others could
+/// still act. A timer already due ends it at once. Afterwards the wakers of the due timers
+/// are woken.
 #[track_caller]
 pub(crate) fn wait(loc: Loc, task_loop: bool) {
     super::switch_point(OpKind::TaskWait, None, loc);
     let api = "a future's wait for a wake";
-    // The token and the spurious-poll decision are read under one lock: nothing runs
+    // The token, the timers and the decisions are read under one lock: nothing runs
     // between them (no other thread can act before this one blocks or returns).
-    let polls_now = super::atomics::with_memory(api, |st, me| {
+    let (deadline, due) = super::atomics::with_memory(api, |st, me| {
         events::imply(st, Key::Park(me));
         super::spins::observes(st, me, Key::Park(me));
+        let deadline = timers::earliest(st, me);
         let task = task_mut(st, me);
-        task.between_polls = task_loop;
-        if std::mem::take(&mut task.token) {
-            return Ok(true);
+        let now = std::mem::take(&mut task.token) || deadline.is_some_and(|d| d <= st.clock);
+        let early = timers::early_deadline(st, me);
+        if now || super::waits::early_in(st, me, early, true)? != Early::No {
+            task_mut(st, me).between_polls = false;
+            return Ok((deadline, Some(timers::take_due(st, me))));
         }
-        Ok(super::waits::early_in(st, me, None, true)? != Early::No)
+        task_mut(st, me).between_polls = task_loop;
+        Ok((deadline, None))
     });
-    if polls_now {
-        return;
+    let due = due.unwrap_or_else(|| {
+        super::block(Blocked {
+            what: Waits::Wake,
+            obj: None,
+            thread: None,
+            deadline,
+            loc,
+        });
+        with_state(api, |a| {
+            let (st, me) = (&mut *a.st, a.me);
+            events::imply(st, Key::Park(me));
+            let task = task_mut(st, me);
+            task.token = false;
+            task.between_polls = false;
+            timers::take_due(st, me)
+        })
+    });
+    for waker in due {
+        waker.wake();
     }
-    super::block(Blocked {
-        what: Waits::Wake,
-        obj: None,
-        thread: None,
-        deadline: None,
-        loc,
-    });
-    with_state(api, |a| {
-        let (st, me) = (&mut *a.st, a.me);
-        events::imply(st, Key::Park(me));
-        let task = task_mut(st, me);
-        task.token = false;
-        task.between_polls = false;
-    });
 }
 
 /// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::{LockResult, TryLockError, TryLockResult};
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 use super::poison;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
@@ -55,6 +55,8 @@ pub struct MutexGuard<'a, T: ?Sized> {
     /// Whether the data was borrowed mutably: if not, taking and releasing the lock changed
     /// nothing another thread could see afterwards (see `runtime/spins.rs`).
     wrote: bool,
+    /// Taken by [`Mutex::lock_section`]: released with no switch point of its own.
+    section: bool,
 }
 
 impl<T> Mutex<T> {
@@ -86,6 +88,25 @@ impl<T: ?Sized> Mutex<T> {
         ));
         self.acquire(obj, loc);
         self.result(self.guard(Some(obj), loc))
+    }
+
+    /// Takes the lock for a short critical section, as [`lock`](Self::lock), but the
+    /// guard's drop releases it with no switch point: the section is one step of the
+    /// model, like an atomic read-modify-write on the mutex. The Tokio module keeps each
+    /// primitive's state this way.
+    ///
+    /// Sound as long as no switch point runs between `lock_section` and the guard's
+    /// drop: then no other thread runs while the lock is held, and the unlock's switch
+    /// point would only offer to run others between the release and this thread's next
+    /// switch point, where this thread touches nothing they can see. Every order of the
+    /// sections is still explored, since each begins with a switch point. If a section
+    /// does reach a switch point, others that want the lock block on it as usual, so the
+    /// lock stays correct; only that section's own release is not a switch point.
+    #[track_caller]
+    pub(crate) fn lock_section(&self) -> MutexGuard<'_, T> {
+        let mut guard = self.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.section = true;
+        guard
     }
 
     /// Takes the lock without the switch point of `lock` (condvar re-acquisition).
@@ -158,6 +179,7 @@ impl<T: ?Sized> Mutex<T> {
             loc,
             poison: poison::Flag::guard(),
             wrote: false,
+            section: false,
         }
     }
 
@@ -202,6 +224,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             loc,
             poison: poison::Flag::guard(),
             wrote: false,
+            section: false,
         }
     }
 }
@@ -212,7 +235,9 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
             return; // released for a condvar wait
         }
         if self.obj.is_some() {
-            runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
+            if !self.section {
+                runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
+            }
             if !self.wrote && !std::thread::panicking() {
                 runtime::unchanged();
             }

@@ -46,4 +46,5 @@ mod substrates;
 mod thread_locals;
 mod threads;
 mod time_and_timeouts;
+mod tokio_macros;
 mod weak_memory;

@@ -173,3 +173,42 @@ fn local_tasks_polled_in_either_order() {
         0,
     );
 }
+
+#[test]
+fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
+    use crate::tokio::runtime::Builder as Runtime;
+    use crate::tokio::sync::mpsc;
+    use crate::tokio::task::JoinSet;
+    // Three tasks of a `JoinSet` on a current-thread runtime (as `#[tokio::test]` runs
+    // them) each send their number on a channel of one slot; the runtime's thread
+    // receives the values and joins the set. Outcome: the order of the values and the
+    // order the set returned the tasks in.
+    check_async(
+        "join set",
+        || {
+            let runtime = Runtime::new_current_thread().build().unwrap();
+            runtime.block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                for n in 0..3 {
+                    let tx = tx.clone();
+                    set.spawn(async move {
+                        tx.send(n).await.unwrap();
+                        n
+                    });
+                }
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let mut joined = Vec::new();
+                while let Some(done) = set.join_next().await {
+                    joined.push(done.unwrap());
+                }
+                (values, joined)
+            })
+        },
+        0,
+    );
+}

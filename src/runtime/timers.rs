@@ -1,0 +1,186 @@
+//! Timers of futures on the virtual clock: what `tokio::time`'s `sleep`, `timeout` and
+//! `interval` wait for.
+//!
+//! A timer holds a deadline and the waker of the poll that last found it pending, and
+//! belongs to the thread that made that poll (its *owner*: a spawned task's thread, or the
+//! thread of a `block_on`). The owner's wait between polls (`tasks::wait`) is then a timed
+//! wait whose deadline is its earliest timer's, so it ends as every timed wait of the
+//! runtime does:
+//! - when every thread is blocked, the clock jumps to the earliest deadline of all
+//!   (`sched::fire_timeouts`), and the waits it reaches end;
+//! - or at once, while other threads could still act: a decision (`PickKind::TimeOut`),
+//!   as for `wait_timeout`, so timeout races are explored, not avoided. The clock then moves
+//!   to the deadline (`waits::time_passes`), never past it.
+//!
+//! After the wait the owner wakes the wakers of its timers that are due and forgets them;
+//! the futures see the clock at or past their deadline when polled. A timer never fires
+//! before its deadline.
+//!
+//! When time is *paused* (Tokio's `pause` or `start_paused`), the second way is not offered
+//! and spins do not move the clock (`events::spun`): paused time moves only when every
+//! thread is idle (auto-advance) or by [`advance`].
+//!
+//! Unpaused, a timer that fires early may move the clock past the deadline of another
+//! timer that still waits, as the timed waits of threads do: that timer then fires late,
+//! as on a loaded runtime. Instants are exact only under paused time.
+//!
+//! Soundness for reduction: a timer's firing is a timed wait's, which the search already
+//! treats as depending on the clock (`Key::Time`, written by the jump, read by every poll
+//! that compares the clock with a deadline); the timer table itself is read and written
+//! only by its owner, or by a thread that took the future over through a synchronizing
+//! operation (a channel, a lock, a join), so it adds no dependence the search must see.
+
+use std::task::Waker;
+use std::time::Duration;
+
+use super::execution::ExecState;
+use super::{Key, Tid, events, spins, with_ctx};
+use crate::op::Role;
+
+/// The execution's timers.
+#[derive(Debug, Default)]
+pub(crate) struct Timers {
+    list: Vec<Timer>,
+    next: u64,
+    /// Time is paused: no timer fires while another thread could act.
+    paused: bool,
+}
+
+#[derive(Debug)]
+struct Timer {
+    id: u64,
+    owner: Tid,
+    deadline: Duration,
+    waker: Waker,
+}
+
+/// A future's handle on its timer, kept between polls.
+#[derive(Debug)]
+pub(crate) struct TimerId {
+    exec: u64,
+    id: u64,
+}
+
+/// Polls a timer for `deadline` (virtual time since the start of the execution): `true`
+/// if the clock reached it (the timer is then forgotten), or registers `waker` with the
+/// calling thread as owner and returns `false`. Reads the clock.
+#[track_caller]
+pub(crate) fn poll(
+    api: &str,
+    slot: &mut Option<TimerId>,
+    deadline: Duration,
+    waker: &Waker,
+) -> bool {
+    with_ctx(api, |ctx| {
+        let (exec, me) = (ctx.exec.id, ctx.tid);
+        let mut st = ctx.exec.state.lock();
+        events::declare(&mut st, Key::Time, Role::Read);
+        spins::observes(&mut st, me, Key::Time);
+        let clock = st.clock;
+        let timers = &mut st.timers;
+        let mine = slot.as_ref().filter(|t| t.exec == exec).map(|t| t.id);
+        let at = mine.and_then(|id| timers.list.iter().position(|t| t.id == id));
+        if clock >= deadline {
+            if let Some(i) = at {
+                timers.list.swap_remove(i);
+            }
+            *slot = None;
+            return true;
+        }
+        match at {
+            Some(i) => {
+                let timer = &mut timers.list[i];
+                timer.owner = me;
+                timer.deadline = deadline;
+                if !timer.waker.will_wake(waker) {
+                    timer.waker = waker.clone();
+                }
+            }
+            None => {
+                let id = mine.unwrap_or_else(|| {
+                    timers.next += 1;
+                    timers.next
+                });
+                timers.list.push(Timer {
+                    id,
+                    owner: me,
+                    deadline,
+                    waker: waker.clone(),
+                });
+                *slot = Some(TimerId { exec, id });
+            }
+        }
+        false
+    })
+}
+
+impl Timers {
+    /// Whether time is paused.
+    pub(super) fn paused(&self) -> bool {
+        self.paused
+    }
+}
+
+/// Forgets a timer (its future was dropped). Quiet outside its execution.
+pub(crate) fn cancel(timer: &TimerId) {
+    super::host::with_current(|ctx| {
+        if ctx.exec.id != timer.exec {
+            return;
+        }
+        let mut st = ctx.exec.state.lock();
+        st.timers.list.retain(|t| t.id != timer.id);
+    });
+}
+
+/// The earliest deadline of the timers thread `me` owns.
+pub(super) fn earliest(st: &ExecState, me: Tid) -> Option<Duration> {
+    let mine = st.timers.list.iter().filter(|t| t.owner == me);
+    mine.map(|t| t.deadline).min()
+}
+
+/// The deadline thread `me`'s wait may time out at while others could still act: its
+/// earliest, unless time is paused.
+pub(super) fn early_deadline(st: &ExecState, me: Tid) -> Option<Duration> {
+    earliest(st, me).filter(|_| !st.timers.paused)
+}
+
+/// Takes out the wakers of thread `me`'s due timers, to be woken outside the lock.
+pub(super) fn take_due(st: &mut ExecState, me: Tid) -> Vec<Waker> {
+    let clock = st.clock;
+    let due = |t: &Timer| t.owner == me && t.deadline <= clock;
+    if !st.timers.list.iter().any(due) {
+        return Vec::new();
+    }
+    let mut wakers = Vec::new();
+    st.timers.list.retain_mut(|t| {
+        if due(t) {
+            wakers.push(t.waker.clone());
+            return false;
+        }
+        true
+    });
+    wakers
+}
+
+/// Pauses or resumes time for the rest of the execution (Tokio's `pause` and `resume`).
+#[track_caller]
+pub(crate) fn set_paused(api: &str, paused: bool) {
+    super::with_state(api, |a| a.st.timers.paused = paused);
+}
+
+/// Whether time is paused.
+#[track_caller]
+pub(crate) fn paused(api: &str) -> bool {
+    super::with_state(api, |a| a.st.timers.paused)
+}
+
+/// Moves the clock `by` forward now (Tokio's `advance`): every wait whose deadline that
+/// reaches ends, and every timer it reaches fires at its owner's next wait.
+#[track_caller]
+pub(crate) fn advance(api: &str, by: Duration) {
+    super::atomics::with_memory(api, |st, _| {
+        let to = st.clock.saturating_add(by);
+        super::waits::time_passes(st, to);
+        Ok(())
+    });
+}

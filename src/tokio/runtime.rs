@@ -1,0 +1,404 @@
+//! Runtimes, with the names of `tokio::runtime`: [`Runtime`], [`Builder`], [`Handle`].
+//!
+//! A runtime here is a way to run futures on the model's threads, in one of Tokio's two
+//! shapes:
+//! - **current-thread** ([`Builder::new_current_thread`]): [`Runtime::block_on`] polls its
+//!   future and every task spawned on the runtime on the calling model thread, so tasks
+//!   interleave only at `.await` points, and a blocking call inside a poll stalls them all
+//!   (a deadlock of that kind is found). `#[interleave]` on an `async fn` runs its body so,
+//!   as `#[tokio::test]` does.
+//! - **multi-thread** ([`Builder::new_multi_thread`], [`Runtime::new`]): each spawned task
+//!   is a model task of its own, preempted at any switch point, as on a pool of workers.
+//!   The worker count is accepted and has no effect: the search already covers every
+//!   assignment of tasks to workers (each task may run while any other is stopped).
+//!
+//! [`spawn_blocking`](crate::tokio::task::spawn_blocking) runs its closure as a task of its
+//! own under both shapes, as on Tokio's blocking pool. A runtime's context is entered on
+//! the thread of its `block_on` and on the threads of its tasks, so
+//! [`Handle::current`] and `tokio::spawn` work there. Dropping a runtime aborts the tasks
+//! spawned on it that still run, as a Tokio runtime's shutdown does.
+//!
+//! Outside any runtime's context (a model that calls `future::block_on`, or
+//! `check_async`), `tokio::spawn` spawns a task of its own, as a multi-thread runtime
+//! would, rather than panicking as Tokio does.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::future::{self, AbortHandle, JoinHandle};
+use crate::op::Tid;
+use crate::runtime as engine;
+
+/// Which shape of runtime, as `tokio::runtime::RuntimeFlavor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeFlavor {
+    /// Every task on the thread of `block_on`.
+    CurrentThread,
+    /// Every task preempted at any switch point.
+    MultiThread,
+}
+
+/// What a runtime's handles share.
+#[derive(Debug)]
+struct Shared {
+    flavor: RuntimeFlavor,
+    start_paused: bool,
+    /// The tasks of its own spawned on it, aborted when it shuts down.
+    tasks: Mutex<Vec<AbortHandle>>,
+}
+
+/// A handle to a runtime, as `tokio::runtime::Handle`: spawns on it from anywhere.
+#[derive(Clone, Debug)]
+pub struct Handle {
+    shared: Arc<Shared>,
+}
+
+/// The runtime contexts entered, by execution and model thread (one OS thread runs one
+/// execution at a time; entries of another execution are stale).
+struct Entered {
+    exec: u64,
+    tid: Tid,
+    handle: Handle,
+}
+
+thread_local! {
+    static CONTEXT: RefCell<Vec<Entered>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The handle of the innermost runtime context the calling model thread entered.
+fn current() -> Option<Handle> {
+    let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::current");
+    CONTEXT.with(|all| {
+        let all = all.borrow();
+        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
+        found.map(|e| e.handle.clone())
+    })
+}
+
+/// Leaves a runtime context when dropped, as `tokio::runtime::EnterGuard`.
+#[derive(Debug)]
+#[must_use = "the context is left when the guard is dropped"]
+pub struct EnterGuard<'a> {
+    exec: u64,
+    tid: Tid,
+    _handle: std::marker::PhantomData<&'a Handle>,
+}
+
+impl Drop for EnterGuard<'_> {
+    fn drop(&mut self) {
+        let (exec, tid) = (self.exec, self.tid);
+        let _ = CONTEXT.try_with(|all| {
+            let mut all = all.borrow_mut();
+            if let Some(i) = all.iter().rposition(|e| e.exec == exec && e.tid == tid) {
+                all.remove(i);
+            }
+        });
+    }
+}
+
+impl Handle {
+    /// The handle of the runtime whose context the calling code runs in.
+    ///
+    /// # Panics
+    /// Outside a runtime's context (Tokio's message), or outside a model.
+    #[track_caller]
+    pub fn current() -> Handle {
+        current().unwrap_or_else(|| {
+            panic!(
+                "there is no reactor running, must be called from the context of a Tokio 1.x \
+                 runtime (here: inside Runtime::block_on, a task spawned on a runtime, or \
+                 an `async fn` under #[interleave])"
+            )
+        })
+    }
+
+    /// The handle of the current runtime, or an error outside one.
+    #[track_caller]
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        current().ok_or(TryCurrentError(()))
+    }
+
+    /// The runtime's shape.
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        self.shared.flavor
+    }
+
+    /// Enters the runtime's context on the calling model thread until the guard drops.
+    #[track_caller]
+    pub fn enter(&self) -> EnterGuard<'_> {
+        let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::enter");
+        CONTEXT.with(|all| {
+            let mut all = all.borrow_mut();
+            all.retain(|e| e.exec == exec);
+            all.push(Entered {
+                exec,
+                tid,
+                handle: self.clone(),
+            });
+        });
+        EnterGuard {
+            exec,
+            tid,
+            _handle: std::marker::PhantomData,
+        }
+    }
+
+    /// Spawns `future` on the runtime, as `Handle::spawn`; see
+    /// [`tokio::spawn`](crate::tokio::spawn).
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        if self.shared.flavor == RuntimeFlavor::CurrentThread && on_local_executor(self) {
+            return future::spawn_local(future);
+        }
+        self.spawn_own(future)
+    }
+
+    /// Spawns `future` as a task of its own that runs in this runtime's context.
+    #[track_caller]
+    fn spawn_own<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let handle = self.clone();
+        let task = future::spawn(async move {
+            let _entered = handle.enter();
+            future.await
+        });
+        self.shared.tasks.lock().push(task.abort_handle());
+        task
+    }
+
+    /// Runs `f` as a task of its own, as `Handle::spawn_blocking`.
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.spawn_own(async move { f() })
+    }
+
+    /// Runs `future` to completion on the calling model thread in this runtime's context;
+    /// see [`Runtime::block_on`].
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _entered = self.enter();
+        let api = "interleave_test::tokio::runtime::Runtime::block_on";
+        if self.shared.start_paused && !engine::timers::paused(api) {
+            engine::timers::set_paused(api, true);
+        }
+        future::block_on(future)
+    }
+}
+
+/// Whether the calling thread's innermost runtime context is `handle`'s and a `block_on`
+/// runs on it (so a local task can be spawned).
+fn on_local_executor(handle: &Handle) -> bool {
+    future::in_block_on() && current().is_some_and(|h| Arc::ptr_eq(&h.shared, &handle.shared))
+}
+
+/// The error of [`Handle::try_current`] outside a runtime.
+#[derive(Debug)]
+pub struct TryCurrentError(());
+
+impl std::fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no reactor running, must be called from the context of a Tokio 1.x runtime")
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
+
+/// A runtime, as `tokio::runtime::Runtime`; see the [module docs](self).
+#[derive(Debug)]
+pub struct Runtime {
+    handle: Handle,
+}
+
+impl Runtime {
+    /// A multi-thread runtime, as `Runtime::new`.
+    pub fn new() -> std::io::Result<Runtime> {
+        Builder::new_multi_thread().enable_all().build()
+    }
+
+    /// Its handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Runs `future` to completion on the calling model thread, in the runtime's context,
+    /// as `Runtime::block_on`. On a current-thread runtime, the tasks spawned on it are
+    /// polled on this thread too, while it runs.
+    ///
+    /// ```
+    /// use interleave_test::tokio::{self, runtime};
+    ///
+    /// interleave_test::check(|| {
+    ///     let rt = runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    ///     let two = rt.block_on(async { tokio::spawn(async { 1 + 1 }).await.unwrap() });
+    ///     assert_eq!(two, 2);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+
+    /// Spawns `future` on the runtime; see [`Handle::spawn`].
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs `f` as a task of its own; see [`Handle::spawn_blocking`].
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
+
+    /// Enters the runtime's context; see [`Handle::enter`].
+    #[track_caller]
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// Shuts the runtime down, as dropping it does; the timeout has no effect (tasks are
+    /// aborted at once).
+    pub fn shutdown_timeout(self, _timeout: Duration) {}
+
+    /// Shuts the runtime down, as dropping it does.
+    pub fn shutdown_background(self) {}
+}
+
+impl Drop for Runtime {
+    /// Aborts the tasks spawned on it that still run, as Tokio's shutdown drops them.
+    fn drop(&mut self) {
+        // During a panic the execution fails anyway; a misuse here would abort the process.
+        if !engine::in_model() || std::thread::panicking() {
+            return;
+        }
+        let tasks = std::mem::take(&mut *self.handle.shared.tasks.lock());
+        for task in tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Builds a [`Runtime`], as `tokio::runtime::Builder`. Options that shape a real
+/// runtime's threads and I/O are accepted and have no effect here.
+#[derive(Debug)]
+pub struct Builder {
+    flavor: RuntimeFlavor,
+    start_paused: bool,
+}
+
+impl Builder {
+    /// A builder of a current-thread runtime.
+    pub fn new_current_thread() -> Builder {
+        Builder {
+            flavor: RuntimeFlavor::CurrentThread,
+            start_paused: false,
+        }
+    }
+
+    /// A builder of a multi-thread runtime.
+    pub fn new_multi_thread() -> Builder {
+        Builder {
+            flavor: RuntimeFlavor::MultiThread,
+            start_paused: false,
+        }
+    }
+
+    /// Enables time and I/O drivers (time is always enabled here; there is no I/O).
+    pub fn enable_all(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Enables the time driver (always enabled here).
+    pub fn enable_time(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Enables the I/O driver (there is no I/O here).
+    pub fn enable_io(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Starts with time paused, as `Builder::start_paused` (see `tokio::time::pause`):
+    /// the first `block_on` pauses the execution's clock.
+    pub fn start_paused(&mut self, paused: bool) -> &mut Builder {
+        self.start_paused = paused;
+        self
+    }
+
+    /// The number of worker threads: accepted, no effect (see the [module docs](self)).
+    ///
+    /// # Panics
+    /// If `n` is zero (Tokio's message).
+    pub fn worker_threads(&mut self, n: usize) -> &mut Builder {
+        assert!(n > 0, "Worker threads cannot be set to 0");
+        self
+    }
+
+    /// The most blocking threads: accepted, no effect.
+    ///
+    /// # Panics
+    /// If `n` is zero (Tokio's message).
+    pub fn max_blocking_threads(&mut self, n: usize) -> &mut Builder {
+        assert!(n > 0, "Max blocking threads cannot be set to 0");
+        self
+    }
+
+    /// The name of the runtime's threads: accepted, no effect (name tasks with
+    /// `interleave_test::future::Builder`).
+    pub fn thread_name(&mut self, _name: impl Into<String>) -> &mut Builder {
+        self
+    }
+
+    /// The stack size of the runtime's threads: accepted, no effect.
+    pub fn thread_stack_size(&mut self, _bytes: usize) -> &mut Builder {
+        self
+    }
+
+    /// How long an idle blocking thread lives: accepted, no effect.
+    pub fn thread_keep_alive(&mut self, _duration: Duration) -> &mut Builder {
+        self
+    }
+
+    /// The runtime.
+    pub fn build(&mut self) -> std::io::Result<Runtime> {
+        Ok(Runtime {
+            handle: Handle {
+                shared: Arc::new(Shared {
+                    flavor: self.flavor,
+                    start_paused: self.start_paused,
+                    tasks: Mutex::new(Vec::new()),
+                }),
+            },
+        })
+    }
+}
+
+/// The handle of the current runtime context, if any.
+pub(super) fn try_handle() -> Option<Handle> {
+    current()
+}

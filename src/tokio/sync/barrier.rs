@@ -1,0 +1,104 @@
+//! [`Barrier`], as `tokio::sync::Barrier`.
+
+use std::task::Poll;
+
+use super::watch::Wakers;
+use crate::sync::{Mutex, MutexGuard};
+
+/// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
+/// of [`wait`](Self::wait) wait; the `n`th wakes them all, is the generation's leader
+/// ([`BarrierWaitResult::is_leader`]), and the barrier starts the next generation.
+/// `Barrier::new(0)` acts as `Barrier::new(1)` (every call returns at once, as leader), as
+/// Tokio (and std) do. Arriving and being released are switch points.
+///
+/// ```
+/// use interleave_test::sync::Arc;
+/// use interleave_test::tokio::{self, sync::Barrier};
+///
+/// interleave_test::check_async(|| async {
+///     let barrier = Arc::new(Barrier::new(2));
+///     let other = Arc::clone(&barrier);
+///     let task = tokio::spawn(async move { other.wait().await.is_leader() });
+///     let mine = barrier.wait().await.is_leader();
+///     assert!(mine != task.await.unwrap(), "exactly one leader");
+/// })
+/// .unwrap();
+/// ```
+///
+/// # Differences from Tokio
+/// Tokio calls the leader "arbitrary"; here, as in Tokio's implementation, it is always
+/// the last task to arrive.
+#[derive(Debug)]
+pub struct Barrier {
+    n: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// Tasks of the current generation that arrived; always less than `n`.
+    arrived: usize,
+    /// How many generations were released.
+    generation: u64,
+    /// The waiting tasks of the current generation.
+    waiting: Wakers,
+}
+
+/// What [`Barrier::wait`] returns, as `tokio::sync::BarrierWaitResult`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarrierWaitResult(bool);
+
+impl BarrierWaitResult {
+    /// Whether this task released its generation (exactly one per generation: the last
+    /// to arrive).
+    pub fn is_leader(&self) -> bool {
+        self.0
+    }
+}
+
+impl Barrier {
+    /// A barrier for `n` tasks (`0` counts as `1`).
+    pub fn new(n: usize) -> Barrier {
+        Barrier {
+            n: n.max(1),
+            state: Mutex::new(State {
+                arrived: 0,
+                generation: 0,
+                waiting: Wakers::default(),
+            }),
+        }
+    }
+
+    #[track_caller]
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock_section()
+    }
+
+    /// Arrives at the barrier and waits until `n` tasks have arrived in this generation.
+    ///
+    /// Not cancel-safe (as Tokio): a task counts as arrived from the first poll, so
+    /// dropping the future afterwards still counts it, and the generation may be released
+    /// with fewer tasks waiting.
+    pub async fn wait(&self) -> BarrierWaitResult {
+        let generation = {
+            let mut st = self.lock();
+            st.arrived += 1;
+            if st.arrived == self.n {
+                st.arrived = 0;
+                st.generation += 1;
+                st.waiting.wake_all();
+                return BarrierWaitResult(true);
+            }
+            st.generation
+        };
+        std::future::poll_fn(|cx| {
+            let mut st = self.lock();
+            if st.generation != generation {
+                return Poll::Ready(BarrierWaitResult(false));
+            }
+            st.waiting.add(cx.waker());
+            Poll::Pending
+        })
+        .await
+    }
+}

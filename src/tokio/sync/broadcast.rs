@@ -1,0 +1,389 @@
+//! A channel whose every value goes to every receiver, as `tokio::sync::broadcast`.
+//!
+//! The channel keeps the values some receiver has yet to see, oldest first, each with the
+//! number of receivers that existed when it was sent and have not seen it. A value goes
+//! when that number reaches zero or when sending past the capacity overwrites it (the
+//! oldest kept value is overwritten first); a receiver that missed overwritten values is
+//! told how many (`RecvError::Lagged`) and goes on from the
+//! oldest kept value. The state sits in a modelled `Mutex`: every operation is a switch
+//! point.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::task::Poll;
+
+use super::watch::Wakers;
+use crate::sync::{Mutex, MutexGuard};
+
+/// Errors of this module.
+pub mod error {
+    /// `send` found no receiver; the value comes back, as `broadcast::error::SendError`.
+    #[derive(PartialEq, Eq, Clone, Copy)]
+    pub struct SendError<T>(pub T);
+
+    impl<T> std::fmt::Debug for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("SendError").finish_non_exhaustive()
+        }
+    }
+
+    impl<T> std::fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl<T> std::error::Error for SendError<T> {}
+
+    /// Why `recv` returned no value, as `broadcast::error::RecvError`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RecvError {
+        /// Every sender was dropped and this receiver has seen every value.
+        Closed,
+        /// This many values were overwritten before this receiver saw them; it goes on
+        /// from the oldest kept value.
+        Lagged(u64),
+    }
+
+    impl std::fmt::Display for RecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                RecvError::Closed => f.write_str("channel closed"),
+                RecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
+            }
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+
+    /// Why `try_recv` returned no value, as `broadcast::error::TryRecvError`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TryRecvError {
+        /// No value this receiver has not seen, and a sender still exists.
+        Empty,
+        /// Every sender was dropped and this receiver has seen every value.
+        Closed,
+        /// This many values were overwritten before this receiver saw them; it goes on
+        /// from the oldest kept value.
+        Lagged(u64),
+    }
+
+    impl std::fmt::Display for TryRecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                TryRecvError::Empty => f.write_str("channel empty"),
+                TryRecvError::Closed => f.write_str("channel closed"),
+                TryRecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
+            }
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{RecvError, SendError, TryRecvError};
+
+#[derive(Debug)]
+struct Slot<T> {
+    value: T,
+    /// Receivers that existed when it was sent and have not seen it yet; never 0 for the
+    /// front slot (a value every receiver has seen is gone).
+    unseen: usize,
+}
+
+#[derive(Debug)]
+struct State<T> {
+    /// Kept values, oldest first; at most `capacity`.
+    slots: VecDeque<Slot<T>>,
+    /// The position of `slots[0]`: positions number every value ever sent.
+    head: u64,
+    capacity: usize,
+    senders: usize,
+    receivers: usize,
+    /// Tasks in `recv`, woken by a send or the last sender's drop.
+    waiting: Wakers,
+}
+
+impl<T> State<T> {
+    /// The position the next value will have.
+    fn tail(&self) -> u64 {
+        self.head + self.slots.len() as u64
+    }
+
+    /// Drops the front values every receiver has seen.
+    fn trim(&mut self) {
+        while self.slots.front().is_some_and(|s| s.unseen == 0) {
+            self.slots.pop_front();
+            self.head += 1;
+        }
+    }
+
+    /// The next value for a receiver at position `next`.
+    fn take(&mut self, next: &mut u64) -> Result<T, TryRecvError>
+    where
+        T: Clone,
+    {
+        if *next < self.head {
+            let missed = self.head - *next;
+            *next = self.head;
+            return Err(TryRecvError::Lagged(missed));
+        }
+        let i = (*next - self.head) as usize;
+        let Some(slot) = self.slots.get_mut(i) else {
+            return match self.senders {
+                0 => Err(TryRecvError::Closed),
+                _ => Err(TryRecvError::Empty),
+            };
+        };
+        *next += 1;
+        slot.unseen -= 1;
+        debug_assert!(
+            slot.unseen > 0 || i == 0,
+            "a value is seen by all only after the older ones"
+        );
+        if slot.unseen > 0 || i > 0 {
+            return Ok(slot.value.clone());
+        }
+        let slot = self.slots.pop_front().expect("the slot above");
+        self.head += 1;
+        Ok(slot.value)
+    }
+}
+
+type Shared<T> = Arc<Mutex<State<T>>>;
+
+#[track_caller]
+fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
+    shared.lock_section()
+}
+
+/// A channel keeping up to `capacity` values, with one sender and one receiver, as
+/// `tokio::sync::broadcast::channel`. Like Tokio, it rounds the capacity up to the next
+/// power of two (Tokio: "the actual capacity may be greater than the provided capacity").
+///
+/// # Panics
+/// If `capacity` is 0 or more than `usize::MAX / 2` (Tokio's messages).
+///
+/// ```
+/// use interleave_test::tokio::sync::broadcast::{self, error::RecvError};
+///
+/// interleave_test::check_async(|| async {
+///     let (tx, mut rx) = broadcast::channel(2);
+///     for v in 1..=3 {
+///         tx.send(v).unwrap();
+///     }
+///     assert_eq!(rx.recv().await, Err(RecvError::Lagged(1)));
+///     assert_eq!(rx.recv().await, Ok(2));
+///     assert_eq!(rx.recv().await, Ok(3));
+///     drop(tx);
+///     assert_eq!(rx.recv().await, Err(RecvError::Closed));
+/// })
+/// .unwrap();
+/// ```
+#[track_caller]
+pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(capacity > 0, "broadcast channel capacity cannot be zero");
+    assert!(
+        capacity <= usize::MAX / 2,
+        "broadcast channel capacity exceeded `usize::MAX / 2`"
+    );
+    let shared = Arc::new(Mutex::new(State {
+        slots: VecDeque::new(),
+        head: 0,
+        capacity: capacity.next_power_of_two(),
+        senders: 1,
+        receivers: 1,
+        waiting: Wakers::default(),
+    }));
+    let rx = Receiver {
+        shared: Arc::clone(&shared),
+        next: 0,
+    };
+    (Sender { shared }, rx)
+}
+
+/// The sending half, as `broadcast::Sender`; cloning it (a switch point) makes another
+/// sender, and receivers see the channel closed once every sender is dropped.
+#[derive(Debug)]
+pub struct Sender<T> {
+    shared: Shared<T>,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value` to every receiver that exists now and returns how many there are, or
+    /// gives it back when none exists. Past the capacity it overwrites the oldest kept
+    /// value; it never waits.
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
+        let mut st = lock(&self.shared);
+        if st.receivers == 0 {
+            return Err(SendError(value));
+        }
+        let unseen = st.receivers;
+        st.slots.push_back(Slot { value, unseen });
+        if st.slots.len() > st.capacity {
+            st.slots.pop_front();
+            st.head += 1;
+        }
+        st.waiting.wake_all();
+        Ok(unseen)
+    }
+
+    /// A new receiver that sees the values sent from now on.
+    #[track_caller]
+    pub fn subscribe(&self) -> Receiver<T> {
+        new_receiver(&self.shared)
+    }
+
+    /// How many receivers exist.
+    #[track_caller]
+    pub fn receiver_count(&self) -> usize {
+        lock(&self.shared).receivers
+    }
+
+    /// How many values are kept: sent, not yet seen by some receiver that existed then,
+    /// and not overwritten.
+    #[track_caller]
+    pub fn len(&self) -> usize {
+        lock(&self.shared).slots.len()
+    }
+
+    /// Whether no value is kept.
+    #[track_caller]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether both senders belong to one channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+#[track_caller]
+fn new_receiver<T>(shared: &Shared<T>) -> Receiver<T> {
+    let mut st = lock(shared);
+    st.receivers += 1;
+    Receiver {
+        shared: Arc::clone(shared),
+        next: st.tail(),
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        lock(&self.shared).senders += 1;
+        Sender {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = lock(&self.shared);
+        st.senders -= 1;
+        if st.senders == 0 {
+            st.waiting.wake_all();
+        }
+    }
+}
+
+/// The receiving half, as `broadcast::Receiver`: it gets every value sent while it exists,
+/// in order, unless they are overwritten first. Not `Clone` (as Tokio); see
+/// [`resubscribe`](Self::resubscribe).
+#[derive(Debug)]
+pub struct Receiver<T> {
+    shared: Shared<T>,
+    /// The position of the next value this receiver gets.
+    next: u64,
+}
+
+impl<T> Receiver<T> {
+    /// Waits for the next value. `Err(Lagged(n))` when `n` values were overwritten before
+    /// this receiver saw them (the next call returns the oldest kept value);
+    /// `Err(Closed)` when every sender is dropped and nothing is left. Cancel-safe.
+    pub async fn recv(&mut self) -> Result<T, RecvError>
+    where
+        T: Clone,
+    {
+        std::future::poll_fn(|cx| {
+            let mut st = lock(&self.shared);
+            match st.take(&mut self.next) {
+                Ok(value) => Poll::Ready(Ok(value)),
+                Err(TryRecvError::Lagged(n)) => Poll::Ready(Err(RecvError::Lagged(n))),
+                Err(TryRecvError::Closed) => Poll::Ready(Err(RecvError::Closed)),
+                Err(TryRecvError::Empty) => {
+                    st.waiting.add(cx.waker());
+                    Poll::Pending
+                }
+            }
+        })
+        .await
+    }
+
+    /// The next value without waiting: `Err(Empty)` when none is there yet, else as
+    /// [`recv`](Self::recv).
+    #[track_caller]
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError>
+    where
+        T: Clone,
+    {
+        lock(&self.shared).take(&mut self.next)
+    }
+
+    /// Waits for the next value from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError>
+    where
+        T: Clone,
+    {
+        super::no_blocking_in_async("broadcast::Receiver::blocking_recv");
+        crate::future::block_on(self.recv())
+    }
+
+    /// A new receiver of the same channel that sees the values sent from now on.
+    #[track_caller]
+    pub fn resubscribe(&self) -> Receiver<T> {
+        new_receiver(&self.shared)
+    }
+
+    /// How many values were sent that this receiver has not seen, overwritten ones
+    /// included (more than the capacity means the next `recv` reports a lag).
+    #[track_caller]
+    pub fn len(&self) -> usize {
+        (lock(&self.shared).tail() - self.next) as usize
+    }
+
+    /// Whether this receiver has seen every value sent.
+    #[track_caller]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether both receivers belong to one channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = lock(&self.shared);
+        st.receivers -= 1;
+        let from = self.next.saturating_sub(st.head) as usize;
+        for slot in st.slots.iter_mut().skip(from) {
+            slot.unseen -= 1;
+        }
+        st.trim();
+    }
+}

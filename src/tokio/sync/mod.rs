@@ -1,0 +1,58 @@
+//! Synchronization for tasks, with the names of `tokio::sync`: [`Mutex`], [`RwLock`],
+//! [`Semaphore`], [`Notify`], [`Barrier`], [`OnceCell`], and [`mpsc`], [`oneshot`],
+//! [`watch`] and [`broadcast`] channels.
+//!
+//! Each primitive keeps its state in a modelled mutex of `interleave_test::sync`, so every
+//! operation is a switch point the search orders, and a wait is a task's wait for a wake
+//! (with spurious polls explored, as for every future). Fairness and wake order follow
+//! Tokio's documentation: locks, permits and `notify_one` are first come, first served;
+//! where Tokio leaves an order open, the search explores it.
+
+mod barrier;
+pub mod broadcast;
+pub mod mpsc;
+mod mutex;
+mod notify;
+mod once_cell;
+pub mod oneshot;
+mod rwlock;
+mod sem;
+mod semaphore;
+pub mod watch;
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard};
+pub use notify::{Notified, Notify};
+pub use once_cell::{OnceCell, SetError};
+pub use rwlock::{
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
+pub use semaphore::{
+    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
+};
+
+/// A `try_lock` found the lock held (or waited for), as `tokio::sync::TryLockError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryLockError(pub(super) ());
+
+impl std::fmt::Display for TryLockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("operation would block")
+    }
+}
+
+impl std::error::Error for TryLockError {}
+
+/// Panics, with Tokio's message, when synchronous blocking is asked for inside a future
+/// polled by a `block_on` (`blocking_lock`, `blocking_recv`, `blocking_send`). Inside a
+/// spawned task it is not detected (a `spawn_blocking` closure is one, where it is allowed).
+#[track_caller]
+fn no_blocking_in_async(what: &str) {
+    assert!(
+        !crate::future::in_block_on(),
+        "Cannot block the current thread from within a runtime. This happens because a \
+         function attempted to block the current thread while the thread is being used to \
+         drive asynchronous tasks ({what}; use `.await`, or call it from a thread or \
+         spawn_blocking)."
+    );
+}

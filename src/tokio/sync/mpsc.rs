@@ -1,0 +1,538 @@
+//! Multi-producer, single-consumer channels, as `tokio::sync::mpsc`: [`channel`] (bounded:
+//! a send waits for capacity, senders served first come, first served) and
+//! [`unbounded_channel`].
+//!
+//! Capacity and closing follow Tokio's documentation: a bounded send takes a slot (a
+//! permit of a fair semaphore) and the receiver gives it back when it takes the value;
+//! [`Receiver::close`] or dropping the receiver makes every later send fail with the value
+//! given back, while values already sent (and permits already reserved) can still be
+//! received; [`Receiver::recv`] returns `None` once every sender is gone (or the channel
+//! is closed and idle) and the buffer is empty.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use super::sem::{Acquire, HasSem, Sem};
+use crate::sync::{Mutex, MutexGuard};
+
+/// Errors of this module.
+pub mod error {
+    /// The receiver is gone or closed; the value comes back, as `mpsc::error::SendError`.
+    #[derive(PartialEq, Eq, Clone, Copy)]
+    pub struct SendError<T>(pub T);
+
+    impl<T> std::fmt::Debug for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("SendError { .. }")
+        }
+    }
+
+    impl<T> std::fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl<T> std::error::Error for SendError<T> {}
+
+    /// Why `try_send` failed; the value comes back.
+    #[derive(PartialEq, Eq, Clone, Copy)]
+    pub enum TrySendError<T> {
+        /// No free slot.
+        Full(T),
+        /// The receiver is gone or closed.
+        Closed(T),
+    }
+
+    impl<T> TrySendError<T> {
+        /// The value that was not sent.
+        pub fn into_inner(self) -> T {
+            match self {
+                TrySendError::Full(v) | TrySendError::Closed(v) => v,
+            }
+        }
+    }
+
+    impl<T> std::fmt::Debug for TrySendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                TrySendError::Full(_) => f.write_str("Full(..)"),
+                TrySendError::Closed(_) => f.write_str("Closed(..)"),
+            }
+        }
+    }
+
+    impl<T> std::fmt::Display for TrySendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                TrySendError::Full(_) => f.write_str("no available capacity"),
+                TrySendError::Closed(_) => f.write_str("channel closed"),
+            }
+        }
+    }
+
+    impl<T> std::error::Error for TrySendError<T> {}
+
+    /// Why `try_recv` has no value.
+    #[derive(PartialEq, Eq, Clone, Copy, Debug)]
+    pub enum TryRecvError {
+        /// Nothing to receive now.
+        Empty,
+        /// Nothing to receive ever: every sender is gone, or the channel closed.
+        Disconnected,
+    }
+
+    impl std::fmt::Display for TryRecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                TryRecvError::Empty => f.write_str("receiving on an empty channel"),
+                TryRecvError::Disconnected => f.write_str("receiving on a closed channel"),
+            }
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{SendError, TryRecvError, TrySendError};
+
+#[derive(Debug)]
+struct Chan<T> {
+    buf: VecDeque<T>,
+    /// Free slots of a bounded channel.
+    sem: Sem,
+    bound: Option<usize>,
+    senders: usize,
+    closed: bool,
+    rx_waker: Option<Waker>,
+    closed_wakers: Vec<Waker>,
+}
+
+#[derive(Debug)]
+struct Shared<T>(Mutex<Chan<T>>);
+
+impl<T> Shared<T> {
+    #[track_caller]
+    fn lock(&self) -> MutexGuard<'_, Chan<T>> {
+        self.0.lock_section()
+    }
+}
+
+impl<T> HasSem for Shared<T> {
+    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut self.lock().sem)
+    }
+}
+
+impl<T> Chan<T> {
+    fn push(&mut self, value: T) {
+        self.buf.push_back(value);
+        if let Some(waker) = self.rx_waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// Closes the receiving side: sends fail from now on.
+    fn close(&mut self) {
+        self.closed = true;
+        self.sem.close();
+        for waker in self.closed_wakers.drain(..) {
+            waker.wake();
+        }
+    }
+
+    /// Whether no value can come any more.
+    fn finished(&self) -> bool {
+        let idle = self.bound.is_none_or(|b| self.sem.available() == b);
+        self.senders == 0 || (self.closed && idle)
+    }
+
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        if let Some(value) = self.buf.pop_front() {
+            if self.bound.is_some() {
+                self.sem.release(1);
+            }
+            return Poll::Ready(Some(value));
+        }
+        if self.finished() {
+            return Poll::Ready(None);
+        }
+        self.rx_waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
+    Arc::new(Shared(Mutex::new(Chan {
+        buf: VecDeque::new(),
+        sem: Sem::new(bound.unwrap_or(0)),
+        bound,
+        senders: 1,
+        closed: false,
+        rx_waker: None,
+        closed_wakers: Vec::new(),
+    })))
+}
+
+/// A bounded channel of `buffer` slots, as `tokio::sync::mpsc::channel`.
+///
+/// ```
+/// use interleave_test::tokio::{self, sync::mpsc};
+///
+/// interleave_test::check_async(|| async {
+///     let (tx, mut rx) = mpsc::channel(1);
+///     tokio::spawn(async move {
+///         for n in 0..3 {
+///             tx.send(n).await.unwrap();
+///         }
+///     });
+///     let mut got = Vec::new();
+///     while let Some(n) = rx.recv().await {
+///         got.push(n);
+///     }
+///     assert_eq!(got, [0, 1, 2]);
+/// })
+/// .unwrap();
+/// ```
+///
+/// # Panics
+/// If `buffer` is 0 (Tokio's message).
+pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
+    let shared = new_shared(Some(buffer));
+    let tx = Sender {
+        shared: Arc::clone(&shared),
+    };
+    (tx, Receiver { shared })
+}
+
+/// An unbounded channel, as `tokio::sync::mpsc::unbounded_channel`.
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let shared = new_shared(None);
+    let tx = UnboundedSender {
+        shared: Arc::clone(&shared),
+    };
+    (tx, UnboundedReceiver(Receiver { shared }))
+}
+
+/// The sending side of a bounded channel, as `mpsc::Sender`.
+#[derive(Debug)]
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for Sender<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.shared.lock().senders += 1;
+        Sender {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        drop_sender(&self.shared);
+    }
+}
+
+fn drop_sender<T>(shared: &Shared<T>) {
+    if !crate::runtime::in_model() {
+        return;
+    }
+    let mut chan = shared.lock();
+    chan.senders -= 1;
+    if chan.senders == 0
+        && let Some(waker) = chan.rx_waker.take()
+    {
+        waker.wake();
+    }
+}
+
+impl<T> Sender<T> {
+    /// Waits for a free slot, then sends; the value comes back if the receiver is gone or
+    /// closed. As Tokio documents, not cancel-safe: dropping the future drops the value
+    /// with it (and its place in the queue of senders); in `select!`, use
+    /// [`reserve`](Self::reserve).
+    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        match self.reserve().await {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(_) => Err(SendError(value)),
+        }
+    }
+
+    /// Sends if a slot is free now.
+    #[track_caller]
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let mut chan = self.shared.lock();
+        match chan.sem.try_acquire(1) {
+            Ok(()) => {
+                chan.push(value);
+                Ok(())
+            }
+            Err(true) => Err(TrySendError::Closed(value)),
+            Err(false) => Err(TrySendError::Full(value)),
+        }
+    }
+
+    /// Waits for a free slot and holds it: a [`Permit`] sends without waiting. Cancel-safe.
+    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
+        Acquire::new(&*self.shared, 1)
+            .await
+            .map_err(|_| SendError(()))?;
+        Ok(Permit { sender: Some(self) })
+    }
+
+    /// A slot if one is free now.
+    #[track_caller]
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        match self.shared.lock().sem.try_acquire(1) {
+            Ok(()) => Ok(Permit { sender: Some(self) }),
+            Err(true) => Err(TrySendError::Closed(())),
+            Err(false) => Err(TrySendError::Full(())),
+        }
+    }
+
+    /// Sends from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        super::no_blocking_in_async("mpsc::Sender::blocking_send");
+        crate::future::block_on(self.send(value))
+    }
+
+    /// Waits until the receiver is dropped or closed.
+    pub async fn closed(&self) {
+        std::future::poll_fn(|cx| {
+            let mut chan = self.shared.lock();
+            if chan.closed {
+                return Poll::Ready(());
+            }
+            chan.closed_wakers.push(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Whether the receiver is dropped or closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed
+    }
+
+    /// Free slots now.
+    #[track_caller]
+    pub fn capacity(&self) -> usize {
+        self.shared.lock().sem.available()
+    }
+
+    /// The channel's number of slots.
+    pub fn max_capacity(&self) -> usize {
+        self.shared.lock().bound.unwrap_or(usize::MAX)
+    }
+
+    /// Whether `other` sends on the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+/// A reserved slot of a bounded channel: sends without waiting, or gives the slot back
+/// when dropped.
+#[derive(Debug)]
+pub struct Permit<'a, T> {
+    sender: Option<&'a Sender<T>>,
+}
+
+impl<T> Permit<'_, T> {
+    /// Sends `value` in the reserved slot (always succeeds: a closed channel still takes
+    /// values of permits reserved before it closed).
+    #[track_caller]
+    pub fn send(mut self, value: T) {
+        let sender = self.sender.take().expect("a permit sends once");
+        sender.shared.lock().push(value);
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        if let Some(sender) = self.sender.take()
+            && crate::runtime::in_model()
+        {
+            let mut chan = sender.shared.lock();
+            chan.sem.release(1);
+            if chan.finished()
+                && let Some(waker) = chan.rx_waker.take()
+            {
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// The receiving side of a bounded channel, as `mpsc::Receiver`.
+#[derive(Debug)]
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Receiver<T> {
+    /// Waits for the next value; `None` once none can come. Cancel-safe: a value is taken
+    /// only by the poll that returns it.
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Polls for the next value.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.shared.lock().poll_recv(cx)
+    }
+
+    /// The next value if there is one now.
+    #[track_caller]
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let mut chan = self.shared.lock();
+        match chan.poll_recv(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Some(value)) => Ok(value),
+            Poll::Ready(None) => Err(TryRecvError::Disconnected),
+            Poll::Pending => {
+                chan.rx_waker = None;
+                Err(TryRecvError::Empty)
+            }
+        }
+    }
+
+    /// Waits for the next value from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        super::no_blocking_in_async("mpsc::Receiver::blocking_recv");
+        crate::future::block_on(self.recv())
+    }
+
+    /// Closes the channel: sends fail from now on; what was sent can still be received.
+    #[track_caller]
+    pub fn close(&mut self) {
+        self.shared.lock().close();
+    }
+
+    /// Whether the channel is closed (by the receiver, or every sender is gone).
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        let chan = self.shared.lock();
+        chan.closed || chan.senders == 0
+    }
+
+    /// Whether no value waits in the buffer.
+    #[track_caller]
+    pub fn is_empty(&self) -> bool {
+        self.shared.lock().buf.is_empty()
+    }
+
+    /// How many values wait in the buffer.
+    #[track_caller]
+    pub fn len(&self) -> usize {
+        self.shared.lock().buf.len()
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    /// Closes the channel; values still buffered are dropped.
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let left = {
+            let mut chan = self.shared.lock();
+            chan.close();
+            std::mem::take(&mut chan.buf)
+        };
+        drop(left);
+    }
+}
+
+/// The sending side of an unbounded channel, as `mpsc::UnboundedSender`.
+#[derive(Debug)]
+pub struct UnboundedSender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for UnboundedSender<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.shared.lock().senders += 1;
+        UnboundedSender {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T> Drop for UnboundedSender<T> {
+    fn drop(&mut self) {
+        drop_sender(&self.shared);
+    }
+}
+
+impl<T> UnboundedSender<T> {
+    /// Sends without waiting; the value comes back if the receiver is gone or closed.
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        let mut chan = self.shared.lock();
+        if chan.closed {
+            return Err(SendError(value));
+        }
+        chan.push(value);
+        Ok(())
+    }
+
+    /// Waits until the receiver is dropped or closed.
+    pub async fn closed(&self) {
+        std::future::poll_fn(|cx| {
+            let mut chan = self.shared.lock();
+            if chan.closed {
+                return Poll::Ready(());
+            }
+            chan.closed_wakers.push(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Whether the receiver is dropped or closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed
+    }
+
+    /// Whether `other` sends on the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+/// The receiving side of an unbounded channel, as `mpsc::UnboundedReceiver`: the methods
+/// of [`Receiver`].
+#[derive(Debug)]
+pub struct UnboundedReceiver<T>(Receiver<T>);
+
+impl<T> std::ops::Deref for UnboundedReceiver<T> {
+    type Target = Receiver<T>;
+    fn deref(&self) -> &Receiver<T> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for UnboundedReceiver<T> {
+    fn deref_mut(&mut self) -> &mut Receiver<T> {
+        &mut self.0
+    }
+}

@@ -1,0 +1,197 @@
+//! [`Mutex`], as `tokio::sync::Mutex`: fair (first come, first served), held across
+//! `.await`, with owned guards.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use parking_lot::RawMutex;
+use parking_lot::lock_api::ArcMutexGuard;
+
+use super::TryLockError;
+use super::sem::{self, Acquire, Sem, SemLock};
+
+/// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
+/// blocked thread) and tasks get the lock in the order they asked for it. It does not
+/// poison. Locking and unlocking are switch points.
+#[derive(Debug)]
+pub struct Mutex<T> {
+    sem: SemLock,
+    /// The value; only the holder of the permit locks it, so it is never contended.
+    data: Arc<parking_lot::Mutex<T>>,
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Self {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T> From<T> for Mutex<T> {
+    fn from(value: T) -> Self {
+        Mutex::new(value)
+    }
+}
+
+impl<T> Mutex<T> {
+    /// An unlocked mutex holding `value`.
+    pub fn new(value: T) -> Self {
+        Mutex {
+            sem: SemLock::new(Sem::new(1)),
+            data: Arc::new(parking_lot::Mutex::new(value)),
+        }
+    }
+
+    /// Waits for the lock. Cancel-safe: dropping the future gives up its place in the queue.
+    pub async fn lock(&self) -> MutexGuard<'_, T> {
+        let _ = Acquire::new(&self.sem, 1).await;
+        self.guard()
+    }
+
+    /// The lock if it is free and nobody waits for it.
+    #[track_caller]
+    pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
+        match sem::lock(&self.sem).try_acquire(1) {
+            Ok(()) => Ok(self.guard()),
+            Err(_) => Err(TryLockError(())),
+        }
+    }
+
+    /// Waits for the lock from synchronous code (a thread, or a `spawn_blocking` task),
+    /// as `blocking_lock`.
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule: it would stall the runtime).
+    #[track_caller]
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        super::no_blocking_in_async("Mutex::blocking_lock");
+        crate::future::block_on(self.lock())
+    }
+
+    /// Waits for the lock and returns a guard that owns a reference to the mutex.
+    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        let _ = Acquire::new(&self.sem, 1).await;
+        self.owned_guard()
+    }
+
+    /// [`try_lock`](Self::try_lock) with an owned guard.
+    #[track_caller]
+    pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
+        match sem::lock(&self.sem).try_acquire(1) {
+            Ok(()) => {}
+            Err(_) => return Err(TryLockError(())),
+        }
+        Ok(self.owned_guard())
+    }
+
+    /// The value, mutably (no lock needed: the borrow is exclusive).
+    pub fn get_mut(&mut self) -> &mut T {
+        Arc::get_mut(&mut self.data)
+            .expect("no guard outlives an exclusive borrow of its mutex")
+            .get_mut()
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        match Arc::try_unwrap(self.data) {
+            Ok(data) => data.into_inner(),
+            Err(_) => unreachable!("no guard outlives the mutex it borrows"),
+        }
+    }
+
+    fn guard(&self) -> MutexGuard<'_, T> {
+        MutexGuard {
+            lock: self,
+            data: self.data.lock(),
+        }
+    }
+
+    /// Gives the lock back (a guard's drop; nothing outside a model).
+    fn unlock(&self) {
+        if crate::runtime::in_model() {
+            sem::lock(&self.sem).release(1);
+        }
+    }
+
+    fn owned_guard(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        let data = parking_lot::Mutex::lock_arc(&self.data);
+        OwnedMutexGuard { lock: self, data }
+    }
+}
+
+/// The lock of a [`Mutex`], released when dropped.
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MutexGuard<'a, T> {
+    lock: &'a Mutex<T>,
+    data: parking_lot::MutexGuard<'a, T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<T> MutexGuard<'_, T> {
+    /// The mutex it locks.
+    pub fn mutex(this: &Self) -> &Mutex<T> {
+        this.lock
+    }
+}
+
+impl<T> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.data
+    }
+}
+
+impl<T> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.unlock();
+    }
+}
+
+/// The lock of a [`Mutex`] in an `Arc`, owning a reference to it.
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct OwnedMutexGuard<T> {
+    lock: Arc<Mutex<T>>,
+    data: ArcMutexGuard<RawMutex, T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for OwnedMutexGuard<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<T> OwnedMutexGuard<T> {
+    /// The mutex it locks.
+    pub fn mutex(this: &Self) -> &Arc<Mutex<T>> {
+        &this.lock
+    }
+}
+
+impl<T> Deref for OwnedMutexGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> DerefMut for OwnedMutexGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.data
+    }
+}
+
+impl<T> Drop for OwnedMutexGuard<T> {
+    fn drop(&mut self) {
+        self.lock.unlock();
+    }
+}

@@ -1,0 +1,209 @@
+//! [`Notify`], as `tokio::sync::Notify`.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::sync::{Mutex, MutexGuard};
+
+/// Wakes one task or all of them, as `tokio::sync::Notify`:
+/// - [`notify_one`](Self::notify_one) wakes the task that waits longest (first come,
+///   first served, as Tokio documents) or, when none waits, stores one permit that the
+///   next [`notified`](Self::notified) consumes at once (never more than one);
+/// - [`notify_waiters`](Self::notify_waiters) wakes every [`Notified`] made before the
+///   call, polled or not, and stores no permit: a task that calls `notified()` after it
+///   misses it (the classic lost notification, which the search finds).
+///
+/// Every operation is a switch point.
+#[derive(Debug, Default)]
+pub struct Notify {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    permit: bool,
+    /// Registered waiters, longest waiting first.
+    queue: VecDeque<(u64, Option<Waker>)>,
+    /// Waiters `notify_one` picked, not yet told.
+    picked: Vec<u64>,
+    /// How many `notify_waiters` calls there were.
+    rounds: u64,
+    next: u64,
+}
+
+impl Notify {
+    /// A `Notify` with no permit.
+    pub fn new() -> Notify {
+        Notify::default()
+    }
+
+    #[track_caller]
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock_section()
+    }
+
+    /// A future that completes when notified. It counts as waiting for
+    /// [`notify_waiters`](Self::notify_waiters) from now, and for
+    /// [`notify_one`](Self::notify_one) from its first poll (or
+    /// [`enable`](Notified::enable)).
+    #[track_caller]
+    pub fn notified(&self) -> Notified<'_> {
+        let rounds = self.lock().rounds;
+        Notified {
+            notify: self,
+            rounds,
+            ticket: None,
+            done: false,
+        }
+    }
+
+    /// Wakes the longest-waiting registered task, or stores a permit when none waits.
+    #[track_caller]
+    pub fn notify_one(&self) {
+        let mut st = self.lock();
+        match st.queue.pop_front() {
+            Some((id, waker)) => st.pick(id, waker),
+            None => st.permit = true,
+        }
+    }
+
+    /// Wakes the most recently registered task, or stores a permit when none waits.
+    #[track_caller]
+    pub fn notify_last(&self) {
+        let mut st = self.lock();
+        match st.queue.pop_back() {
+            Some((id, waker)) => st.pick(id, waker),
+            None => st.permit = true,
+        }
+    }
+
+    /// Wakes every [`Notified`] made before this call; stores no permit.
+    #[track_caller]
+    pub fn notify_waiters(&self) {
+        let mut st = self.lock();
+        st.rounds += 1;
+        for (_, waker) in std::mem::take(&mut st.queue) {
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+}
+
+impl State {
+    fn pick(&mut self, id: u64, waker: Option<Waker>) {
+        self.picked.push(id);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Whether waiter `id` (or a new waiter, `None`) is notified now, consuming what
+    /// notified it.
+    fn take(&mut self, ticket: Option<u64>, rounds: u64) -> bool {
+        if self.rounds != rounds {
+            if let Some(id) = ticket {
+                self.queue.retain(|(w, _)| *w != id);
+                self.picked.retain(|w| *w != id);
+            }
+            return true;
+        }
+        match ticket {
+            Some(id) => match self.picked.iter().position(|w| *w == id) {
+                Some(i) => {
+                    self.picked.swap_remove(i);
+                    true
+                }
+                None => false,
+            },
+            None => std::mem::take(&mut self.permit),
+        }
+    }
+
+    fn register(&mut self, waker: Option<Waker>) -> u64 {
+        self.next += 1;
+        self.queue.push_back((self.next, waker));
+        self.next
+    }
+}
+
+/// The future of [`Notify::notified`]. Dropping it after `notify_one` picked it, before
+/// it completed, passes the notification on to the next waiter (or back as the permit).
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Notified<'a> {
+    notify: &'a Notify,
+    rounds: u64,
+    ticket: Option<u64>,
+    done: bool,
+}
+
+impl Notified<'_> {
+    /// Registers for `notify_one` without waiting, as `Notified::enable`: returns whether
+    /// it is notified already.
+    #[track_caller]
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let me = self.get_mut();
+        if me.done {
+            return true;
+        }
+        let mut st = me.notify.lock();
+        if st.take(me.ticket, me.rounds) {
+            me.done = true;
+            me.ticket = None;
+            return true;
+        }
+        if me.ticket.is_none() {
+            me.ticket = Some(st.register(None));
+        }
+        false
+    }
+}
+
+impl Future for Notified<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let me = self.get_mut();
+        if me.done {
+            return Poll::Ready(());
+        }
+        let mut st = me.notify.lock();
+        if st.take(me.ticket, me.rounds) {
+            me.done = true;
+            me.ticket = None;
+            return Poll::Ready(());
+        }
+        match me.ticket {
+            None => me.ticket = Some(st.register(Some(cx.waker().clone()))),
+            Some(id) => {
+                if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
+                    entry.1 = Some(cx.waker().clone());
+                }
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Notified<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.ticket.take() else {
+            return;
+        };
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = self.notify.lock();
+        st.queue.retain(|(w, _)| *w != id);
+        if let Some(i) = st.picked.iter().position(|w| *w == id) {
+            st.picked.swap_remove(i);
+            match st.queue.pop_front() {
+                Some((next, waker)) => st.pick(next, waker),
+                None => st.permit = true,
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! [`OnceCell`], as `tokio::sync::OnceCell`: a value set once, by an async initializer.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::OnceLock;
+
+use super::sem::{self, Acquire, Sem, SemLock};
+use crate::sync::PoisonError;
+
+/// Why [`OnceCell::set`] did not set the value; the value comes back, as
+/// `tokio::sync::SetError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetError<T> {
+    /// The cell already holds a value.
+    AlreadyInitializedError(T),
+    /// An initializer is running (in `get_or_init` or `get_or_try_init`).
+    InitializingError(T),
+}
+
+impl<T> SetError<T> {
+    /// Whether the cell already held a value.
+    pub fn is_already_init_err(&self) -> bool {
+        matches!(self, SetError::AlreadyInitializedError(_))
+    }
+
+    /// Whether an initializer was running.
+    pub fn is_initializing_err(&self) -> bool {
+        matches!(self, SetError::InitializingError(_))
+    }
+}
+
+impl<T> std::fmt::Display for SetError<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetError::AlreadyInitializedError(_) => f.write_str("cell already initialized"),
+            SetError::InitializingError(_) => f.write_str("cell is being initialized"),
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
+
+/// A cell set at most once, as `tokio::sync::OnceCell`: [`get_or_init`](Self::get_or_init)
+/// runs one initializer at a time, in arrival order (a fair semaphore of one permit);
+/// when the running one is cancelled (its future dropped), fails or panics, the next
+/// waiter runs its own, and once one sets the value every waiter returns it. Reading and
+/// setting are switch points.
+///
+/// ```
+/// use interleave_test::sync::Arc;
+/// use interleave_test::tokio::{self, sync::OnceCell};
+///
+/// interleave_test::check_async(|| async {
+///     let cell = Arc::new(OnceCell::new());
+///     let other = Arc::clone(&cell);
+///     let task = tokio::spawn(async move { *other.get_or_init(|| async { 1 }).await });
+///     let mine = *cell.get_or_init(|| async { 2 }).await;
+///     assert_eq!(task.await.unwrap(), mine, "one initializer won for both");
+/// })
+/// .unwrap();
+/// ```
+///
+/// # Differences from Tokio
+/// No `const_new`/`const_new_with`: the cell holds a modelled lock, which belongs to one
+/// execution, so a `static` cell would be reused across executions. `SetError`'s
+/// `Display` messages are lowercase sentences.
+pub struct OnceCell<T> {
+    /// One permit, held by the running initializer. Closed once the value is set: closing
+    /// is the "initialized" flag, under the model lock, and it wakes every waiter.
+    sem: SemLock,
+    /// Set only by the permit's holder, just before it closes `sem`.
+    value: OnceLock<T>,
+}
+
+impl<T> OnceCell<T> {
+    /// An empty cell.
+    pub fn new() -> Self {
+        OnceCell::new_with(None)
+    }
+
+    /// A cell holding `value`, or an empty one for `None`.
+    pub fn new_with(value: Option<T>) -> Self {
+        let mut sem = Sem::new(1);
+        let cell = OnceLock::new();
+        if let Some(value) = value {
+            let _ = cell.set(value);
+            sem.close();
+        }
+        OnceCell {
+            sem: SemLock::new(sem),
+            value: cell,
+        }
+    }
+
+    /// Whether the value is set.
+    #[track_caller]
+    pub fn initialized(&self) -> bool {
+        sem::lock(&self.sem).is_closed()
+    }
+
+    /// The value, if it is set.
+    #[track_caller]
+    pub fn get(&self) -> Option<&T> {
+        match self.initialized() {
+            true => self.value.get(),
+            false => None,
+        }
+    }
+
+    /// The value, mutably, if it is set (no switch point: the borrow is exclusive).
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        self.value.get_mut()
+    }
+
+    /// Sets the value unless it is set (`AlreadyInitializedError`) or an initializer is
+    /// running (`InitializingError`).
+    #[track_caller]
+    pub fn set(&self, value: T) -> Result<(), SetError<T>> {
+        let mut sem = sem::lock(&self.sem);
+        match sem.try_acquire(1) {
+            Ok(()) => {
+                self.fill(&mut sem, value);
+                Ok(())
+            }
+            Err(true) => Err(SetError::AlreadyInitializedError(value)),
+            Err(false) => Err(SetError::InitializingError(value)),
+        }
+    }
+
+    /// The value, running `f` to make it when it is not set: only one initializer runs
+    /// at a time; a caller that waited for another's returns that one's value. If the
+    /// running initializer is cancelled or panics, the next waiter runs its own.
+    pub async fn get_or_init<F, Fut>(&self, f: F) -> &T
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let made = self
+            .get_or_try_init(|| async { Ok::<T, Infallible>(f().await) })
+            .await;
+        match made {
+            Ok(value) => value,
+            Err(never) => match never {},
+        }
+    }
+
+    /// As [`get_or_init`](Self::get_or_init) with a fallible initializer: on `Err` the
+    /// cell stays empty, the error is returned, and the next waiter runs its own.
+    pub async fn get_or_try_init<E, F, Fut>(&self, f: F) -> Result<&T, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        if let Some(value) = self.get() {
+            return Ok(value);
+        }
+        if Acquire::new(&self.sem, 1).await.is_err() {
+            // Closed: another initializer set the value while this one waited.
+            return Ok(self.value.get().expect("the cell is closed only once set"));
+        }
+        let permit = Permit { sem: &self.sem };
+        let value = f().await?;
+        std::mem::forget(permit);
+        let mut sem = sem::lock(&self.sem);
+        self.fill(&mut sem, value);
+        Ok(self.value.get().expect("just set"))
+    }
+
+    /// Sets the value and closes the semaphore; the caller holds its permit.
+    fn fill(&self, sem: &mut Sem, value: T) {
+        debug_assert!(!sem.is_closed(), "only the permit's holder sets the value");
+        if self.value.set(value).is_err() {
+            unreachable!("the value is set once, by the permit's holder");
+        }
+        sem.close();
+    }
+
+    /// The value, if it is set.
+    pub fn into_inner(self) -> Option<T> {
+        self.value.into_inner()
+    }
+
+    /// Takes the value out, leaving the cell empty (no switch point: the borrow is
+    /// exclusive).
+    pub fn take(&mut self) -> Option<T> {
+        let value = self.value.take();
+        *self.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
+        value
+    }
+}
+
+/// The initializer's permit: given back when it is dropped before the value is set (the
+/// initializer was cancelled, failed or panicked), which lets the next waiter run.
+struct Permit<'a> {
+    sem: &'a SemLock,
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if crate::runtime::in_model() {
+            sem::lock(self.sem).release(1);
+        }
+    }
+}
+
+impl<T> Default for OnceCell<T> {
+    fn default() -> Self {
+        OnceCell::new()
+    }
+}
+
+impl<T> From<T> for OnceCell<T> {
+    fn from(value: T) -> Self {
+        OnceCell::new_with(Some(value))
+    }
+}
+
+impl<T: Clone> Clone for OnceCell<T> {
+    fn clone(&self) -> Self {
+        OnceCell::new_with(self.get().cloned())
+    }
+}
+
+impl<T: PartialEq> PartialEq for OnceCell<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Eq> Eq for OnceCell<T> {}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for OnceCell<T> {
+    /// Shows the value without a switch point (what the last set left, if any).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnceCell")
+            .field("value", &self.value.get())
+            .finish()
+    }
+}

@@ -1,0 +1,218 @@
+//! A channel for one value, as `tokio::sync::oneshot`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use crate::sync::{Mutex, MutexGuard};
+
+/// Errors of this module.
+pub mod error {
+    /// The sender was dropped without sending, as `oneshot::error::RecvError`.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct RecvError(pub(super) ());
+
+    impl std::fmt::Display for RecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+
+    /// Why `try_recv` has no value, as `oneshot::error::TryRecvError`.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum TryRecvError {
+        /// Nothing was sent yet.
+        Empty,
+        /// The sender was dropped without sending, or the value was taken.
+        Closed,
+    }
+
+    impl std::fmt::Display for TryRecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                TryRecvError::Empty => f.write_str("channel empty"),
+                TryRecvError::Closed => f.write_str("channel closed"),
+            }
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{RecvError, TryRecvError};
+
+#[derive(Debug)]
+struct State<T> {
+    value: Option<T>,
+    /// The sender sent or was dropped.
+    sender_done: bool,
+    /// The receiver was dropped or closed.
+    receiver_closed: bool,
+    /// The value was taken.
+    taken: bool,
+    rx_waker: Option<Waker>,
+    tx_waker: Option<Waker>,
+}
+
+type Shared<T> = Arc<Mutex<State<T>>>;
+
+#[track_caller]
+fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
+    shared.lock_section()
+}
+
+/// A channel for one value, as `tokio::sync::oneshot::channel`.
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let shared = Arc::new(Mutex::new(State {
+        value: None,
+        sender_done: false,
+        receiver_closed: false,
+        taken: false,
+        rx_waker: None,
+        tx_waker: None,
+    }));
+    let sender = Sender {
+        shared: Some(Arc::clone(&shared)),
+    };
+    (sender, Receiver { shared })
+}
+
+/// Sends the value, as `oneshot::Sender`.
+#[derive(Debug)]
+pub struct Sender<T> {
+    shared: Option<Shared<T>>,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, or gives it back when the receiver is gone or closed. A switch point.
+    #[track_caller]
+    pub fn send(mut self, value: T) -> Result<(), T> {
+        let shared = self.shared.take().expect("a sender sends once");
+        let mut st = lock(&shared);
+        st.sender_done = true;
+        if st.receiver_closed {
+            return Err(value);
+        }
+        st.value = Some(value);
+        if let Some(waker) = st.rx_waker.take() {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Whether the receiver was dropped or closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.shared
+            .as_ref()
+            .is_some_and(|s| lock(s).receiver_closed)
+    }
+
+    /// Waits until the receiver is dropped or closed.
+    pub async fn closed(&mut self) {
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    }
+
+    /// Polls for the receiver's end.
+    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let shared = self.shared.as_ref().expect("a sender that did not send");
+        let mut st = lock(shared);
+        if st.receiver_closed {
+            return Poll::Ready(());
+        }
+        st.tx_waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        let Some(shared) = self.shared.take() else {
+            return;
+        };
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = lock(&shared);
+        st.sender_done = true;
+        if let Some(waker) = st.rx_waker.take() {
+            waker.wake();
+        }
+    }
+}
+
+/// Receives the value: a future of it, as `oneshot::Receiver`.
+#[derive(Debug)]
+pub struct Receiver<T> {
+    shared: Shared<T>,
+}
+
+impl<T> Receiver<T> {
+    /// Closes the channel: the sender's `send` fails from now on; a value already sent can
+    /// still be received.
+    #[track_caller]
+    pub fn close(&mut self) {
+        let mut st = lock(&self.shared);
+        st.receiver_closed = true;
+        if let Some(waker) = st.tx_waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// The value if it was sent, without waiting.
+    #[track_caller]
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let mut st = lock(&self.shared);
+        if let Some(value) = st.value.take() {
+            st.taken = true;
+            return Ok(value);
+        }
+        match st.sender_done || st.taken {
+            true => Err(TryRecvError::Closed),
+            false => Err(TryRecvError::Empty),
+        }
+    }
+
+    /// Waits for the value from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        super::no_blocking_in_async("oneshot::Receiver::blocking_recv");
+        crate::future::block_on(self)
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Result<T, RecvError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut st = lock(&self.shared);
+        if let Some(value) = st.value.take() {
+            st.taken = true;
+            return Poll::Ready(Ok(value));
+        }
+        if st.sender_done || st.taken {
+            return Poll::Ready(Err(RecvError(())));
+        }
+        st.rx_waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = lock(&self.shared);
+        st.receiver_closed = true;
+        if let Some(waker) = st.tx_waker.take() {
+            waker.wake();
+        }
+    }
+}

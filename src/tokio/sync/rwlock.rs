@@ -1,0 +1,314 @@
+//! [`RwLock`], as `tokio::sync::RwLock`: fair (a reader that comes after a waiting writer
+//! waits behind it), with owned guards.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use parking_lot::RawRwLock;
+use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
+
+use super::TryLockError;
+use super::sem::{self, Acquire, Sem, SemLock};
+
+/// The readers a lock admits at once by default, as Tokio's.
+const MAX_READS: u32 = u32::MAX >> 3;
+
+/// An async reader-writer lock, as `tokio::sync::RwLock`: readers take one permit of a
+/// fair semaphore, a writer takes them all, so requests are served in the order they
+/// came (a writer is not starved by a stream of readers, and a reader that asks after a
+/// waiting writer waits for it). Holding a read guard across an `.await` while another
+/// task asks to write, and then asking to read again, deadlocks as in Tokio, and the
+/// search finds it. Locking and unlocking are switch points.
+#[derive(Debug)]
+pub struct RwLock<T> {
+    sem: SemLock,
+    max: u32,
+    data: Arc<parking_lot::RwLock<T>>,
+}
+
+impl<T: Default> Default for RwLock<T> {
+    fn default() -> Self {
+        RwLock::new(T::default())
+    }
+}
+
+impl<T> From<T> for RwLock<T> {
+    fn from(value: T) -> Self {
+        RwLock::new(value)
+    }
+}
+
+impl<T> RwLock<T> {
+    /// An unlocked lock holding `value`.
+    pub fn new(value: T) -> Self {
+        RwLock::with_max_readers(value, MAX_READS)
+    }
+
+    /// A lock that admits at most `max_reads` readers at once.
+    ///
+    /// # Panics
+    /// If `max_reads` is 0 or more than `u32::MAX >> 3` (Tokio's rules).
+    pub fn with_max_readers(value: T, max_reads: u32) -> Self {
+        assert!(
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than {MAX_READS} readers"
+        );
+        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
+        RwLock {
+            sem: SemLock::new(Sem::new(max_reads as usize)),
+            max: max_reads,
+            data: Arc::new(parking_lot::RwLock::new(value)),
+        }
+    }
+
+    /// Waits to read. Cancel-safe.
+    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
+        let _ = Acquire::new(&self.sem, 1).await;
+        self.read_guard()
+    }
+
+    /// Waits to write. Cancel-safe.
+    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
+        let _ = Acquire::new(&self.sem, self.max as usize).await;
+        self.write_guard()
+    }
+
+    /// A read guard if no writer holds or waits for the lock.
+    #[track_caller]
+    pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
+        self.try_take(1)?;
+        Ok(self.read_guard())
+    }
+
+    /// A write guard if nobody holds or waits for the lock.
+    #[track_caller]
+    pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
+        self.try_take(self.max)?;
+        Ok(self.write_guard())
+    }
+
+    /// Waits to read from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        super::no_blocking_in_async("RwLock::blocking_read");
+        crate::future::block_on(self.read())
+    }
+
+    /// Waits to write from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        super::no_blocking_in_async("RwLock::blocking_write");
+        crate::future::block_on(self.write())
+    }
+
+    /// [`read`](Self::read) with a guard that owns a reference to the lock.
+    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
+        let _ = Acquire::new(&self.sem, 1).await;
+        let data = parking_lot::RwLock::read_arc(&self.data);
+        OwnedRwLockReadGuard { lock: self, data }
+    }
+
+    /// [`write`](Self::write) with a guard that owns a reference to the lock.
+    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        let _ = Acquire::new(&self.sem, self.max as usize).await;
+        let data = parking_lot::RwLock::write_arc(&self.data);
+        OwnedRwLockWriteGuard { lock: self, data }
+    }
+
+    /// [`try_read`](Self::try_read) with an owned guard.
+    #[track_caller]
+    pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
+        self.try_take(1)?;
+        let data = parking_lot::RwLock::read_arc(&self.data);
+        Ok(OwnedRwLockReadGuard { lock: self, data })
+    }
+
+    /// [`try_write`](Self::try_write) with an owned guard.
+    #[track_caller]
+    pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
+        self.try_take(self.max)?;
+        let data = parking_lot::RwLock::write_arc(&self.data);
+        Ok(OwnedRwLockWriteGuard { lock: self, data })
+    }
+
+    /// The value, mutably (no lock needed: the borrow is exclusive).
+    pub fn get_mut(&mut self) -> &mut T {
+        Arc::get_mut(&mut self.data)
+            .expect("no guard outlives an exclusive borrow of its lock")
+            .get_mut()
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        match Arc::try_unwrap(self.data) {
+            Ok(data) => data.into_inner(),
+            Err(_) => unreachable!("no guard outlives the lock it borrows"),
+        }
+    }
+
+    #[track_caller]
+    fn try_take(&self, n: u32) -> Result<(), TryLockError> {
+        sem::lock(&self.sem)
+            .try_acquire(n as usize)
+            .map_err(|_| TryLockError(()))
+    }
+
+    fn read_guard(&self) -> RwLockReadGuard<'_, T> {
+        RwLockReadGuard {
+            lock: self,
+            data: self.data.read(),
+        }
+    }
+
+    fn write_guard(&self) -> RwLockWriteGuard<'_, T> {
+        RwLockWriteGuard {
+            lock: self,
+            data: Some(self.data.write()),
+        }
+    }
+
+    fn release(&self, n: u32) {
+        if crate::runtime::in_model() {
+            sem::lock(&self.sem).release(n as usize);
+        }
+    }
+}
+
+/// Shared access to a [`RwLock`]'s value, released when dropped.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockReadGuard<'a, T> {
+    lock: &'a RwLock<T>,
+    data: parking_lot::RwLockReadGuard<'a, T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<T> Deref for RwLockReadGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> Drop for RwLockReadGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.release(1);
+    }
+}
+
+/// Exclusive access to a [`RwLock`]'s value, released when dropped.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockWriteGuard<'a, T> {
+    lock: &'a RwLock<T>,
+    /// Taken out by `downgrade`.
+    data: Option<parking_lot::RwLockWriteGuard<'a, T>>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<'a, T> RwLockWriteGuard<'a, T> {
+    /// Turns the write access into a read access without letting a writer in between.
+    #[track_caller]
+    pub fn downgrade(mut self) -> RwLockReadGuard<'a, T> {
+        let lock = self.lock;
+        let write = self.data.take().expect("a write guard holds its data");
+        let data = parking_lot::RwLockWriteGuard::downgrade(write);
+        std::mem::forget(self);
+        lock.release(lock.max - 1);
+        RwLockReadGuard { lock, data }
+    }
+}
+
+impl<T> Deref for RwLockWriteGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.data.as_deref().expect("a write guard holds its data")
+    }
+}
+
+impl<T> DerefMut for RwLockWriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.data
+            .as_deref_mut()
+            .expect("a write guard holds its data")
+    }
+}
+
+impl<T> Drop for RwLockWriteGuard<'_, T> {
+    fn drop(&mut self) {
+        drop(self.data.take());
+        self.lock.release(self.lock.max);
+    }
+}
+
+/// Shared access to a [`RwLock`] in an `Arc`, owning a reference to it.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct OwnedRwLockReadGuard<T> {
+    lock: Arc<RwLock<T>>,
+    data: ArcRwLockReadGuard<RawRwLock, T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockReadGuard<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<T> Deref for OwnedRwLockReadGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> Drop for OwnedRwLockReadGuard<T> {
+    fn drop(&mut self) {
+        self.lock.release(1);
+    }
+}
+
+/// Exclusive access to a [`RwLock`] in an `Arc`, owning a reference to it.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct OwnedRwLockWriteGuard<T> {
+    lock: Arc<RwLock<T>>,
+    data: ArcRwLockWriteGuard<RawRwLock, T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockWriteGuard<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<T> Deref for OwnedRwLockWriteGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.data
+    }
+}
+
+impl<T> Drop for OwnedRwLockWriteGuard<T> {
+    fn drop(&mut self) {
+        self.lock.release(self.lock.max);
+    }
+}

@@ -1,0 +1,244 @@
+//! The fair semaphore under this module's `Mutex`, `RwLock`, `Semaphore` and bounded
+//! `mpsc`, as Tokio builds them on one: waiters queue in arrival order, and released
+//! permits go to the waiter at the head of the queue until it has all it asked for (so a
+//! waiter that asks for many is not overtaken by later ones that ask for few).
+//!
+//! Its state lives in a modelled mutex of `interleave_test::sync`: every operation is a
+//! switch point, and the search orders the operations of different tasks on one
+//! semaphore as it orders their locks (a release happens before the acquisition it
+//! grants).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::sync::{Mutex, MutexGuard};
+
+/// The semaphore's state.
+#[derive(Debug)]
+pub(super) struct Sem {
+    permits: usize,
+    closed: bool,
+    queue: VecDeque<Waiter>,
+    /// Waiters whose request was met, not yet told.
+    granted: Vec<u64>,
+    next: u64,
+}
+
+#[derive(Debug)]
+struct Waiter {
+    id: u64,
+    want: usize,
+    got: usize,
+    waker: Option<Waker>,
+}
+
+/// Why a wait for permits ended without them: the semaphore was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Closed;
+
+impl Sem {
+    pub(super) const fn new(permits: usize) -> Sem {
+        Sem {
+            permits,
+            closed: false,
+            queue: VecDeque::new(),
+            granted: Vec::new(),
+            next: 0,
+        }
+    }
+
+    pub(super) fn available(&self) -> usize {
+        self.permits
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Takes `n` permits if nobody waits and enough are free: `Err(true)` if closed,
+    /// `Err(false)` if not enough.
+    pub(super) fn try_acquire(&mut self, n: usize) -> Result<(), bool> {
+        if self.closed {
+            return Err(true);
+        }
+        if !self.queue.is_empty() || self.permits < n {
+            return Err(false);
+        }
+        self.permits -= n;
+        Ok(())
+    }
+
+    /// Polls an acquisition of `n` permits whose place in the queue is `ticket`.
+    pub(super) fn poll_acquire(
+        &mut self,
+        n: usize,
+        ticket: &mut Option<u64>,
+        waker: &Waker,
+    ) -> Poll<Result<(), Closed>> {
+        let Some(id) = *ticket else {
+            if self.closed {
+                return Poll::Ready(Err(Closed));
+            }
+            if self.try_acquire(n).is_ok() {
+                return Poll::Ready(Ok(()));
+            }
+            self.next += 1;
+            let id = self.next;
+            *ticket = Some(id);
+            self.queue.push_back(Waiter {
+                id,
+                want: n,
+                got: 0,
+                waker: Some(waker.clone()),
+            });
+            self.assign();
+            return self.poll_queued(id, ticket, waker);
+        };
+        self.poll_queued(id, ticket, waker)
+    }
+
+    fn poll_queued(
+        &mut self,
+        id: u64,
+        ticket: &mut Option<u64>,
+        waker: &Waker,
+    ) -> Poll<Result<(), Closed>> {
+        if let Some(i) = self.granted.iter().position(|g| *g == id) {
+            self.granted.swap_remove(i);
+            *ticket = None;
+            return Poll::Ready(Ok(()));
+        }
+        if self.closed {
+            self.leave_queue(id);
+            *ticket = None;
+            return Poll::Ready(Err(Closed));
+        }
+        if let Some(w) = self.queue.iter_mut().find(|w| w.id == id) {
+            match &w.waker {
+                Some(old) if old.will_wake(waker) => {}
+                _ => w.waker = Some(waker.clone()),
+            }
+        }
+        Poll::Pending
+    }
+
+    /// Gives up the request `id` for `n` permits (its future was dropped): the permits
+    /// it was given go back.
+    pub(super) fn cancel(&mut self, id: u64, n: usize) {
+        if let Some(i) = self.granted.iter().position(|g| *g == id) {
+            self.granted.swap_remove(i);
+            self.release(n);
+            return;
+        }
+        self.leave_queue(id);
+    }
+
+    fn leave_queue(&mut self, id: u64) {
+        if let Some(i) = self.queue.iter().position(|w| w.id == id) {
+            let waiter = self.queue.remove(i).expect("found above");
+            self.release(waiter.got);
+        }
+    }
+
+    /// Gives `n` permits back and hands them to the waiters at the head of the queue.
+    pub(super) fn release(&mut self, n: usize) {
+        self.permits += n;
+        self.assign();
+    }
+
+    /// Removes up to `n` free permits for good; returns how many.
+    pub(super) fn forget(&mut self, n: usize) -> usize {
+        let gone = n.min(self.permits);
+        self.permits -= gone;
+        gone
+    }
+
+    /// Closes: every waiter is woken and fails.
+    pub(super) fn close(&mut self) {
+        self.closed = true;
+        for waiter in &mut self.queue {
+            if let Some(waker) = waiter.waker.take() {
+                waker.wake();
+            }
+        }
+    }
+
+    fn assign(&mut self) {
+        while let Some(head) = self.queue.front_mut() {
+            let give = self.permits.min(head.want - head.got);
+            head.got += give;
+            self.permits -= give;
+            if head.got < head.want {
+                return;
+            }
+            let head = self.queue.pop_front().expect("a head");
+            self.granted.push(head.id);
+            if let Some(waker) = head.waker {
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// A semaphore in a modelled mutex.
+pub(super) type SemLock = Mutex<Sem>;
+
+/// Locks `sem` (no poisoning: nothing panics while holding it).
+#[track_caller]
+pub(super) fn lock(sem: &SemLock) -> MutexGuard<'_, Sem> {
+    sem.lock_section()
+}
+
+/// What holds a semaphore: its own lock, or a channel's state.
+pub(super) trait HasSem {
+    /// Runs `f` on the semaphore, under its lock.
+    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R;
+}
+
+impl HasSem for SemLock {
+    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut lock(self))
+    }
+}
+
+/// The future of an acquisition of `n` permits.
+#[derive(Debug)]
+pub(super) struct Acquire<'a, S: HasSem> {
+    sem: &'a S,
+    n: usize,
+    ticket: Option<u64>,
+}
+
+impl<'a, S: HasSem> Acquire<'a, S> {
+    pub(super) fn new(sem: &'a S, n: usize) -> Self {
+        Acquire {
+            sem,
+            n,
+            ticket: None,
+        }
+    }
+}
+
+impl<S: HasSem> Future for Acquire<'_, S> {
+    type Output = Result<(), Closed>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let me = &mut *self;
+        let (n, ticket) = (me.n, &mut me.ticket);
+        me.sem
+            .with_sem(|sem| sem.poll_acquire(n, ticket, cx.waker()))
+    }
+}
+
+impl<S: HasSem> Drop for Acquire<'_, S> {
+    fn drop(&mut self) {
+        if let Some(id) = self.ticket.take()
+            && crate::runtime::in_model()
+        {
+            let n = self.n;
+            self.sem.with_sem(|sem| sem.cancel(id, n));
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! [`Semaphore`], as `tokio::sync::Semaphore`: fair, closable, with owned permits.
+
+use std::sync::Arc;
+
+use super::sem::{self, Acquire, Sem, SemLock};
+
+/// A counting semaphore, as `tokio::sync::Semaphore`: waiters are served first come, first
+/// served, and one that asks for many permits is not overtaken by later ones that ask for
+/// few. Every operation is a switch point.
+///
+/// ```
+/// use interleave_test::sync::Arc;
+/// use interleave_test::tokio::{self, sync::Semaphore};
+///
+/// interleave_test::check_async(|| async {
+///     let pool = Arc::new(Semaphore::new(1));
+///     let other = Arc::clone(&pool);
+///     let task = tokio::spawn(async move {
+///         let _permit = other.acquire().await.unwrap();
+///     });
+///     drop(pool.acquire().await.unwrap());
+///     task.await.unwrap();
+///     assert_eq!(pool.available_permits(), 1);
+/// })
+/// .unwrap();
+/// ```
+#[derive(Debug)]
+pub struct Semaphore {
+    sem: SemLock,
+}
+
+/// The semaphore was closed, as `tokio::sync::AcquireError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcquireError(());
+
+impl std::fmt::Display for AcquireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("semaphore closed")
+    }
+}
+
+impl std::error::Error for AcquireError {}
+
+/// Why a `try_acquire` failed, as `tokio::sync::TryAcquireError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TryAcquireError {
+    /// The semaphore was closed.
+    Closed,
+    /// Not enough permits were free (or others wait for them).
+    NoPermits,
+}
+
+impl std::fmt::Display for TryAcquireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TryAcquireError::Closed => f.write_str("semaphore closed"),
+            TryAcquireError::NoPermits => f.write_str("no permits available"),
+        }
+    }
+}
+
+impl std::error::Error for TryAcquireError {}
+
+fn try_error(closed: bool) -> TryAcquireError {
+    match closed {
+        true => TryAcquireError::Closed,
+        false => TryAcquireError::NoPermits,
+    }
+}
+
+impl Semaphore {
+    /// The most permits a semaphore holds, as Tokio's.
+    pub const MAX_PERMITS: usize = usize::MAX >> 3;
+
+    /// A semaphore with `permits` free permits.
+    ///
+    /// # Panics
+    /// If `permits` exceeds [`MAX_PERMITS`](Self::MAX_PERMITS).
+    pub fn new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Self::MAX_PERMITS,
+            "a semaphore may not have more than MAX_PERMITS permits ({})",
+            Self::MAX_PERMITS
+        );
+        Semaphore {
+            sem: SemLock::new(Sem::new(permits)),
+        }
+    }
+
+    /// How many permits are free now. A switch point.
+    #[track_caller]
+    pub fn available_permits(&self) -> usize {
+        sem::lock(&self.sem).available()
+    }
+
+    /// Adds `n` permits, handed to waiters first come, first served.
+    #[track_caller]
+    pub fn add_permits(&self, n: usize) {
+        sem::lock(&self.sem).release(n);
+    }
+
+    /// Removes up to `n` free permits for good; returns how many were removed.
+    #[track_caller]
+    pub fn forget_permits(&self, n: usize) -> usize {
+        sem::lock(&self.sem).forget(n)
+    }
+
+    /// Closes the semaphore: waiters and later acquisitions fail with [`AcquireError`];
+    /// permits already held stay valid.
+    #[track_caller]
+    pub fn close(&self) {
+        sem::lock(&self.sem).close();
+    }
+
+    /// Whether it was closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        sem::lock(&self.sem).is_closed()
+    }
+
+    /// Waits for one permit. Cancel-safe: dropping the future gives up its place.
+    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        self.acquire_many(1).await
+    }
+
+    /// Waits for `n` permits at once.
+    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        Acquire::new(&self.sem, n as usize)
+            .await
+            .map_err(|_| AcquireError(()))?;
+        Ok(SemaphorePermit {
+            sem: self,
+            permits: n,
+        })
+    }
+
+    /// One permit if one is free and nobody waits.
+    #[track_caller]
+    pub fn try_acquire(&self) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        self.try_acquire_many(1)
+    }
+
+    /// `n` permits if they are free and nobody waits.
+    #[track_caller]
+    pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        let taken = sem::lock(&self.sem).try_acquire(n as usize);
+        taken.map_err(try_error)?;
+        Ok(SemaphorePermit {
+            sem: self,
+            permits: n,
+        })
+    }
+
+    /// [`acquire`](Self::acquire) with a permit that owns a reference to the semaphore.
+    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        self.acquire_many_owned(1).await
+    }
+
+    /// [`acquire_many`](Self::acquire_many) with an owned permit.
+    pub async fn acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        Acquire::new(&self.sem, n as usize)
+            .await
+            .map_err(|_| AcquireError(()))?;
+        Ok(OwnedSemaphorePermit {
+            sem: self,
+            permits: n,
+        })
+    }
+
+    /// [`try_acquire`](Self::try_acquire) with an owned permit.
+    #[track_caller]
+    pub fn try_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, TryAcquireError> {
+        self.try_acquire_many_owned(1)
+    }
+
+    /// [`try_acquire_many`](Self::try_acquire_many) with an owned permit.
+    #[track_caller]
+    pub fn try_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
+        let taken = sem::lock(&self.sem).try_acquire(n as usize);
+        taken.map_err(try_error)?;
+        Ok(OwnedSemaphorePermit {
+            sem: self,
+            permits: n,
+        })
+    }
+}
+
+/// Permits of a [`Semaphore`], given back when dropped.
+#[derive(Debug)]
+#[must_use]
+pub struct SemaphorePermit<'a> {
+    sem: &'a Semaphore,
+    permits: u32,
+}
+
+impl SemaphorePermit<'_> {
+    /// Keeps the permits from going back: the semaphore has that many fewer for good.
+    pub fn forget(mut self) {
+        self.permits = 0;
+    }
+
+    /// How many permits it holds.
+    pub fn num_permits(&self) -> usize {
+        self.permits as usize
+    }
+}
+
+impl Drop for SemaphorePermit<'_> {
+    fn drop(&mut self) {
+        if self.permits > 0 && crate::runtime::in_model() {
+            sem::lock(&self.sem.sem).release(self.permits as usize);
+        }
+    }
+}
+
+/// Permits of a [`Semaphore`] in an `Arc`, owning a reference to it.
+#[derive(Debug)]
+#[must_use]
+pub struct OwnedSemaphorePermit {
+    sem: Arc<Semaphore>,
+    permits: u32,
+}
+
+impl OwnedSemaphorePermit {
+    /// Keeps the permits from going back.
+    pub fn forget(mut self) {
+        self.permits = 0;
+    }
+
+    /// How many permits it holds.
+    pub fn num_permits(&self) -> usize {
+        self.permits as usize
+    }
+
+    /// The semaphore.
+    pub fn semaphore(&self) -> &Arc<Semaphore> {
+        &self.sem
+    }
+}
+
+impl Drop for OwnedSemaphorePermit {
+    fn drop(&mut self) {
+        if self.permits > 0 && crate::runtime::in_model() {
+            sem::lock(&self.sem.sem).release(self.permits as usize);
+        }
+    }
+}

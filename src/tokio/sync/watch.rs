@@ -1,0 +1,472 @@
+//! A channel that keeps only its latest value, as `tokio::sync::watch`.
+//!
+//! The value sits in a modelled `RwLock` of `interleave_test::sync`: a [`Ref`] holds its read
+//! lock, so two receivers borrow at once and a send waits until every `Ref` is gone (a
+//! `Ref` kept across an `.await` while the same thread sends is reported as a deadlock;
+//! Tokio documents the same risk). The version, the handle counts and the wakers sit in a
+//! modelled `Mutex`, taken after the value's lock when both are needed. Every operation is
+//! a switch point.
+
+use std::future::Future;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use crate::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+
+/// Errors of this module.
+pub mod error {
+    /// `send` found no receiver; the value comes back, as `watch::error::SendError`.
+    #[derive(PartialEq, Eq, Clone, Copy)]
+    pub struct SendError<T>(pub T);
+
+    impl<T> std::fmt::Debug for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("SendError").finish_non_exhaustive()
+        }
+    }
+
+    impl<T> std::fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl<T> std::error::Error for SendError<T> {}
+
+    /// Every sender was dropped, as `watch::error::RecvError`.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct RecvError(pub(super) ());
+
+    impl std::fmt::Display for RecvError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+}
+
+use error::{RecvError, SendError};
+
+/// Wakers of tasks waiting for one event, at most one per task (a task that polls again
+/// replaces nothing: its waker is already there). Also used by `broadcast` and `Barrier`.
+#[derive(Debug, Default)]
+pub(super) struct Wakers(Vec<Waker>);
+
+impl Wakers {
+    /// Registers `waker` unless one that wakes the same task is registered.
+    pub(super) fn add(&mut self, waker: &Waker) {
+        if !self.0.iter().any(|w| w.will_wake(waker)) {
+            self.0.push(waker.clone());
+        }
+    }
+
+    /// Wakes and forgets every registered task.
+    pub(super) fn wake_all(&mut self) {
+        for waker in self.0.drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    /// Bumped by every change; a receiver has seen the value when its `seen` equals it.
+    version: u64,
+    senders: usize,
+    receivers: usize,
+    /// Tasks in `Receiver::changed`, woken by a change or the last sender's drop.
+    changed: Wakers,
+    /// Tasks in `Sender::closed`, woken by the last receiver's drop.
+    closed: Wakers,
+}
+
+#[derive(Debug)]
+struct Shared<T> {
+    value: RwLock<T>,
+    state: Mutex<State>,
+}
+
+impl<T> Shared<T> {
+    #[track_caller]
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock_section()
+    }
+
+    #[track_caller]
+    fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.value.read().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A channel holding `init`, with one sender and one receiver, as
+/// `tokio::sync::watch::channel`. The receiver has seen `init`.
+///
+/// ```
+/// use interleave_test::tokio::{self, sync::watch};
+///
+/// interleave_test::check_async(|| async {
+///     let (tx, mut rx) = watch::channel("hello");
+///     let _task = tokio::spawn(async move { tx.send("goodbye").unwrap() });
+///     rx.changed().await.unwrap();
+///     assert_eq!(*rx.borrow_and_update(), "goodbye");
+///     assert!(rx.changed().await.is_err(), "the sender is gone, nothing new");
+/// })
+/// .unwrap();
+/// ```
+pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
+    let tx = Sender::with_receivers(init, 1);
+    let shared = Arc::clone(&tx.shared);
+    (tx, Receiver { shared, seen: 0 })
+}
+
+/// A borrow of the channel's value, holding its read lock, as `watch::Ref`.
+#[must_use = "a Ref holds the value's read lock until it is dropped"]
+pub struct Ref<'a, T> {
+    guard: RwLockReadGuard<'a, T>,
+    has_changed: bool,
+}
+
+impl<T> Ref<'_, T> {
+    /// Whether the value was unseen by the receiver when it was borrowed (always `false`
+    /// for a borrow of the sender). Unlike [`Receiver::has_changed`] it never fails.
+    pub fn has_changed(&self) -> bool {
+        self.has_changed
+    }
+}
+
+impl<T> Deref for Ref<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Ref<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.guard, f)
+    }
+}
+
+/// The sending half, as `watch::Sender`: it sets the value and wakes the receivers.
+/// Cloning it (a switch point) makes another sender; receivers see the channel closed
+/// once every sender is dropped.
+///
+/// # Differences from Tokio
+/// [`send`](Self::send) takes the value's write lock before it checks for receivers, so
+/// it waits for outstanding [`Ref`]s even when it then fails (Tokio checks first).
+#[derive(Debug)]
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Sender<T> {
+    /// A sender of a channel holding `init`, with no receiver yet (see
+    /// [`subscribe`](Self::subscribe)).
+    pub fn new(init: T) -> Sender<T> {
+        Sender::with_receivers(init, 0)
+    }
+
+    fn with_receivers(init: T, receivers: usize) -> Sender<T> {
+        let state = State {
+            version: 0,
+            senders: 1,
+            receivers,
+            changed: Wakers::default(),
+            closed: Wakers::default(),
+        };
+        let shared = Shared {
+            value: RwLock::new(init),
+            state: Mutex::new(state),
+        };
+        Sender {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// Replaces the value and wakes the receivers, or gives `value` back when no receiver
+    /// exists (the channel keeps its old value then).
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        let mut guard = self
+            .shared
+            .value
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut st = self.shared.state();
+        if st.receivers == 0 {
+            return Err(SendError(value));
+        }
+        *guard = value;
+        st.changed_now();
+        Ok(())
+    }
+
+    /// Changes the value in place with `modify` and wakes the receivers, even when none
+    /// exists.
+    #[track_caller]
+    pub fn send_modify<F: FnOnce(&mut T)>(&self, modify: F) {
+        self.send_if_modified(|value| {
+            modify(value);
+            true
+        });
+    }
+
+    /// Calls `modify` on the value; when it returns `true` the value counts as changed and
+    /// the receivers are woken, else they are not told. Returns what `modify` returned.
+    #[track_caller]
+    pub fn send_if_modified<F: FnOnce(&mut T) -> bool>(&self, modify: F) -> bool {
+        let mut guard = self
+            .shared
+            .value
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let modified = modify(&mut guard);
+        if modified {
+            self.shared.state().changed_now();
+        }
+        modified
+    }
+
+    /// Replaces the value (even with no receiver) and returns the old one.
+    #[track_caller]
+    pub fn send_replace(&self, value: T) -> T {
+        let mut old = None;
+        self.send_modify(|current| old = Some(std::mem::replace(current, value)));
+        old.expect("send_modify calls its closure")
+    }
+
+    /// The current value; [`Ref::has_changed`] is `false`.
+    #[track_caller]
+    pub fn borrow(&self) -> Ref<'_, T> {
+        Ref {
+            guard: self.shared.read(),
+            has_changed: false,
+        }
+    }
+
+    /// A new receiver that has seen the current value. It reopens a closed channel.
+    #[track_caller]
+    pub fn subscribe(&self) -> Receiver<T> {
+        let mut st = self.shared.state();
+        st.receivers += 1;
+        Receiver {
+            shared: Arc::clone(&self.shared),
+            seen: st.version,
+        }
+    }
+
+    /// How many receivers exist.
+    #[track_caller]
+    pub fn receiver_count(&self) -> usize {
+        self.shared.state().receivers
+    }
+
+    /// How many senders exist, this one included.
+    #[track_caller]
+    pub fn sender_count(&self) -> usize {
+        self.shared.state().senders
+    }
+
+    /// Whether no receiver exists.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.receiver_count() == 0
+    }
+
+    /// Waits until no receiver exists. Cancel-safe.
+    pub async fn closed(&self) {
+        std::future::poll_fn(|cx| {
+            let mut st = self.shared.state();
+            if st.receivers == 0 {
+                return Poll::Ready(());
+            }
+            st.closed.add(cx.waker());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Whether both senders belong to one channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl State {
+    fn changed_now(&mut self) {
+        self.version += 1;
+        self.changed.wake_all();
+    }
+}
+
+impl<T: Default> Default for Sender<T> {
+    fn default() -> Self {
+        Sender::new(T::default())
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.state().senders += 1;
+        Sender {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = self.shared.state();
+        st.senders -= 1;
+        if st.senders == 0 {
+            st.changed.wake_all();
+        }
+    }
+}
+
+/// The receiving half, as `watch::Receiver`: it reads the latest value and waits for
+/// changes. Each receiver remembers the last version it has seen; a clone (a switch point)
+/// starts with the same.
+#[derive(Debug)]
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+    /// The version this receiver saw last.
+    seen: u64,
+}
+
+impl<T> Receiver<T> {
+    /// The current value, not marked as seen.
+    #[track_caller]
+    pub fn borrow(&self) -> Ref<'_, T> {
+        let (guard, version) = read_versioned(&self.shared);
+        Ref {
+            guard,
+            has_changed: version != self.seen,
+        }
+    }
+
+    /// The current value, marked as seen.
+    #[track_caller]
+    pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
+        let (guard, version) = read_versioned(&self.shared);
+        let has_changed = std::mem::replace(&mut self.seen, version) != version;
+        Ref { guard, has_changed }
+    }
+
+    /// Whether a value this receiver has not seen is there, without marking it;
+    /// `Err` once every sender is dropped (even if such a value is there, as Tokio).
+    #[track_caller]
+    pub fn has_changed(&self) -> Result<bool, RecvError> {
+        let st = self.shared.state();
+        match st.senders {
+            0 => Err(RecvError(())),
+            _ => Ok(st.version != self.seen),
+        }
+    }
+
+    /// Whether every sender is dropped.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.shared.state().senders == 0
+    }
+
+    /// Makes the current value count as unseen: `changed` returns at once.
+    #[track_caller]
+    pub fn mark_changed(&mut self) {
+        self.seen = self.shared.state().version.wrapping_sub(1);
+    }
+
+    /// Makes the current value count as seen.
+    #[track_caller]
+    pub fn mark_unchanged(&mut self) {
+        self.seen = self.shared.state().version;
+    }
+
+    /// Waits for a value this receiver has not seen and marks it as seen: at once if one
+    /// is there. `Err` when every sender is dropped and the current value is seen.
+    /// Cancel-safe: it marks nothing unless it returns `Ok`.
+    pub async fn changed(&mut self) -> Result<(), RecvError> {
+        changed(&self.shared, &mut self.seen).await
+    }
+
+    /// Waits until `f` holds for the value, as `watch::Receiver::wait_for`: calls `f` on
+    /// the current value first (seen or not), then on each new one; every value `f` was
+    /// called on is marked as seen. `Err` when every sender is dropped and `f` was false
+    /// for the last value.
+    pub async fn wait_for(
+        &mut self,
+        mut f: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, RecvError> {
+        let Receiver { shared, seen } = self;
+        let shared: &Shared<T> = shared;
+        loop {
+            let (guard, version) = read_versioned(shared);
+            let has_changed = std::mem::replace(seen, version) != version;
+            if f(&guard) {
+                return Ok(Ref { guard, has_changed });
+            }
+            drop(guard);
+            changed(shared, seen).await?;
+        }
+    }
+
+    /// Whether both receivers belong to one channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+/// The value's read lock and the version it holds.
+#[track_caller]
+fn read_versioned<T>(shared: &Shared<T>) -> (RwLockReadGuard<'_, T>, u64) {
+    let guard = shared.read();
+    let version = shared.state().version;
+    (guard, version)
+}
+
+/// Waits for a version other than `seen`, then sets `seen` to it.
+fn changed<'a, T>(
+    shared: &'a Shared<T>,
+    seen: &'a mut u64,
+) -> impl Future<Output = Result<(), RecvError>> + 'a {
+    std::future::poll_fn(move |cx: &mut Context<'_>| {
+        let mut st = shared.state();
+        if st.version != *seen {
+            *seen = st.version;
+            return Poll::Ready(Ok(()));
+        }
+        if st.senders == 0 {
+            return Poll::Ready(Err(RecvError(())));
+        }
+        st.changed.add(cx.waker());
+        Poll::Pending
+    })
+}
+
+impl<T> Clone for Receiver<T> {
+    fn clone(&self) -> Self {
+        self.shared.state().receivers += 1;
+        Receiver {
+            shared: Arc::clone(&self.shared),
+            seen: self.seen,
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut st = self.shared.state();
+        st.receivers -= 1;
+        if st.receivers == 0 {
+            st.closed.wake_all();
+        }
+    }
+}

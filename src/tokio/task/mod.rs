@@ -1,0 +1,102 @@
+//! Tasks, with the names of `tokio::task`: [`spawn`], [`spawn_local`],
+//! [`spawn_blocking`], [`yield_now`], [`JoinHandle`], [`JoinSet`], [`id`].
+//!
+//! A task is a model task of `interleave_test::future`; which runtime shape it runs in is
+//! told in `runtime`.
+
+mod join_set;
+
+use std::future::Future;
+
+use crate::future;
+use crate::tokio::runtime;
+
+pub use crate::future::{AbortHandle, Id, JoinError, JoinHandle, yield_now};
+pub use join_set::JoinSet;
+
+/// Spawns `future` as a task, as `tokio::spawn`: on a current-thread runtime's thread, a
+/// task of its executor (it interleaves with the others only at `.await` points); on a
+/// multi-thread runtime, or outside any runtime, a task of its own, preempted at any
+/// switch point. Spawning is a switch point. Dropping the handle detaches the task.
+///
+/// ```
+/// use interleave_test::tokio;
+///
+/// interleave_test::check_async(|| async {
+///     let task = tokio::spawn(async { 40 + 2 });
+///     assert_eq!(task.await.unwrap(), 42);
+/// })
+/// .unwrap();
+/// ```
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match runtime::try_handle() {
+        Some(handle) => handle.spawn(future),
+        None => future::spawn(future),
+    }
+}
+
+/// Spawns a `!Send` future on the executor of the calling thread's `block_on`, as
+/// `tokio::task::spawn_local`; see [`future::spawn_local`].
+///
+/// # Panics
+/// Outside the future of a `block_on`.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    future::spawn_local(future)
+}
+
+/// Runs `f` as a task of its own, as on Tokio's blocking pool: it may block (on a lock,
+/// a channel, `thread::sleep`) without stalling the runtime's other tasks. Aborting it
+/// before it starts keeps it from running; once it runs it runs to its end.
+#[track_caller]
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match runtime::try_handle() {
+        Some(handle) => handle.spawn_blocking(f),
+        None => future::spawn(async move { f() }),
+    }
+}
+
+/// Runs `f` on the calling thread, as `tokio::task::block_in_place` on a multi-thread
+/// runtime (where the calling task is a model thread of its own, so blocking in `f` stalls
+/// no other task).
+///
+/// # Panics
+/// On a current-thread runtime (Tokio's message).
+#[track_caller]
+pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {
+    let current = runtime::try_handle().map(|h| h.runtime_flavor());
+    assert!(
+        current != Some(runtime::RuntimeFlavor::CurrentThread),
+        "can call blocking only when running on the multi-threaded runtime"
+    );
+    f()
+}
+
+/// The id of the task that runs the calling code, as `tokio::task::id`.
+///
+/// # Panics
+/// Outside a task (Tokio's message): in a `block_on`'s own future or a plain thread.
+#[track_caller]
+pub fn id() -> Id {
+    try_id().expect("can't get a task id when not inside a task")
+}
+
+/// The id of the task that runs the calling code, `None` outside a task, as
+/// `tokio::task::try_id`.
+#[track_caller]
+pub fn try_id() -> Option<Id> {
+    future::current_id()
+}

@@ -1,0 +1,277 @@
+//! Time on the execution's virtual clock, with the names of `tokio::time`: [`sleep`],
+//! [`sleep_until`], [`timeout`], [`interval`], [`Instant`], and [`pause`] / [`advance`] /
+//! [`resume`].
+//!
+//! A timer never completes before its deadline. When it fires, the virtual clock jumps to
+//! its deadline. It fires when nothing else can act (every thread and task waits), or
+//! while others still could: a decision of the search, as for a timed wait of
+//! `interleave_test::sync`, so the races of a `timeout` against the work it bounds are
+//! explored, not avoided, and every schedule replays exactly. No test waits in real time.
+//!
+//! # Paused time
+//! After [`pause`] (or a runtime built with `start_paused(true)`), time moves as in a
+//! paused Tokio runtime: only by [`advance`], or when every thread and task is idle
+//! (auto-advance), never while others could act. [`resume`] turns the decision back on.
+//!
+//! # Differences from Tokio
+//! - Instants are points on the execution's clock, which starts at zero;
+//!   [`Instant::from_std`] takes this crate's [`crate::time::Instant`].
+//! - Timers have no granularity: a deadline is exact to the nanosecond, and an
+//!   [`Interval`] counts a tick as missed as soon as it is polled after its deadline.
+//! - The coop budget of Tokio (a future that gives way after 128 operations) is not
+//!   modelled.
+
+mod interval;
+mod timer;
+
+use std::future::{Future, IntoFuture};
+use std::ops::{Add, AddAssign, Sub, SubAssign};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+/// `std::time::Duration`, as Tokio re-exports it.
+pub use std::time::Duration;
+
+use crate::runtime::timers;
+
+pub use interval::{Interval, MissedTickBehavior, interval, interval_at};
+pub use timer::{Sleep, sleep, sleep_until};
+
+/// Errors of this module.
+pub mod error {
+    /// A [`timeout`](super::timeout) elapsed before its future completed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Elapsed(pub(super) ());
+
+    impl std::fmt::Display for Elapsed {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("deadline has elapsed")
+        }
+    }
+
+    impl std::error::Error for Elapsed {}
+
+    impl From<Elapsed> for std::io::Error {
+        fn from(_: Elapsed) -> std::io::Error {
+            std::io::ErrorKind::TimedOut.into()
+        }
+    }
+}
+
+/// A point on the execution's virtual clock, as `tokio::time::Instant`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instant(crate::time::Instant);
+
+impl Instant {
+    /// The current virtual time. Panics outside a model.
+    #[track_caller]
+    pub fn now() -> Instant {
+        Instant(crate::time::Instant::now())
+    }
+
+    /// The same point as an instant of this crate's `std`-shaped [`crate::time`].
+    pub fn from_std(std: crate::time::Instant) -> Instant {
+        Instant(std)
+    }
+
+    /// This point as an instant of [`crate::time`].
+    pub fn into_std(self) -> crate::time::Instant {
+        self.0
+    }
+
+    /// Time from `earlier` to `self`, zero if `earlier` is later.
+    pub fn duration_since(&self, earlier: Instant) -> Duration {
+        self.0.duration_since(earlier.0)
+    }
+
+    /// Time from `earlier` to `self`, `None` if `earlier` is later.
+    pub fn checked_duration_since(&self, earlier: Instant) -> Option<Duration> {
+        self.0.checked_duration_since(earlier.0)
+    }
+
+    /// Time from `earlier` to `self`, zero if `earlier` is later.
+    pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
+        self.0.duration_since(earlier.0)
+    }
+
+    /// Virtual time since `self`.
+    #[track_caller]
+    pub fn elapsed(&self) -> Duration {
+        self.0.elapsed()
+    }
+
+    /// `self + d`, `None` on overflow.
+    pub fn checked_add(&self, d: Duration) -> Option<Instant> {
+        self.0.checked_add(d).map(Instant)
+    }
+
+    /// `self - d`, `None` before the start of the clock.
+    pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
+        self.0.checked_sub(d).map(Instant)
+    }
+
+    /// Its time since the start of the clock.
+    fn since_start(self) -> Duration {
+        self.0.since_start()
+    }
+
+    /// `self + d`, or about 30 years after `self` when that overflows (as Tokio's
+    /// far-future deadline).
+    fn saturating_add(self, d: Duration) -> Instant {
+        let far = Duration::from_secs(86_400 * 365 * 30);
+        self.checked_add(d)
+            .or_else(|| self.checked_add(far))
+            .unwrap_or(self)
+    }
+}
+
+impl From<crate::time::Instant> for Instant {
+    fn from(std: crate::time::Instant) -> Instant {
+        Instant(std)
+    }
+}
+
+impl From<Instant> for crate::time::Instant {
+    fn from(i: Instant) -> crate::time::Instant {
+        i.0
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Instant;
+    fn add(self, d: Duration) -> Instant {
+        Instant(self.0 + d)
+    }
+}
+
+impl AddAssign<Duration> for Instant {
+    fn add_assign(&mut self, d: Duration) {
+        *self = *self + d;
+    }
+}
+
+impl Sub<Duration> for Instant {
+    type Output = Instant;
+    fn sub(self, d: Duration) -> Instant {
+        Instant(self.0 - d)
+    }
+}
+
+impl SubAssign<Duration> for Instant {
+    fn sub_assign(&mut self, d: Duration) {
+        *self = *self - d;
+    }
+}
+
+impl Sub<Instant> for Instant {
+    type Output = Duration;
+    fn sub(self, other: Instant) -> Duration {
+        self.duration_since(other)
+    }
+}
+
+/// Awaits `future` for at most `duration`, as `tokio::time::timeout`: its output, or
+/// [`error::Elapsed`] when the deadline passed first in this execution. The future is
+/// polled first at each poll, so one that completes at the deadline wins.
+///
+/// ```
+/// use interleave_test::tokio::time::{self, Duration};
+///
+/// interleave_test::check_async(|| async {
+///     let late = time::timeout(Duration::from_millis(10), time::sleep(Duration::from_secs(1)));
+///     assert!(late.await.is_err());
+///     let soon = time::timeout(Duration::from_secs(1), async { 7 });
+///     assert_eq!(soon.await, Ok(7));
+/// })
+/// .unwrap();
+/// ```
+#[track_caller]
+pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
+    Timeout {
+        value: future.into_future(),
+        delay: sleep(duration),
+    }
+}
+
+/// [`timeout`] with a deadline rather than a duration, as `tokio::time::timeout_at`.
+pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
+    Timeout {
+        value: future.into_future(),
+        delay: sleep_until(deadline),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future [`timeout`] returns.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Timeout<T> {
+        #[pin]
+        value: T,
+        #[pin]
+        delay: Sleep,
+    }
+}
+
+impl<T> Timeout<T> {
+    /// The future it bounds.
+    pub fn get_ref(&self) -> &T {
+        &self.value
+    }
+
+    /// The future it bounds, mutably.
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+
+    /// The future it bounds, without the bound.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+}
+
+impl<T: Future> Future for Timeout<T> {
+    type Output = Result<T::Output, error::Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let me = self.project();
+        if let Poll::Ready(v) = me.value.poll(cx) {
+            return Poll::Ready(Ok(v));
+        }
+        me.delay.poll(cx).map(|()| Err(error::Elapsed(())))
+    }
+}
+
+/// Pauses time for the rest of the execution, as `tokio::time::pause`: it then moves only
+/// by [`advance`], or when every thread and task is idle.
+///
+/// # Panics
+/// If time is already paused (Tokio's message), or outside a model.
+#[track_caller]
+pub fn pause() {
+    let api = "interleave_test::tokio::time::pause";
+    assert!(!timers::paused(api), "time is already frozen");
+    timers::set_paused(api, true);
+}
+
+/// Lets time move again while others could act, as `tokio::time::resume`.
+///
+/// # Panics
+/// If time is not paused (Tokio's message), or outside a model.
+#[track_caller]
+pub fn resume() {
+    let api = "interleave_test::tokio::time::resume";
+    assert!(timers::paused(api), "time is not frozen");
+    timers::set_paused(api, false);
+}
+
+/// Moves the paused clock forward by `duration` and yields, as `tokio::time::advance`:
+/// every timer the clock reaches fires.
+///
+/// # Panics
+/// If time is not paused (Tokio's message), or outside a model.
+pub async fn advance(duration: Duration) {
+    let api = "interleave_test::tokio::time::advance";
+    assert!(timers::paused(api), "time is not frozen");
+    timers::advance(api, duration);
+    crate::future::yield_now().await;
+}

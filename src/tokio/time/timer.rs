@@ -1,0 +1,123 @@
+//! [`sleep`], [`sleep_until`] and [`Sleep`], over a [`Timer`] that `Interval` shares.
+
+use std::future::Future;
+use std::marker::PhantomPinned;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::Instant;
+use crate::runtime::timers::{self, TimerId};
+
+/// A deadline and its registration with the runtime (see `runtime/timers.rs`).
+#[derive(Debug)]
+pub(super) struct Timer {
+    deadline: Instant,
+    id: Option<TimerId>,
+}
+
+impl Timer {
+    pub(super) fn new(deadline: Instant) -> Timer {
+        Timer { deadline, id: None }
+    }
+
+    pub(super) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Ready once the clock reached the deadline; until then the timer wakes `cx`'s waker
+    /// when it fires.
+    pub(super) fn poll(&mut self, cx: &Context<'_>) -> Poll<()> {
+        let api = "interleave_test::tokio::time::Sleep";
+        match timers::poll(api, &mut self.id, self.deadline.since_start(), cx.waker()) {
+            true => Poll::Ready(()),
+            false => Poll::Pending,
+        }
+    }
+
+    /// A new deadline; the next poll registers it.
+    pub(super) fn reset(&mut self, deadline: Instant) {
+        self.cancel();
+        self.deadline = deadline;
+    }
+
+    fn cancel(&mut self) {
+        if let Some(id) = self.id.take() {
+            timers::cancel(&id);
+        }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// Waits until `duration` has passed on the virtual clock, as `tokio::time::sleep`.
+/// A duration too large for the clock waits about 30 years.
+///
+/// ```
+/// use interleave_test::tokio::time::{self, Duration, Instant};
+///
+/// interleave_test::check_async(|| async {
+///     let start = Instant::now();
+///     time::sleep(Duration::from_millis(100)).await;
+///     assert_eq!(start.elapsed(), Duration::from_millis(100));
+/// })
+/// .unwrap();
+/// ```
+///
+/// # Panics
+/// Outside a model.
+#[track_caller]
+pub fn sleep(duration: Duration) -> Sleep {
+    sleep_until(Instant::now().saturating_add(duration))
+}
+
+/// Waits until the virtual clock reaches `deadline`, as `tokio::time::sleep_until`.
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep {
+        timer: Timer::new(deadline),
+        _pinned: PhantomPinned,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future [`sleep`] and [`sleep_until`] return. As Tokio's, it is `!Unpin`: pin it
+    /// (`tokio::pin!`, `Box::pin`) to poll it by reference.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Sleep {
+        timer: Timer,
+        #[pin]
+        _pinned: PhantomPinned,
+    }
+}
+
+impl Sleep {
+    /// When it completes.
+    pub fn deadline(&self) -> Instant {
+        self.timer.deadline()
+    }
+
+    /// Whether the clock reached its deadline (reads the clock).
+    #[track_caller]
+    pub fn is_elapsed(&self) -> bool {
+        Instant::now() >= self.timer.deadline()
+    }
+
+    /// Sets a new deadline, as `Sleep::reset`: it completes at `deadline`, even if it had
+    /// already completed.
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        self.project().timer.reset(deadline);
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.project().timer.poll(cx)
+    }
+}

@@ -1,0 +1,13 @@
+//! The Tokio module (`interleave_test::tokio`): each primitive's documented behaviour, time
+//! on the virtual clock, runtimes, and the bugs Tokio code has, found by every strategy and
+//! replayed. One test binary, one module per subject.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bugs;
+mod runtime;
+mod support;
+mod sync;
+mod sync_more;
+mod time;

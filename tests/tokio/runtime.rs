@@ -1,0 +1,173 @@
+//! Runtimes and tasks: a current-thread runtime's tasks share its thread (a blocking call
+//! stalls them all), a multi-thread runtime's are preempted anywhere; `JoinSet`, task ids,
+//! `spawn_blocking`, `Handle::current`, and the abort of a runtime's tasks at its drop.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex as StdMutex;
+
+use interleave_test::sync::Arc;
+use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+use interleave_test::tokio::runtime::{self, Handle, RuntimeFlavor};
+use interleave_test::tokio::sync::oneshot;
+use interleave_test::tokio::task::{self, JoinSet};
+use interleave_test::tokio::{self as tokio_mod};
+use interleave_test::{FailureKind, Reduction};
+
+use crate::common::{SUBSTRATES, dfs};
+
+/// Two tasks: one blocks its thread on a (std-shaped, modelled) channel, the other sends
+/// after a yield. On one thread the blocked receiver stalls the sender too.
+fn blocking_recv_and_a_sender(flavor: RuntimeFlavor) {
+    let mut builder = match flavor {
+        RuntimeFlavor::CurrentThread => runtime::Builder::new_current_thread(),
+        _ => runtime::Builder::new_multi_thread(),
+    };
+    let rt = builder.build().unwrap();
+    rt.block_on(async {
+        let (tx, rx) = interleave_test::sync::mpsc::channel();
+        let receiver = tokio_mod::spawn(async move { rx.recv().unwrap() });
+        let sender = tokio_mod::spawn(async move {
+            task::yield_now().await;
+            tx.send(1).unwrap();
+        });
+        sender.await.unwrap();
+        assert_eq!(receiver.await.unwrap(), 1);
+    });
+}
+
+#[test]
+fn a_blocking_call_stalls_a_current_thread_runtime_but_not_a_multi_thread_one() {
+    for substrate in SUBSTRATES {
+        let builder = dfs(substrate, Reduction::Dpor, None);
+        let stalled = builder
+            .check(|| blocking_recv_and_a_sender(RuntimeFlavor::CurrentThread))
+            .expect_err("current-thread tasks share one thread");
+        assert_eq!(
+            stalled.kind(),
+            FailureKind::Deadlock,
+            "{substrate:?}: {stalled}"
+        );
+        let report = builder
+            .check(|| blocking_recv_and_a_sender(RuntimeFlavor::MultiThread))
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert!(report.exhausted);
+    }
+}
+
+#[test]
+fn handle_current_names_the_runtime_on_its_thread_and_in_its_tasks() {
+    interleave_test::check(|| {
+        let rt = runtime::Builder::new_multi_thread().build().unwrap();
+        rt.block_on(async {
+            assert_eq!(
+                Handle::current().runtime_flavor(),
+                RuntimeFlavor::MultiThread
+            );
+            let inner = tokio_mod::spawn(async { Handle::current().runtime_flavor() });
+            assert_eq!(inner.await.unwrap(), RuntimeFlavor::MultiThread);
+            let blocking = task::spawn_blocking(|| Handle::try_current().is_ok());
+            assert!(blocking.await.unwrap());
+        });
+        assert!(
+            Handle::try_current().is_err(),
+            "the context outlived block_on"
+        );
+    })
+    .unwrap();
+}
+
+#[test]
+fn task_ids_are_distinct_and_known_inside_the_task() {
+    interleave_test::check(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            assert!(
+                task::try_id().is_none(),
+                "block_on's own future is not a task"
+            );
+            let a = tokio_mod::spawn(async { task::id() });
+            let b = tokio_mod::spawn(async { task::id() });
+            let (ida, idb) = (a.id(), b.id());
+            assert_ne!(ida, idb);
+            assert_eq!(a.await.unwrap(), ida);
+            assert_eq!(b.await.unwrap(), idb);
+        });
+    })
+    .unwrap();
+}
+
+#[test]
+fn join_next_yields_results_in_the_order_the_tasks_finished() {
+    for substrate in SUBSTRATES {
+        let report = dfs(substrate, Reduction::Dpor, None)
+            .check_async(|| async {
+                let (tx, rx) = oneshot::channel::<()>();
+                let mut set = JoinSet::new();
+                let a = set.spawn(async move {
+                    rx.await.unwrap();
+                    "a"
+                });
+                let b = set.spawn(async { "b" });
+                while !b.is_finished() {
+                    task::yield_now().await;
+                }
+                tx.send(()).unwrap();
+                while !a.is_finished() {
+                    task::yield_now().await;
+                }
+                // Both ended, `b` first: it comes first although `a` was added first.
+                assert_eq!(set.join_next().await.unwrap().unwrap(), "b");
+                assert_eq!(set.join_next().await.unwrap().unwrap(), "a");
+                assert!(set.join_next().await.is_none());
+            })
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert!(report.exhausted, "{substrate:?}");
+    }
+}
+
+#[test]
+fn join_next_sees_both_finishing_orders_of_free_tasks() {
+    for substrate in SUBSTRATES {
+        let orders = StdMutex::new(BTreeSet::new());
+        dfs(substrate, Reduction::Dpor, None)
+            .check_async(|| async {
+                let mut set = JoinSet::new();
+                for n in 0..2u32 {
+                    set.spawn(async move { n });
+                }
+                let mut joined = Vec::new();
+                while let Some(done) = set.join_next().await {
+                    joined.push(done.unwrap());
+                }
+                orders.lock().unwrap().insert(joined);
+            })
+            .unwrap();
+        let both = BTreeSet::from([vec![0, 1], vec![1, 0]]);
+        assert_eq!(orders.into_inner().unwrap(), both, "{substrate:?}");
+    }
+}
+
+#[test]
+fn dropping_a_join_set_or_a_runtime_aborts_its_tasks() {
+    interleave_test::check(|| {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let rt = runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            let r = Arc::clone(&ran);
+            set.spawn(async move {
+                std::future::pending::<()>().await;
+                r.fetch_add(1, Ordering::SeqCst);
+            });
+            let mut aborted = JoinSet::new();
+            aborted.spawn(std::future::pending::<()>());
+            aborted.abort_all();
+            let err = aborted.join_next().await.unwrap().unwrap_err();
+            assert!(err.is_cancelled());
+            drop(set);
+        });
+        drop(rt);
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+    })
+    .unwrap();
+}
