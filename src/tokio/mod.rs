@@ -62,3 +62,5 @@ macro_rules! __tokio_pin {
 
 #[doc(inline)]
 pub use crate::__tokio_pin as pin;
+#[doc(inline)]
+pub use crate::__tokio_task_local as task_local;

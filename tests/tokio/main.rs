@@ -6,6 +6,7 @@
 mod common;
 
 mod bugs;
+mod example;
 mod runtime;
 mod support;
 mod sync;

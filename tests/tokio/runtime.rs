@@ -171,3 +171,73 @@ fn dropping_a_join_set_or_a_runtime_aborts_its_tasks() {
     })
     .unwrap();
 }
+
+interleave_test::tokio::task_local! {
+    static REQUEST: u32;
+}
+
+#[test]
+fn a_task_local_value_follows_its_task_across_polls_and_threads() {
+    // Two tasks each set their own value and read it back after every await, on each
+    // runtime flavour; their polls interleave in every order. The runtime's thread sets
+    // its own value around them, and a `sync_scope` nests inside it.
+    for multi_thread in [false, true] {
+        let model = move || {
+            let runtime = match multi_thread {
+                false => runtime::Builder::new_current_thread().build(),
+                true => runtime::Builder::new_multi_thread().build(),
+            };
+            runtime.unwrap().block_on(REQUEST.scope(9, async move {
+                let tasks: Vec<_> = (0..2)
+                    .map(|n| {
+                        tokio_mod::spawn(REQUEST.scope(n, async move {
+                            for _ in 0..2 {
+                                assert_eq!(REQUEST.get(), n, "another task's value");
+                                task::yield_now().await;
+                            }
+                            REQUEST.get()
+                        }))
+                    })
+                    .collect();
+                let unset = tokio_mod::spawn(async { REQUEST.try_with(|v| *v).is_err() });
+                for (n, t) in tasks.into_iter().enumerate() {
+                    assert_eq!(t.await.unwrap(), n as u32);
+                }
+                assert!(
+                    unset.await.unwrap(),
+                    "a task outside every scope saw a value"
+                );
+                assert_eq!(REQUEST.sync_scope(3, || REQUEST.get()), 3);
+                assert_eq!(REQUEST.get(), 9, "the outer value after the tasks");
+            }));
+            assert!(
+                REQUEST.try_with(|_| ()).is_err(),
+                "a value outside the scope"
+            );
+        };
+        for substrate in SUBSTRATES {
+            let name = format!("multi-thread {multi_thread}, {substrate:?}");
+            let report = dfs(substrate, Reduction::Dpor, None)
+                .check(model)
+                .unwrap_or_else(|f| panic!("{name}: {f}"));
+            assert!(
+                report.exhausted && report.executions > 1,
+                "{name}: {report}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_task_local_read_outside_its_scope_panics_with_tokios_message() {
+    let failure = dfs(SUBSTRATES[0], Reduction::Dpor, None)
+        .check(|| {
+            REQUEST.get();
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+    assert_eq!(
+        failure.message(),
+        "cannot access a task-local storage value without setting it first"
+    );
+}

@@ -5,6 +5,7 @@
 //! told in `runtime`.
 
 mod join_set;
+mod local;
 
 use std::future::Future;
 
@@ -13,6 +14,12 @@ use crate::tokio::runtime;
 
 pub use crate::future::{AbortHandle, Id, JoinError, JoinHandle, yield_now};
 pub use join_set::JoinSet;
+pub use local::{AccessError, LocalKey, TaskLocalFuture};
+
+/// The task module's future types, as `tokio::task::futures`.
+pub mod futures {
+    pub use super::local::TaskLocalFuture;
+}
 
 /// Spawns `future` as a task, as `tokio::spawn`: on a current-thread runtime's thread, a
 /// task of its executor (it interleaves with the others only at `.await` points); on a
