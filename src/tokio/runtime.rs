@@ -156,26 +156,43 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        if self.shared.flavor == RuntimeFlavor::CurrentThread && on_local_executor(self) {
-            return future::spawn_local(future);
-        }
-        self.spawn_own(future)
+        self.spawn_named(future, None)
+    }
+
+    /// [`spawn`](Self::spawn), naming the task (`tokio::task::Builder::name`).
+    #[track_caller]
+    pub(crate) fn spawn_named<F>(&self, future: F, name: Option<&str>) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let builder = future::Builder::new();
+        let builder = name.map_or(builder, |name| builder.name(name));
+        let spawned = match self.shared.flavor {
+            RuntimeFlavor::CurrentThread if on_local_executor(self) => builder.spawn_local(future),
+            _ => self.spawn_own(builder, future),
+        };
+        spawned.expect("spawning a model task does not fail")
     }
 
     /// Spawns `future` as a task of its own that runs in this runtime's context.
     #[track_caller]
-    fn spawn_own<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn_own<F>(
+        &self,
+        builder: future::Builder<'_>,
+        future: F,
+    ) -> std::io::Result<JoinHandle<F::Output>>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let handle = self.clone();
-        let task = future::spawn(async move {
+        let task = builder.spawn(async move {
             let _entered = handle.enter();
             future.await
-        });
+        })?;
         self.shared.tasks.lock().push(task.abort_handle());
-        task
+        Ok(task)
     }
 
     /// Runs `f` as a task of its own, as `Handle::spawn_blocking`.
@@ -185,7 +202,20 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.spawn_own(async move { f() })
+        self.spawn_blocking_named(f, None)
+    }
+
+    /// [`spawn_blocking`](Self::spawn_blocking), naming the task.
+    #[track_caller]
+    pub(crate) fn spawn_blocking_named<F, R>(&self, f: F, name: Option<&str>) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let builder = future::Builder::new();
+        let builder = name.map_or(builder, |name| builder.name(name));
+        self.spawn_own(builder, async move { f() })
+            .expect("spawning a model task does not fail")
     }
 
     /// Runs `future` to completion on the calling model thread in this runtime's context;

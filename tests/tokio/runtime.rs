@@ -241,3 +241,28 @@ fn a_task_local_read_outside_its_scope_panics_with_tokios_message() {
         "cannot access a task-local storage value without setting it first"
     );
 }
+
+#[test]
+fn a_named_blocking_task_is_a_thread_of_its_own_that_reports_name() {
+    // On a current-thread runtime a blocking task still gets its own model thread: its
+    // panic is reported in that thread, under the builder's name.
+    for substrate in SUBSTRATES {
+        let failure = dfs(substrate, Reduction::Dpor, None)
+            .thread_panics_fail(true)
+            .check(|| {
+                let runtime = runtime::Builder::new_current_thread().build().unwrap();
+                runtime.block_on(async {
+                    let blocking = task::Builder::new()
+                        .name("blocker")
+                        .spawn_blocking(|| panic!("blocking work failed"))
+                        .unwrap();
+                    let _ = blocking.await;
+                });
+            })
+            .unwrap_err();
+        assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+        assert_eq!(failure.message(), "blocking work failed");
+        let thread = failure.thread().expect("a panic names its thread");
+        assert_eq!(thread.name(), Some("blocker"), "{substrate:?}: {failure}");
+    }
+}

@@ -4,6 +4,7 @@
 //! A task is a model task of `interleave_test::future`; which runtime shape it runs in is
 //! told in `runtime`.
 
+mod builder;
 mod join_set;
 mod local;
 
@@ -13,6 +14,7 @@ use crate::future;
 use crate::tokio::runtime;
 
 pub use crate::future::{AbortHandle, Id, JoinError, JoinHandle, yield_now};
+pub use builder::Builder;
 pub use join_set::JoinSet;
 pub use local::{AccessError, LocalKey, TaskLocalFuture};
 

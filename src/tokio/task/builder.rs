@@ -1,0 +1,107 @@
+//! [`Builder`], as `tokio::task::Builder`: a task with a name, which reports show.
+
+use std::future::Future;
+
+use super::JoinHandle;
+use crate::future;
+use crate::tokio::runtime::{self, Handle};
+
+/// Spawns a task with options, as `tokio::task::Builder` (an unstable Tokio API, here
+/// always available): the name is what failure reports call the task (for a task of its
+/// own; a current-thread runtime's task runs on the `block_on` thread, which reports
+/// name). Spawning does not fail; the `Result`s are Tokio's signatures.
+///
+/// ```
+/// use interleave_test::tokio::task;
+///
+/// let failure = interleave_test::Builder::new()
+///     .check_async(|| async {
+///         let worker = task::Builder::new()
+///             .name("worker")
+///             .spawn(async { panic!("worker failed") })
+///             .unwrap();
+///         let _ = worker.await;
+///     })
+///     .unwrap_err();
+/// assert_eq!(failure.thread().unwrap().name(), Some("worker"));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+#[must_use = "a Builder does nothing until it spawns"]
+pub struct Builder<'a> {
+    name: Option<&'a str>,
+}
+
+impl<'a> Builder<'a> {
+    /// A builder with no options set.
+    pub fn new() -> Self {
+        Builder::default()
+    }
+
+    /// Names the task.
+    pub fn name(self, name: &'a str) -> Self {
+        Builder { name: Some(name) }
+    }
+
+    /// Spawns `future`, as [`spawn`](super::spawn).
+    #[track_caller]
+    pub fn spawn<F>(self, future: F) -> std::io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        match runtime::try_handle() {
+            Some(handle) => self.spawn_on(future, &handle),
+            None => self.plain().spawn(future),
+        }
+    }
+
+    /// Spawns `future` on `handle`'s runtime, as [`Handle::spawn`].
+    #[track_caller]
+    pub fn spawn_on<F>(self, future: F, handle: &Handle) -> std::io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        Ok(handle.spawn_named(future, self.name))
+    }
+
+    /// Spawns a `!Send` future on the calling thread's `block_on`, as
+    /// [`spawn_local`](super::spawn_local).
+    #[track_caller]
+    pub fn spawn_local<F>(self, future: F) -> std::io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.plain().spawn_local(future)
+    }
+
+    /// Runs `f` as a task of its own, as [`spawn_blocking`](super::spawn_blocking).
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(self, f: F) -> std::io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match runtime::try_handle() {
+            Some(handle) => self.spawn_blocking_on(f, &handle),
+            None => self.plain().spawn(async move { f() }),
+        }
+    }
+
+    /// Runs `f` as a task of its own in `handle`'s runtime.
+    #[track_caller]
+    pub fn spawn_blocking_on<F, R>(self, f: F, handle: &Handle) -> std::io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        Ok(handle.spawn_blocking_named(f, self.name))
+    }
+
+    /// The same options for `future::Builder`.
+    fn plain(self) -> future::Builder<'a> {
+        let builder = future::Builder::new();
+        self.name.map_or(builder, |name| builder.name(name))
+    }
+}
