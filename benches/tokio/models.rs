@@ -13,7 +13,6 @@ macro_rules! tokio_models {
             use $($tokio)::+ as tokio;
             use $krate::future::block_on;
             use $krate::sync::Arc;
-            use $krate::thread;
             use tokio::sync::{Mutex, Notify, mpsc, oneshot};
             use tokio::task::{self, JoinSet};
             use tokio::time;
@@ -44,18 +43,15 @@ macro_rules! tokio_models {
                 });
             }
 
-            /// Three tasks each lock a Tokio mutex twice and increment it, yielding while
-            /// they hold it; main joins them and checks the sum. Each task is a thread's
-            /// `block_on`, not a `spawn`ed task: our `MutexGuard` is not `Send` (Tokio's
-            /// is), so a spawned future that holds it across an `.await` does not compile.
-            /// In both tools a spawned task is a thread of the search all the same.
+            /// Three spawned tasks each lock a Tokio mutex twice and increment it, yielding
+            /// while they hold the guard; main joins them and checks the sum.
             pub(crate) fn mutex_tasks() {
-                let m = Arc::new(Mutex::new(0u64));
-                let workers: Vec<_> = (0..3)
-                    .map(|_| {
-                        let m = Arc::clone(&m);
-                        thread::spawn(move || {
-                            block_on(async move {
+                block_on(async {
+                    let m = std::sync::Arc::new(Mutex::new(0u64));
+                    let workers: Vec<_> = (0..3)
+                        .map(|_| {
+                            let m = m.clone();
+                            tokio::spawn(async move {
                                 for _ in 0..2 {
                                     let mut g = m.lock().await;
                                     task::yield_now().await;
@@ -63,12 +59,12 @@ macro_rules! tokio_models {
                                 }
                             })
                         })
-                    })
-                    .collect();
-                for w in workers {
-                    w.join().unwrap();
-                }
-                assert_eq!(block_on(async { *m.lock().await }), 6);
+                        .collect();
+                    for w in workers {
+                        w.await.unwrap();
+                    }
+                    assert_eq!(*m.lock().await, 6);
+                });
             }
 
             /// Three requests: main notifies, the server task wakes from `notified()` and

@@ -238,3 +238,31 @@ fn a_downgraded_write_guard_admits_readers_but_no_writer() {
         assert!(lock.try_write().is_ok());
     });
 }
+
+#[test]
+fn lock_guards_are_send_so_a_spawned_task_holds_one_across_an_await() {
+    fn send<T: Send>(_: &T) {}
+    every_execution(|| async {
+        // std's `Arc`, as Tokio's `lock_owned` takes.
+        let lock = std::sync::Arc::new(Mutex::new(0));
+        let rw = std::sync::Arc::new(RwLock::new(0));
+        let task = tokio::spawn({
+            let (lock, rw) = (lock.clone(), rw.clone());
+            async move {
+                let mut guard = lock.lock().await;
+                let mut write = rw.write().await;
+                tokio::task::yield_now().await;
+                *guard += 1;
+                *write += 1;
+                drop((guard, write));
+                let owned = lock.clone().lock_owned().await;
+                let read = rw.clone().read_owned().await;
+                tokio::task::yield_now().await;
+                *owned + *read
+            }
+        });
+        send(&task);
+        let _ = *lock.lock().await;
+        assert_eq!(task.await.unwrap(), 2);
+    });
+}
