@@ -7,6 +7,7 @@ mod common;
 
 mod bugs;
 mod example;
+mod example_select;
 mod runtime;
 mod support;
 mod sync;
