@@ -212,3 +212,35 @@ fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
         0,
     );
 }
+
+#[test]
+fn a_spawned_task_and_the_main_thread_on_a_bounded_channel() {
+    use crate::tokio::sync::mpsc;
+    use crate::tokio::task::JoinSet;
+    // The multi-thread shape of the model above, with one task: the task is a thread of its
+    // own, preempted at every operation of the channel (each a section of its model lock,
+    // one switch point), so the reduction meets the channel's wakes and closing.
+    check_async(
+        "join set, one task",
+        || {
+            future::block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                let task_tx = tx.clone();
+                set.spawn(async move {
+                    task_tx.send(1).await.unwrap();
+                    task_tx.capacity()
+                });
+                let mine = tx.try_send(2).is_ok();
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let capacity = set.join_next().await.unwrap().unwrap();
+                (values, mine, capacity)
+            })
+        },
+        0,
+    );
+}
