@@ -1,6 +1,7 @@
 //! Tokio-shaped async code under the search, with Tokio's names and paths: [`spawn`],
 //! [`task`], [`sync`], [`time`] on the virtual clock, [`runtime`], and the macros
-//! `select!`, `join!`, `try_join!` and [`pin!`](crate::tokio::pin).
+//! `select!`, `join!`, `try_join!`, [`pin!`](crate::tokio::pin) and
+//! [`task_local!`](crate::tokio::task_local).
 //!
 //! A crate written against `tokio` switches to this module with one `cfg` block (see the
 //! README):
