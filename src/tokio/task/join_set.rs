@@ -259,7 +259,9 @@ impl<T: 'static> JoinSet<T> {
         let task = async move {
             let value = task.await;
             mine.store(
-                returns.fetch_add(1, Ordering::AcqRel) + 1,
+                // SeqCst: an execution that uses only sequentially consistent atomics
+                // runs without the memory model's bookkeeping (`tracked_for`).
+                returns.fetch_add(1, Ordering::SeqCst) + 1,
                 Ordering::Release,
             );
             value
