@@ -318,6 +318,11 @@ pub(crate) fn unchanged() {
     host::with_current(run);
 }
 
+/// The calling model thread's execution and id, `None` outside a model.
+pub(crate) fn try_ids() -> Option<(u64, Tid)> {
+    host::with_current(|ctx| (ctx.exec.id, ctx.tid))
+}
+
 /// The calling model thread's execution and id.
 #[track_caller]
 pub(crate) fn ids(api: &str) -> (u64, Tid) {

@@ -64,6 +64,9 @@ struct Entered {
     exec: u64,
     tid: Tid,
     handle: Handle,
+    /// Entered by a task the runtime drives (not a blocking one): blocking there stalls
+    /// the runtime, which Tokio refuses (`blocking_lock` and the like panic).
+    drives: bool,
 }
 
 thread_local! {
@@ -77,6 +80,19 @@ fn current() -> Option<Handle> {
         let all = all.borrow();
         let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
         found.map(|e| e.handle.clone())
+    })
+}
+
+/// Whether the calling thread is a task a runtime drives (spawned, not blocking): Tokio
+/// refuses to block there.
+pub(crate) fn drives_tasks() -> bool {
+    let Some((exec, tid)) = engine::try_ids() else {
+        return false;
+    };
+    CONTEXT.with(|all| {
+        let all = all.borrow();
+        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
+        found.is_some_and(|e| e.drives)
     })
 }
 
@@ -131,6 +147,13 @@ impl Handle {
     /// Enters the runtime's context on the calling model thread until the guard drops.
     #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
+        self.enter_as(false)
+    }
+
+    /// [`enter`](Self::enter), saying whether the calling thread is a task the runtime
+    /// drives.
+    #[track_caller]
+    fn enter_as(&self, drives: bool) -> EnterGuard<'_> {
         let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::enter");
         CONTEXT.with(|all| {
             let mut all = all.borrow_mut();
@@ -139,6 +162,7 @@ impl Handle {
                 exec,
                 tid,
                 handle: self.clone(),
+                drives,
             });
         });
         EnterGuard {
@@ -170,7 +194,7 @@ impl Handle {
         let builder = name.map_or(builder, |name| builder.name(name));
         let spawned = match self.shared.flavor {
             RuntimeFlavor::CurrentThread if on_local_executor(self) => builder.spawn_local(future),
-            _ => self.spawn_own(builder, future),
+            _ => self.spawn_own(builder, future, false),
         };
         spawned.expect("spawning a model task does not fail")
     }
@@ -181,6 +205,7 @@ impl Handle {
         &self,
         builder: future::Builder<'_>,
         future: F,
+        blocking: bool,
     ) -> std::io::Result<JoinHandle<F::Output>>
     where
         F: Future + Send + 'static,
@@ -188,7 +213,7 @@ impl Handle {
     {
         let handle = self.clone();
         let task = builder.spawn(async move {
-            let _entered = handle.enter();
+            let _entered = handle.enter_as(!blocking);
             future.await
         })?;
         self.shared.tasks.lock().push(task.abort_handle());
@@ -214,7 +239,7 @@ impl Handle {
     {
         let builder = future::Builder::new();
         let builder = name.map_or(builder, |name| builder.name(name));
-        self.spawn_own(builder, async move { f() })
+        self.spawn_own(builder, async move { f() }, true)
             .expect("spawning a model task does not fail")
     }
 

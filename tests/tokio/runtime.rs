@@ -266,3 +266,45 @@ fn a_named_blocking_task_is_a_thread_of_its_own_that_reports_name() {
         assert_eq!(thread.name(), Some("blocker"), "{substrate:?}: {failure}");
     }
 }
+
+#[test]
+fn blocking_inside_a_runtime_task_panics_as_in_tokio_but_not_in_spawn_blocking() {
+    use interleave_test::tokio::sync::mpsc;
+    let model = |in_blocking_pool: bool| {
+        move || {
+            let rt = runtime::Builder::new_multi_thread().build().unwrap();
+            rt.block_on(async {
+                let (tx, mut rx) = mpsc::channel::<u32>(1);
+                let receiver = match in_blocking_pool {
+                    true => task::spawn_blocking(move || rx.blocking_recv()),
+                    false => tokio_mod::spawn(async move { rx.blocking_recv() }),
+                };
+                tx.send(4).await.unwrap();
+                assert_eq!(receiver.await.unwrap(), Some(4));
+            });
+        }
+    };
+    for substrate in SUBSTRATES {
+        let builder = dfs(substrate, Reduction::Dpor, None);
+        let report = builder
+            .check(model(true))
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert!(report.exhausted, "{substrate:?}");
+        let failure = builder
+            .thread_panics_fail(true)
+            .check(model(false))
+            .expect_err("a runtime task must not block");
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Panic,
+            "{substrate:?}: {failure}"
+        );
+        assert!(
+            failure
+                .message()
+                .starts_with("Cannot block the current thread from within a runtime."),
+            "{substrate:?}: {failure}"
+        );
+        assert_eq!(failure.thread().map(|t| t.id()), Some(1), "{failure}");
+    }
+}

@@ -44,12 +44,12 @@ impl std::fmt::Display for TryLockError {
 impl std::error::Error for TryLockError {}
 
 /// Panics, with Tokio's message, when synchronous blocking is asked for inside a future
-/// polled by a `block_on` (`blocking_lock`, `blocking_recv`, `blocking_send`). Inside a
-/// spawned task it is not detected (a `spawn_blocking` closure is one, where it is allowed).
+/// polled by a `block_on` or in a task a runtime spawned (`blocking_lock`, `blocking_recv`,
+/// `blocking_send`); a `spawn_blocking` closure or a plain thread may block.
 #[track_caller]
 fn no_blocking_in_async(what: &str) {
     assert!(
-        !crate::future::in_block_on(),
+        !crate::future::in_block_on() && !crate::tokio::runtime::drives_tasks(),
         "Cannot block the current thread from within a runtime. This happens because a \
          function attempted to block the current thread while the thread is being used to \
          drive asynchronous tasks ({what}; use `.await`, or call it from a thread or \
