@@ -180,18 +180,20 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.spawn_named(future, None)
+        self.spawn_with(future::Builder::new(), future)
     }
 
-    /// [`spawn`](Self::spawn), naming the task (`tokio::task::Builder::name`).
+    /// [`spawn`](Self::spawn) with `builder`'s options (`tokio::task::Builder`).
     #[track_caller]
-    pub(crate) fn spawn_named<F>(&self, future: F, name: Option<&str>) -> JoinHandle<F::Output>
+    pub(crate) fn spawn_with<F>(
+        &self,
+        builder: future::Builder<'_>,
+        future: F,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let builder = future::Builder::new();
-        let builder = name.map_or(builder, |name| builder.name(name));
         let spawned = match self.shared.flavor {
             RuntimeFlavor::CurrentThread if on_local_executor(self) => builder.spawn_local(future),
             _ => self.spawn_own(builder, future, false),
@@ -227,18 +229,20 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.spawn_blocking_named(f, None)
+        self.spawn_blocking_with(future::Builder::new(), f)
     }
 
-    /// [`spawn_blocking`](Self::spawn_blocking), naming the task.
+    /// [`spawn_blocking`](Self::spawn_blocking) with `builder`'s options.
     #[track_caller]
-    pub(crate) fn spawn_blocking_named<F, R>(&self, f: F, name: Option<&str>) -> JoinHandle<R>
+    pub(crate) fn spawn_blocking_with<F, R>(
+        &self,
+        builder: future::Builder<'_>,
+        f: F,
+    ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let builder = future::Builder::new();
-        let builder = name.map_or(builder, |name| builder.name(name));
         self.spawn_own(builder, async move { f() }, true)
             .expect("spawning a model task does not fail")
     }

@@ -28,7 +28,8 @@ use crate::tokio::runtime::{self, Handle};
 #[derive(Clone, Copy, Debug, Default)]
 #[must_use = "a Builder does nothing until it spawns"]
 pub struct Builder<'a> {
-    name: Option<&'a str>,
+    /// The options, which `future::Builder` applies; this type only picks the runtime.
+    inner: future::Builder<'a>,
 }
 
 impl<'a> Builder<'a> {
@@ -39,7 +40,9 @@ impl<'a> Builder<'a> {
 
     /// Names the task.
     pub fn name(self, name: &'a str) -> Self {
-        Builder { name: Some(name) }
+        Builder {
+            inner: self.inner.name(name),
+        }
     }
 
     /// Spawns `future`, as [`spawn`](super::spawn).
@@ -51,7 +54,7 @@ impl<'a> Builder<'a> {
     {
         match runtime::try_handle() {
             Some(handle) => self.spawn_on(future, &handle),
-            None => self.plain().spawn(future),
+            None => self.inner.spawn(future),
         }
     }
 
@@ -62,7 +65,7 @@ impl<'a> Builder<'a> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        Ok(handle.spawn_named(future, self.name))
+        Ok(handle.spawn_with(self.inner, future))
     }
 
     /// Spawns a `!Send` future on the calling thread's `block_on`, as
@@ -73,7 +76,7 @@ impl<'a> Builder<'a> {
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.plain().spawn_local(future)
+        self.inner.spawn_local(future)
     }
 
     /// Runs `f` as a task of its own, as [`spawn_blocking`](super::spawn_blocking).
@@ -85,7 +88,7 @@ impl<'a> Builder<'a> {
     {
         match runtime::try_handle() {
             Some(handle) => self.spawn_blocking_on(f, &handle),
-            None => self.plain().spawn(async move { f() }),
+            None => self.inner.spawn(async move { f() }),
         }
     }
 
@@ -96,12 +99,6 @@ impl<'a> Builder<'a> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        Ok(handle.spawn_blocking_named(f, self.name))
-    }
-
-    /// The same options for `future::Builder`.
-    fn plain(self) -> future::Builder<'a> {
-        let builder = future::Builder::new();
-        self.name.map_or(builder, |name| builder.name(name))
+        Ok(handle.spawn_blocking_with(self.inner, f))
     }
 }
