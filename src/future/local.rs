@@ -199,7 +199,16 @@ struct Executor {
     wakers: RefCell<Vec<Option<Waker>>>,
     /// The index of the local task being polled, `MAIN` between their polls.
     polling: std::cell::Cell<usize>,
+    /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
+    unwaited: std::cell::Cell<u32>,
 }
+
+/// Polls in a row without a wait after which the executor yields, a switch point. Futures
+/// that keep waking one another (`loop { yield_now().await }`) would otherwise never reach
+/// one: the step limit could not see the livelock, and the watchdog would end the process.
+/// The yield only adds schedules (other threads may run there), so no search is pruned,
+/// and it depends only on the polls, so replay repeats it.
+const UNWAITED_POLLS: u32 = 64;
 
 impl Executor {
     fn new() -> Self {
@@ -213,6 +222,7 @@ impl Executor {
             tasks: RefCell::new(Vec::new()),
             wakers: RefCell::new(Vec::new()),
             polling: std::cell::Cell::new(MAIN),
+            unwaited: std::cell::Cell::new(0),
         }
     }
 
@@ -241,15 +251,28 @@ impl Executor {
             tasks::observe(API, self.owner);
             let n = self.ready.len();
             if n > 0 {
+                self.count_unwaited(loc);
                 let at = if n > 1 { tasks::poll_which(API, n) } else { 0 };
                 return self.ready.take(at);
             }
+            self.unwaited.set(0);
             tasks::wait(loc, false);
             tasks::observe(API, self.owner);
             if self.ready.len() == 0 {
                 return MAIN;
             }
         }
+    }
+
+    /// Counts a poll without a wait; yields (spinning) after [`UNWAITED_POLLS`] of them.
+    fn count_unwaited(&self, loc: Loc) {
+        let polls = self.unwaited.get() + 1;
+        if polls < UNWAITED_POLLS {
+            return self.unwaited.set(polls);
+        }
+        self.unwaited.set(0);
+        runtime::spinning(API);
+        runtime::switch_point(OpKind::ThreadYield, None, loc);
     }
 
     /// Polls local task `index`, unless it ended; drops it (inside the model) if it was

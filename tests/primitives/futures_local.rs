@@ -165,3 +165,33 @@ fn spawn_local_outside_block_on_says_what_to_do() {
         "{failure}"
     );
 }
+
+#[test]
+fn futures_that_keep_waking_each_other_are_a_livelock_not_a_hung_process() {
+    // Neither the block_on's future nor its local task ever waits: without the executor's
+    // periodic yield no switch point would come, and the watchdog would end the process.
+    let model = || {
+        future::block_on(async {
+            let _other = future::spawn_local(async {
+                loop {
+                    future::yield_now().await;
+                }
+            });
+            loop {
+                future::yield_now().await;
+            }
+        })
+    };
+    for substrate in SUBSTRATES {
+        let failure = dfs(substrate, Reduction::Dpor, None)
+            .max_steps(2_000)
+            .check(model)
+            .expect_err("an endless loop of polls");
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Livelock,
+            "{substrate:?}: {failure}"
+        );
+        assert_eq!(failure.thread().map(|t| t.id()), Some(0), "{failure}");
+    }
+}
