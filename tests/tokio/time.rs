@@ -10,7 +10,7 @@ use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicBool, Ordering};
 use interleave_test::tokio::time::{self, Instant, MissedTickBehavior};
 use interleave_test::tokio::{self, runtime};
-use interleave_test::{Builder, Reduction};
+use interleave_test::{Builder, Reduction, Substrate};
 
 use crate::common::{REDUCTIONS, SUBSTRATES, dfs};
 
@@ -116,10 +116,13 @@ fn paused_time_fires_a_timer_only_when_every_task_is_idle() {
 
 #[test]
 fn advance_fires_the_timers_it_reaches_and_no_others() {
-    Builder::new()
-        .strategy(interleave_test::StrategyKind::Dfs {
-            max_preemptions: None,
-        })
+    for substrate in SUBSTRATES {
+        advance_on(substrate);
+    }
+}
+
+fn advance_on(substrate: Substrate) {
+    dfs(substrate, Reduction::Dpor, None)
         .check_async(|| async {
             time::pause();
             let start = Instant::now();
@@ -133,15 +136,16 @@ fn advance_fires_the_timers_it_reaches_and_no_others() {
             assert_eq!(Instant::now() - start, 10 * MS);
             assert_eq!(sleeper.await.unwrap(), 10 * MS);
         })
-        .unwrap();
+        .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
 }
 
 /// The instants (ms from the start) of the first `n` ticks of an interval of 10 ms whose
 /// holder works 25 ms (a sleep) after the first tick.
-fn ticks(behavior: MissedTickBehavior) -> Vec<u64> {
+fn ticks(behavior: MissedTickBehavior, substrate: Substrate) -> Vec<u64> {
     let got = StdMutex::new(Vec::new());
     Builder::new()
         .iterations(1)
+        .substrate(substrate)
         .check_async(|| async {
             let start = Instant::now();
             let mut every = time::interval(10 * MS);
@@ -168,9 +172,24 @@ fn interval_ticks_follow_each_missed_tick_behavior() {
     // Late at 25 ms: Burst catches up with 10 and 20 at once, then 30, 40; Delay ticks at
     // 25 (its due time was 10) and then every 10 from 25; Skip drops 10 and 20's lateness
     // and keeps the original grid from 30.
-    assert_eq!(ticks(MissedTickBehavior::Burst), [0, 10, 20, 30, 40]);
-    assert_eq!(ticks(MissedTickBehavior::Delay), [0, 10, 35, 45, 55]);
-    assert_eq!(ticks(MissedTickBehavior::Skip), [0, 10, 30, 40, 50]);
+    for substrate in SUBSTRATES {
+        let ticks = |behavior| ticks(behavior, substrate);
+        assert_eq!(
+            ticks(MissedTickBehavior::Burst),
+            [0, 10, 20, 30, 40],
+            "{substrate:?}"
+        );
+        assert_eq!(
+            ticks(MissedTickBehavior::Delay),
+            [0, 10, 35, 45, 55],
+            "{substrate:?}"
+        );
+        assert_eq!(
+            ticks(MissedTickBehavior::Skip),
+            [0, 10, 30, 40, 50],
+            "{substrate:?}"
+        );
+    }
 }
 
 #[test]
