@@ -16,7 +16,7 @@
 
 use std::sync::atomic::Ordering;
 
-use parking_lot::MutexGuard;
+use super::execution::StateGuard as MutexGuard;
 
 use super::execution::{ExecState, Phase};
 use super::{Context, Key, Loc, ObjId, ObjectHandle, OpKind, Tid, failure, sched, spins, with_ctx};

@@ -4,8 +4,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use parking_lot::Mutex;
-
 use super::host::{HostShared, Hosting};
 use super::object::Objects;
 use super::trace::Trace;
@@ -16,6 +14,16 @@ use crate::op::PickKind;
 use crate::report::{SourceLocation, ThreadInfo, ThreadReport};
 use crate::schedule::FailureKind;
 use crate::strategy::Strategy;
+
+/// The lock of an execution's state (see [`Execution::state`]): a spin lock whose waiter
+/// yields its OS thread. One model thread runs at a time, so the lock is all but never
+/// contended (by the watchdog's `try_lock`, and for a moment at a hand-off between OS
+/// threads); its release is a plain store, where a parking lock's is an atomic
+/// read-modify-write. It is taken several times per step: measured, 6% more executions per
+/// second (`benches/tokio.rs`'s models and a three-thread mutex model, coroutines).
+pub(crate) type StateLock<T> = spin::mutex::SpinMutex<T, spin::relax::Yield>;
+/// A guard of [`StateLock`].
+pub(crate) type StateGuard<'a, T> = spin::mutex::SpinMutexGuard<'a, T>;
 
 /// Knobs of one execution, fixed by the driver.
 #[derive(Clone, Copy, Debug)]
@@ -376,7 +384,7 @@ pub(crate) struct Execution {
     /// Whether threads that repeat a spin are held back (`SpinRule::Repeats`), readable
     /// without locking the state: only then does `runtime::unchanged` need it.
     pub(crate) repeats: bool,
-    pub(crate) state: Mutex<ExecState>,
+    pub(crate) state: StateLock<ExecState>,
     /// What the substrates share with the driver (see `host/`).
     pub(crate) host: HostShared,
     /// Where its schedule goes if the process must abort (see `abort.rs`).
@@ -415,7 +423,7 @@ impl Execution {
         Arc::new(Execution {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             repeats: config.spins == crate::settings::SpinRule::Repeats,
-            state: Mutex::new(ExecState {
+            state: StateLock::new(ExecState {
                 threads: {
                     threads.reserve(4);
                     threads.push(main);

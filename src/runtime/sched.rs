@@ -4,7 +4,7 @@
 //! threads could run. Once a failure is recorded the execution tears down instead, and
 //! `teardown.rs` decides who runs.
 
-use parking_lot::MutexGuard;
+use super::execution::StateGuard as MutexGuard;
 
 use super::execution::{
     Blocked, DecisionRecord, ExecState, Phase, Status, Target, Unwinding, Wake,
