@@ -55,7 +55,7 @@ pub struct MutexGuard<'a, T: ?Sized> {
     /// Whether the data was borrowed mutably: if not, taking and releasing the lock changed
     /// nothing another thread could see afterwards (see `runtime/spins.rs`).
     wrote: bool,
-    /// Taken by [`Mutex::lock_section`]: released with no switch point of its own.
+    /// Taken by [`Mutex::lock_section_at`]: released with no switch point of its own.
     section: bool,
 }
 
@@ -80,7 +80,10 @@ impl<T: ?Sized> Mutex<T> {
     /// Takes the lock, blocking while another thread holds it.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let loc = Location::caller();
+        self.lock_at(Location::caller())
+    }
+
+    fn lock_at(&self, loc: Loc) -> LockResult<MutexGuard<'_, T>> {
         let obj = self.obj(runtime::switch_point(
             OpKind::MutexLock,
             Some(&self.handle),
@@ -95,16 +98,19 @@ impl<T: ?Sized> Mutex<T> {
     /// model, like an atomic read-modify-write on the mutex. The Tokio module keeps each
     /// primitive's state this way.
     ///
-    /// Sound as long as no switch point runs between `lock_section` and the guard's
+    /// Sound as long as no switch point runs between `lock_section_at` and the guard's
     /// drop: then no other thread runs while the lock is held, and the unlock's switch
     /// point would only offer to run others between the release and this thread's next
     /// switch point, where this thread touches nothing they can see. Every order of the
     /// sections is still explored, since each begins with a switch point. If a section
     /// does reach a switch point, others that want the lock block on it as usual, so the
     /// lock stays correct; only that section's own release is not a switch point.
-    #[track_caller]
-    pub(crate) fn lock_section(&self) -> MutexGuard<'_, T> {
-        let mut guard = self.lock().unwrap_or_else(PoisonError::into_inner);
+    ///
+    /// The operation is reported at `loc`: the Tokio primitive's caller in the program,
+    /// which the section's code cannot see through `.await` (`#[track_caller]` does not
+    /// cross a future's `poll`).
+    pub(crate) fn lock_section_at(&self, loc: Loc) -> MutexGuard<'_, T> {
+        let mut guard = self.lock_at(loc).unwrap_or_else(PoisonError::into_inner);
         guard.section = true;
         guard
     }

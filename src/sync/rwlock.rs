@@ -139,7 +139,12 @@ impl<T: ?Sized> RwLock<T> {
     /// Takes shared access, blocking while a writer holds the lock.
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
-        let loc = Location::caller();
+        self.read_at(Location::caller())
+    }
+
+    /// [`read`](Self::read) for an operation of the program at `loc` (a Tokio
+    /// primitive's caller).
+    pub(crate) fn read_at(&self, loc: Loc) -> LockResult<RwLockReadGuard<'_, T>> {
         let obj = self.obj(runtime::switch_point(
             OpKind::RwLockRead,
             Some(&self.handle),

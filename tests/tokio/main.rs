@@ -8,6 +8,7 @@ mod common;
 mod bugs;
 mod example;
 mod example_select;
+mod locations;
 mod runtime;
 mod support;
 mod sync;

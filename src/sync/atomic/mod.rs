@@ -313,7 +313,7 @@ macro_rules! common_methods {
 
         /// A read-modify-write that always writes `f(old)`, as operation `kind` at `loc`.
         #[inline]
-        fn rmw_at(
+        pub(crate) fn rmw_at(
             &self,
             kind: crate::runtime::OpKind,
             loc: crate::runtime::Loc,

@@ -1,8 +1,11 @@
 //! [`Barrier`], as `tokio::sync::Barrier`.
 
+use std::future::Future;
+use std::panic::Location;
 use std::task::Poll;
 
 use super::watch::Wakers;
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
@@ -69,9 +72,9 @@ impl Barrier {
         }
     }
 
-    #[track_caller]
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock_section()
+    /// Locks the state for the program's operation at `loc`.
+    fn lock(&self, loc: Loc) -> MutexGuard<'_, State> {
+        self.state.lock_section_at(loc)
     }
 
     /// Arrives at the barrier and waits until `n` tasks have arrived in this generation.
@@ -79,9 +82,17 @@ impl Barrier {
     /// Not cancel-safe (as Tokio): a task counts as arrived from the first poll, so
     /// dropping the future afterwards still counts it, and the generation may be released
     /// with fewer tasks waiting.
-    pub async fn wait(&self) -> BarrierWaitResult {
+    ///
+    /// (An `async fn` in Tokio; here a function that returns the future, so that reports
+    /// show where the program called it.)
+    #[track_caller]
+    pub fn wait(&self) -> impl Future<Output = BarrierWaitResult> + '_ {
+        self.wait_at(Location::caller())
+    }
+
+    async fn wait_at(&self, loc: Loc) -> BarrierWaitResult {
         let generation = {
-            let mut st = self.lock();
+            let mut st = self.lock(loc);
             st.arrived += 1;
             if st.arrived == self.n {
                 st.arrived = 0;
@@ -92,7 +103,7 @@ impl Barrier {
             st.generation
         };
         std::future::poll_fn(|cx| {
-            let mut st = self.lock();
+            let mut st = self.lock(loc);
             if st.generation != generation {
                 return Poll::Ready(BarrierWaitResult(false));
             }

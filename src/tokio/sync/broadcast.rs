@@ -9,10 +9,13 @@
 //! point.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::panic::Location;
 use std::sync::Arc;
 use std::task::Poll;
 
 use super::watch::Wakers;
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -154,7 +157,12 @@ type Shared<T> = Arc<Mutex<State<T>>>;
 
 #[track_caller]
 fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
-    shared.lock_section()
+    lock_at(shared, Location::caller())
+}
+
+/// Locks the channel for the program's operation at `loc`.
+fn lock_at<T>(shared: &Shared<T>, loc: Loc) -> MutexGuard<'_, State<T>> {
+    shared.lock_section_at(loc)
 }
 
 /// A channel keeping up to `capacity` values, with one sender and one receiver, as
@@ -195,11 +203,13 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         receivers: 1,
         waiting: Wakers::default(),
     }));
+    let loc = Location::caller();
     let rx = Receiver {
         shared: Arc::clone(&shared),
         next: 0,
+        loc,
     };
-    (Sender { shared }, rx)
+    (Sender { shared, loc }, rx)
 }
 
 /// The sending half, as `broadcast::Sender`; cloning it (a switch point) makes another
@@ -207,6 +217,8 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 #[derive(Debug)]
 pub struct Sender<T> {
     shared: Shared<T>,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Sender<T> {
@@ -262,19 +274,23 @@ impl<T> Sender<T> {
 
 #[track_caller]
 fn new_receiver<T>(shared: &Shared<T>) -> Receiver<T> {
-    let mut st = lock(shared);
+    let loc = Location::caller();
+    let mut st = lock_at(shared, loc);
     st.receivers += 1;
     Receiver {
         shared: Arc::clone(shared),
         next: st.tail(),
+        loc,
     }
 }
 
 impl<T> Clone for Sender<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
         lock(&self.shared).senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
+            loc: Location::caller(),
         }
     }
 }
@@ -284,7 +300,7 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&self.shared);
+        let mut st = lock_at(&self.shared, self.loc);
         st.senders -= 1;
         if st.senders == 0 {
             st.waiting.wake_all();
@@ -300,18 +316,24 @@ pub struct Receiver<T> {
     shared: Shared<T>,
     /// The position of the next value this receiver gets.
     next: u64,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Receiver<T> {
     /// Waits for the next value. `Err(Lagged(n))` when `n` values were overwritten before
     /// this receiver saw them (the next call returns the oldest kept value);
-    /// `Err(Closed)` when every sender is dropped and nothing is left. Cancel-safe.
-    pub async fn recv(&mut self) -> Result<T, RecvError>
+    /// `Err(Closed)` when every sender is dropped and nothing is left. Cancel-safe. (An
+    /// `async fn` in Tokio; here a function that returns the future, so that reports show
+    /// where the program called it.)
+    #[track_caller]
+    pub fn recv(&mut self) -> impl Future<Output = Result<T, RecvError>> + '_
     where
         T: Clone,
     {
-        std::future::poll_fn(|cx| {
-            let mut st = lock(&self.shared);
+        let loc = Location::caller();
+        std::future::poll_fn(move |cx| {
+            let mut st = lock_at(&self.shared, loc);
             match st.take(&mut self.next) {
                 Ok(value) => Poll::Ready(Ok(value)),
                 Err(TryRecvError::Lagged(n)) => Poll::Ready(Err(RecvError::Lagged(n))),
@@ -322,7 +344,6 @@ impl<T> Receiver<T> {
                 }
             }
         })
-        .await
     }
 
     /// The next value without waiting: `Err(Empty)` when none is there yet, else as
@@ -378,7 +399,7 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&self.shared);
+        let mut st = lock_at(&self.shared, self.loc);
         st.receivers -= 1;
         let from = self.next.saturating_sub(st.head) as usize;
         for slot in st.slots.iter_mut().skip(from) {

@@ -10,10 +10,13 @@
 //! is closed and idle) and the buffer is empty.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::sem::{Acquire, HasSem, Sem};
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -115,13 +118,32 @@ struct Shared<T>(Mutex<Chan<T>>);
 impl<T> Shared<T> {
     #[track_caller]
     fn lock(&self) -> MutexGuard<'_, Chan<T>> {
-        self.0.lock_section()
+        self.lock_at(Location::caller())
+    }
+
+    /// Locks the channel for the program's operation at `loc`.
+    fn lock_at(&self, loc: Loc) -> MutexGuard<'_, Chan<T>> {
+        self.0.lock_section_at(loc)
+    }
+
+    /// Waits until the receiver is dropped or closed (a sender's `closed`, called at
+    /// `loc`).
+    async fn closed(&self, loc: Loc) {
+        std::future::poll_fn(|cx| {
+            let mut chan = self.lock_at(loc);
+            if chan.closed {
+                return Poll::Ready(());
+            }
+            chan.closed_wakers.push(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
     }
 }
 
 impl<T> HasSem for Shared<T> {
-    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut self.lock().sem)
+    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut self.lock_at(loc).sem)
     }
 }
 
@@ -198,28 +220,36 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
 ///
 /// # Panics
 /// If `buffer` is 0 (Tokio's message).
+#[track_caller]
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
     let shared = new_shared(Some(buffer));
+    let loc = Location::caller();
     let tx = Sender {
         shared: Arc::clone(&shared),
+        loc,
     };
-    (tx, Receiver { shared })
+    (tx, Receiver { shared, loc })
 }
 
 /// An unbounded channel, as `tokio::sync::mpsc::unbounded_channel`.
+#[track_caller]
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     let shared = new_shared(None);
+    let loc = Location::caller();
     let tx = UnboundedSender {
         shared: Arc::clone(&shared),
+        loc,
     };
-    (tx, UnboundedReceiver(Receiver { shared }))
+    (tx, UnboundedReceiver(Receiver { shared, loc }))
 }
 
 /// The sending side of a bounded channel, as `mpsc::Sender`.
 #[derive(Debug)]
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Clone for Sender<T> {
@@ -228,21 +258,22 @@ impl<T> Clone for Sender<T> {
         self.shared.lock().senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
+            loc: Location::caller(),
         }
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        drop_sender(&self.shared);
+        drop_sender(&self.shared, self.loc);
     }
 }
 
-fn drop_sender<T>(shared: &Shared<T>) {
+fn drop_sender<T>(shared: &Shared<T>, loc: Loc) {
     if !crate::runtime::in_model() {
         return;
     }
-    let mut chan = shared.lock();
+    let mut chan = shared.lock_at(loc);
     chan.senders -= 1;
     if chan.senders == 0
         && let Some(waker) = chan.rx_waker.take()
@@ -256,13 +287,19 @@ impl<T> Sender<T> {
     /// closed. As Tokio documents, not cancel-safe: dropping the future drops the value
     /// with it (and its place in the queue of senders); in `select!`, use
     /// [`reserve`](Self::reserve).
-    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        match self.reserve().await {
-            Ok(permit) => {
-                permit.send(value);
-                Ok(())
+    /// (An `async fn` in Tokio, as are the other waits here; functions that return the
+    /// future, so that reports show where the program called them.)
+    #[track_caller]
+    pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
+        let loc = Location::caller();
+        async move {
+            match self.reserve_at(loc).await {
+                Ok(permit) => {
+                    permit.send_at(value, loc);
+                    Ok(())
+                }
+                Err(_) => Err(SendError(value)),
             }
-            Err(_) => Err(SendError(value)),
         }
     }
 
@@ -281,18 +318,30 @@ impl<T> Sender<T> {
     }
 
     /// Waits for a free slot and holds it: a [`Permit`] sends without waiting. Cancel-safe.
-    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        Acquire::new(&*self.shared, 1)
+    #[track_caller]
+    pub fn reserve(&self) -> impl Future<Output = Result<Permit<'_, T>, SendError<()>>> + '_ {
+        self.reserve_at(Location::caller())
+    }
+
+    async fn reserve_at(&self, loc: Loc) -> Result<Permit<'_, T>, SendError<()>> {
+        Acquire::new(&*self.shared, 1, loc)
             .await
             .map_err(|_| SendError(()))?;
-        Ok(Permit { sender: Some(self) })
+        Ok(Permit {
+            sender: Some(self),
+            loc,
+        })
     }
 
     /// A slot if one is free now.
     #[track_caller]
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        match self.shared.lock().sem.try_acquire(1) {
-            Ok(()) => Ok(Permit { sender: Some(self) }),
+        let loc = Location::caller();
+        match self.shared.lock_at(loc).sem.try_acquire(1) {
+            Ok(()) => Ok(Permit {
+                sender: Some(self),
+                loc,
+            }),
             Err(true) => Err(TrySendError::Closed(())),
             Err(false) => Err(TrySendError::Full(())),
         }
@@ -309,16 +358,9 @@ impl<T> Sender<T> {
     }
 
     /// Waits until the receiver is dropped or closed.
-    pub async fn closed(&self) {
-        std::future::poll_fn(|cx| {
-            let mut chan = self.shared.lock();
-            if chan.closed {
-                return Poll::Ready(());
-            }
-            chan.closed_wakers.push(cx.waker().clone());
-            Poll::Pending
-        })
-        .await
+    #[track_caller]
+    pub fn closed(&self) -> impl Future<Output = ()> + '_ {
+        self.shared.closed(Location::caller())
     }
 
     /// Whether the receiver is dropped or closed.
@@ -334,6 +376,7 @@ impl<T> Sender<T> {
     }
 
     /// The channel's number of slots.
+    #[track_caller]
     pub fn max_capacity(&self) -> usize {
         self.shared.lock().bound.unwrap_or(usize::MAX)
     }
@@ -349,15 +392,21 @@ impl<T> Sender<T> {
 #[derive(Debug)]
 pub struct Permit<'a, T> {
     sender: Option<&'a Sender<T>>,
+    /// Where the program reserved it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Permit<'_, T> {
     /// Sends `value` in the reserved slot (always succeeds: a closed channel still takes
     /// values of permits reserved before it closed).
     #[track_caller]
-    pub fn send(mut self, value: T) {
+    pub fn send(self, value: T) {
+        self.send_at(value, Location::caller());
+    }
+
+    fn send_at(mut self, value: T, loc: Loc) {
         let sender = self.sender.take().expect("a permit sends once");
-        sender.shared.lock().push(value);
+        sender.shared.lock_at(loc).push(value);
     }
 }
 
@@ -366,7 +415,7 @@ impl<T> Drop for Permit<'_, T> {
         if let Some(sender) = self.sender.take()
             && crate::runtime::in_model()
         {
-            let mut chan = sender.shared.lock();
+            let mut chan = sender.shared.lock_at(self.loc);
             chan.sem.release(1);
             if chan.finished()
                 && let Some(waker) = chan.rx_waker.take()
@@ -381,16 +430,21 @@ impl<T> Drop for Permit<'_, T> {
 #[derive(Debug)]
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Receiver<T> {
     /// Waits for the next value; `None` once none can come. Cancel-safe: a value is taken
     /// only by the poll that returns it.
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    #[track_caller]
+    pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
+        let loc = Location::caller();
+        std::future::poll_fn(move |cx| self.shared.lock_at(loc).poll_recv(cx))
     }
 
     /// Polls for the next value.
+    #[track_caller]
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         self.shared.lock().poll_recv(cx)
     }
@@ -452,7 +506,7 @@ impl<T> Drop for Receiver<T> {
             return;
         }
         let left = {
-            let mut chan = self.shared.lock();
+            let mut chan = self.shared.lock_at(self.loc);
             chan.close();
             std::mem::take(&mut chan.buf)
         };
@@ -464,6 +518,8 @@ impl<T> Drop for Receiver<T> {
 #[derive(Debug)]
 pub struct UnboundedSender<T> {
     shared: Arc<Shared<T>>,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Clone for UnboundedSender<T> {
@@ -472,13 +528,14 @@ impl<T> Clone for UnboundedSender<T> {
         self.shared.lock().senders += 1;
         UnboundedSender {
             shared: Arc::clone(&self.shared),
+            loc: Location::caller(),
         }
     }
 }
 
 impl<T> Drop for UnboundedSender<T> {
     fn drop(&mut self) {
-        drop_sender(&self.shared);
+        drop_sender(&self.shared, self.loc);
     }
 }
 
@@ -495,16 +552,9 @@ impl<T> UnboundedSender<T> {
     }
 
     /// Waits until the receiver is dropped or closed.
-    pub async fn closed(&self) {
-        std::future::poll_fn(|cx| {
-            let mut chan = self.shared.lock();
-            if chan.closed {
-                return Poll::Ready(());
-            }
-            chan.closed_wakers.push(cx.waker().clone());
-            Poll::Pending
-        })
-        .await
+    #[track_caller]
+    pub fn closed(&self) -> impl Future<Output = ()> + '_ {
+        self.shared.closed(Location::caller())
     }
 
     /// Whether the receiver is dropped or closed.

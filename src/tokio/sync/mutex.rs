@@ -1,7 +1,9 @@
 //! [`Mutex`], as `tokio::sync::Mutex`: fair (first come, first served), held across
 //! `.await`, with owned guards.
 
+use std::future::Future;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
 use std::sync::Arc;
 
 use parking_lot::RawMutex;
@@ -9,6 +11,7 @@ use parking_lot::lock_api::ArcMutexGuard;
 
 use super::TryLockError;
 use super::sem::{self, Acquire, Sem, SemLock};
+use crate::runtime::Loc;
 
 /// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
 /// blocked thread) and tasks get the lock in the order they asked for it. It does not
@@ -42,16 +45,23 @@ impl<T> Mutex<T> {
     }
 
     /// Waits for the lock. Cancel-safe: dropping the future gives up its place in the queue.
-    pub async fn lock(&self) -> MutexGuard<'_, T> {
-        let _ = Acquire::new(&self.sem, 1).await;
-        self.guard()
+    /// (An `async fn` in Tokio; here a function that returns the future, so that reports
+    /// show where the program called it.)
+    #[track_caller]
+    pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, 1, loc).await;
+            self.guard(loc)
+        }
     }
 
     /// The lock if it is free and nobody waits for it.
     #[track_caller]
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
-        match sem::lock(&self.sem).try_acquire(1) {
-            Ok(()) => Ok(self.guard()),
+        let loc = Location::caller();
+        match sem::lock(&self.sem, loc).try_acquire(1) {
+            Ok(()) => Ok(self.guard(loc)),
             Err(_) => Err(TryLockError(())),
         }
     }
@@ -68,19 +78,24 @@ impl<T> Mutex<T> {
     }
 
     /// Waits for the lock and returns a guard that owns a reference to the mutex.
-    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        let _ = Acquire::new(&self.sem, 1).await;
-        self.owned_guard()
+    #[track_caller]
+    pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, 1, loc).await;
+            self.owned_guard(loc)
+        }
     }
 
     /// [`try_lock`](Self::try_lock) with an owned guard.
     #[track_caller]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
-        match sem::lock(&self.sem).try_acquire(1) {
+        let loc = Location::caller();
+        match sem::lock(&self.sem, loc).try_acquire(1) {
             Ok(()) => {}
             Err(_) => return Err(TryLockError(())),
         }
-        Ok(self.owned_guard())
+        Ok(self.owned_guard(loc))
     }
 
     /// The value, mutably (no lock needed: the borrow is exclusive).
@@ -98,23 +113,29 @@ impl<T> Mutex<T> {
         }
     }
 
-    fn guard(&self) -> MutexGuard<'_, T> {
+    fn guard(&self, loc: Loc) -> MutexGuard<'_, T> {
         MutexGuard {
             lock: self,
             data: self.data.lock(),
+            loc,
         }
     }
 
-    /// Gives the lock back (a guard's drop; nothing outside a model).
-    fn unlock(&self) {
+    /// Gives the lock back (a guard's drop, reported at the lock's place `loc`; nothing
+    /// outside a model).
+    fn unlock(&self, loc: Loc) {
         if crate::runtime::in_model() {
-            sem::lock(&self.sem).release(1);
+            sem::lock(&self.sem, loc).release(1);
         }
     }
 
-    fn owned_guard(self: Arc<Self>) -> OwnedMutexGuard<T> {
+    fn owned_guard(self: Arc<Self>, loc: Loc) -> OwnedMutexGuard<T> {
         let data = parking_lot::Mutex::lock_arc(&self.data);
-        OwnedMutexGuard { lock: self, data }
+        OwnedMutexGuard {
+            lock: self,
+            data,
+            loc,
+        }
     }
 }
 
@@ -123,6 +144,8 @@ impl<T> Mutex<T> {
 pub struct MutexGuard<'a, T> {
     lock: &'a Mutex<T>,
     data: parking_lot::MutexGuard<'a, T>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
@@ -153,7 +176,7 @@ impl<T> DerefMut for MutexGuard<'_, T> {
 
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.unlock();
+        self.lock.unlock(self.loc);
     }
 }
 
@@ -162,6 +185,8 @@ impl<T> Drop for MutexGuard<'_, T> {
 pub struct OwnedMutexGuard<T> {
     lock: Arc<Mutex<T>>,
     data: ArcMutexGuard<RawMutex, T>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for OwnedMutexGuard<T> {
@@ -192,6 +217,6 @@ impl<T> DerefMut for OwnedMutexGuard<T> {
 
 impl<T> Drop for OwnedMutexGuard<T> {
     fn drop(&mut self) {
-        self.lock.unlock();
+        self.lock.unlock(self.loc);
     }
 }

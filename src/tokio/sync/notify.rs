@@ -2,9 +2,11 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
@@ -41,7 +43,12 @@ impl Notify {
 
     #[track_caller]
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock_section()
+        self.lock_at(Location::caller())
+    }
+
+    /// Locks the state for the program's operation at `loc`.
+    fn lock_at(&self, loc: Loc) -> MutexGuard<'_, State> {
+        self.state.lock_section_at(loc)
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -50,12 +57,14 @@ impl Notify {
     /// [`enable`](Notified::enable)).
     #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
-        let rounds = self.lock().rounds;
+        let loc = Location::caller();
+        let rounds = self.lock_at(loc).rounds;
         Notified {
             notify: self,
             rounds,
             ticket: None,
             done: false,
+            loc,
         }
     }
 
@@ -138,6 +147,8 @@ pub struct Notified<'a> {
     rounds: u64,
     ticket: Option<u64>,
     done: bool,
+    /// Where the program called `notified` (its polls and drop are reported there).
+    loc: Loc,
 }
 
 impl Notified<'_> {
@@ -170,7 +181,7 @@ impl Future for Notified<'_> {
         if me.done {
             return Poll::Ready(());
         }
-        let mut st = me.notify.lock();
+        let mut st = me.notify.lock_at(me.loc);
         if st.take(me.ticket, me.rounds) {
             me.done = true;
             me.ticket = None;
@@ -196,7 +207,7 @@ impl Drop for Notified<'_> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.notify.lock();
+        let mut st = self.notify.lock_at(self.loc);
         st.queue.retain(|(w, _)| *w != id);
         if let Some(i) = st.picked.iter().position(|w| *w == id) {
             st.picked.swap_remove(i);

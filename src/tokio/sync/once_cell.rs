@@ -2,9 +2,11 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::panic::Location;
 use std::sync::OnceLock;
 
 use super::sem::{self, Acquire, Sem, SemLock};
+use crate::runtime::Loc;
 use crate::sync::PoisonError;
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
@@ -95,13 +97,17 @@ impl<T> OnceCell<T> {
     /// Whether the value is set.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        sem::lock(&self.sem).is_closed()
+        sem::lock(&self.sem, Location::caller()).is_closed()
     }
 
     /// The value, if it is set.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        match self.initialized() {
+        self.get_at(Location::caller())
+    }
+
+    fn get_at(&self, loc: Loc) -> Option<&T> {
+        match sem::lock(&self.sem, loc).is_closed() {
             true => self.value.get(),
             false => None,
         }
@@ -116,7 +122,7 @@ impl<T> OnceCell<T> {
     /// running (`InitializingError`).
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetError<T>> {
-        let mut sem = sem::lock(&self.sem);
+        let mut sem = sem::lock(&self.sem, Location::caller());
         match sem.try_acquire(1) {
             Ok(()) => {
                 self.fill(&mut sem, value);
@@ -130,38 +136,55 @@ impl<T> OnceCell<T> {
     /// The value, running `f` to make it when it is not set: only one initializer runs
     /// at a time; a caller that waited for another's returns that one's value. If the
     /// running initializer is cancelled or panics, the next waiter runs its own.
-    pub async fn get_or_init<F, Fut>(&self, f: F) -> &T
+    ///
+    /// (An `async fn` in Tokio, as is `get_or_try_init`; here functions that return the
+    /// future, so that reports show where the program called them.)
+    #[track_caller]
+    pub fn get_or_init<F, Fut>(&self, f: F) -> impl Future<Output = &T>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = T>,
     {
-        let made = self
-            .get_or_try_init(|| async { Ok::<T, Infallible>(f().await) })
-            .await;
-        match made {
-            Ok(value) => value,
-            Err(never) => match never {},
+        let loc = Location::caller();
+        async move {
+            let init = || async { Ok::<T, Infallible>(f().await) };
+            match self.get_or_try_init_at(init, loc).await {
+                Ok(value) => value,
+                Err(never) => match never {},
+            }
         }
     }
 
     /// As [`get_or_init`](Self::get_or_init) with a fallible initializer: on `Err` the
     /// cell stays empty, the error is returned, and the next waiter runs its own.
-    pub async fn get_or_try_init<E, F, Fut>(&self, f: F) -> Result<&T, E>
+    #[track_caller]
+    pub fn get_or_try_init<E, F, Fut>(&self, f: F) -> impl Future<Output = Result<&T, E>>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        if let Some(value) = self.get() {
+        self.get_or_try_init_at(f, Location::caller())
+    }
+
+    async fn get_or_try_init_at<E, F, Fut>(&self, f: F, loc: Loc) -> Result<&T, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        if let Some(value) = self.get_at(loc) {
             return Ok(value);
         }
-        if Acquire::new(&self.sem, 1).await.is_err() {
+        if Acquire::new(&self.sem, 1, loc).await.is_err() {
             // Closed: another initializer set the value while this one waited.
             return Ok(self.value.get().expect("the cell is closed only once set"));
         }
-        let permit = Permit { sem: &self.sem };
+        let permit = Permit {
+            sem: &self.sem,
+            loc,
+        };
         let value = f().await?;
         std::mem::forget(permit);
-        let mut sem = sem::lock(&self.sem);
+        let mut sem = sem::lock(&self.sem, loc);
         self.fill(&mut sem, value);
         Ok(self.value.get().expect("just set"))
     }
@@ -193,12 +216,14 @@ impl<T> OnceCell<T> {
 /// initializer was cancelled, failed or panicked), which lets the next waiter run.
 struct Permit<'a> {
     sem: &'a SemLock,
+    /// Where the program asked for the value.
+    loc: Loc,
 }
 
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
         if crate::runtime::in_model() {
-            sem::lock(self.sem).release(1);
+            sem::lock(self.sem, self.loc).release(1);
         }
     }
 }

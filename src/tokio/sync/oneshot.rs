@@ -1,10 +1,12 @@
 //! A channel for one value, as `tokio::sync::oneshot`.
 
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -59,13 +61,16 @@ struct State<T> {
 
 type Shared<T> = Arc<Mutex<State<T>>>;
 
-#[track_caller]
-fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
-    shared.lock_section()
+/// Locks the channel for the program's operation at `loc`.
+fn lock<T>(shared: &Shared<T>, loc: Loc) -> MutexGuard<'_, State<T>> {
+    shared.lock_section_at(loc)
 }
 
-/// A channel for one value, as `tokio::sync::oneshot::channel`.
+/// A channel for one value, as `tokio::sync::oneshot::channel`. The receiver's polls and
+/// both ends' drops are reported where the program called this.
+#[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let loc = Location::caller();
     let shared = Arc::new(Mutex::new(State {
         value: None,
         sender_done: false,
@@ -76,14 +81,17 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     }));
     let sender = Sender {
         shared: Some(Arc::clone(&shared)),
+        loc,
     };
-    (sender, Receiver { shared })
+    (sender, Receiver { shared, loc })
 }
 
 /// Sends the value, as `oneshot::Sender`.
 #[derive(Debug)]
 pub struct Sender<T> {
     shared: Option<Shared<T>>,
+    /// Where the program made the channel.
+    loc: Loc,
 }
 
 impl<T> Sender<T> {
@@ -91,7 +99,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send(mut self, value: T) -> Result<(), T> {
         let shared = self.shared.take().expect("a sender sends once");
-        let mut st = lock(&shared);
+        let mut st = lock(&shared, Location::caller());
         st.sender_done = true;
         if st.receiver_closed {
             return Err(value);
@@ -108,18 +116,27 @@ impl<T> Sender<T> {
     pub fn is_closed(&self) -> bool {
         self.shared
             .as_ref()
-            .is_some_and(|s| lock(s).receiver_closed)
+            .is_some_and(|s| lock(s, Location::caller()).receiver_closed)
     }
 
-    /// Waits until the receiver is dropped or closed.
-    pub async fn closed(&mut self) {
-        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    /// Waits until the receiver is dropped or closed. (An `async fn` in Tokio; here a
+    /// function that returns the future, so that reports show where the program called
+    /// it.)
+    #[track_caller]
+    pub fn closed(&mut self) -> impl Future<Output = ()> + '_ {
+        let loc = Location::caller();
+        std::future::poll_fn(move |cx| self.poll_closed_at(cx, loc))
     }
 
     /// Polls for the receiver's end.
+    #[track_caller]
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.poll_closed_at(cx, Location::caller())
+    }
+
+    fn poll_closed_at(&mut self, cx: &mut Context<'_>, loc: Loc) -> Poll<()> {
         let shared = self.shared.as_ref().expect("a sender that did not send");
-        let mut st = lock(shared);
+        let mut st = lock(shared, loc);
         if st.receiver_closed {
             return Poll::Ready(());
         }
@@ -136,7 +153,7 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&shared);
+        let mut st = lock(&shared, self.loc);
         st.sender_done = true;
         if let Some(waker) = st.rx_waker.take() {
             waker.wake();
@@ -148,6 +165,8 @@ impl<T> Drop for Sender<T> {
 #[derive(Debug)]
 pub struct Receiver<T> {
     shared: Shared<T>,
+    /// Where the program made the channel.
+    loc: Loc,
 }
 
 impl<T> Receiver<T> {
@@ -155,7 +174,7 @@ impl<T> Receiver<T> {
     /// still be received.
     #[track_caller]
     pub fn close(&mut self) {
-        let mut st = lock(&self.shared);
+        let mut st = lock(&self.shared, Location::caller());
         st.receiver_closed = true;
         if let Some(waker) = st.tx_waker.take() {
             waker.wake();
@@ -165,7 +184,7 @@ impl<T> Receiver<T> {
     /// The value if it was sent, without waiting.
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut st = lock(&self.shared);
+        let mut st = lock(&self.shared, Location::caller());
         if let Some(value) = st.value.take() {
             st.taken = true;
             return Ok(value);
@@ -191,7 +210,7 @@ impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut st = lock(&self.shared);
+        let mut st = lock(&self.shared, self.loc);
         if let Some(value) = st.value.take() {
             st.taken = true;
             return Poll::Ready(Ok(value));
@@ -209,7 +228,7 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&self.shared);
+        let mut st = lock(&self.shared, self.loc);
         st.receiver_closed = true;
         if let Some(waker) = st.tx_waker.take() {
             waker.wake();

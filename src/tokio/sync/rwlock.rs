@@ -1,7 +1,9 @@
 //! [`RwLock`], as `tokio::sync::RwLock`: fair (a reader that comes after a waiting writer
 //! waits behind it), with owned guards.
 
+use std::future::Future;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
 use std::sync::Arc;
 
 use parking_lot::RawRwLock;
@@ -9,6 +11,7 @@ use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::TryLockError;
 use super::sem::{self, Acquire, Sem, SemLock};
+use crate::runtime::Loc;
 
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;
@@ -61,30 +64,41 @@ impl<T> RwLock<T> {
         }
     }
 
-    /// Waits to read. Cancel-safe.
-    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        let _ = Acquire::new(&self.sem, 1).await;
-        self.read_guard()
+    /// Waits to read. Cancel-safe. (An `async fn` in Tokio; here a function that returns
+    /// the future, so that reports show where the program called it.)
+    #[track_caller]
+    pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> + '_ {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, 1, loc).await;
+            self.read_guard(loc)
+        }
     }
 
     /// Waits to write. Cancel-safe.
-    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        let _ = Acquire::new(&self.sem, self.max as usize).await;
-        self.write_guard()
+    #[track_caller]
+    pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> + '_ {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, self.max as usize, loc).await;
+            self.write_guard(loc)
+        }
     }
 
     /// A read guard if no writer holds or waits for the lock.
     #[track_caller]
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
-        self.try_take(1)?;
-        Ok(self.read_guard())
+        let loc = Location::caller();
+        self.try_take(1, loc)?;
+        Ok(self.read_guard(loc))
     }
 
     /// A write guard if nobody holds or waits for the lock.
     #[track_caller]
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        self.try_take(self.max)?;
-        Ok(self.write_guard())
+        let loc = Location::caller();
+        self.try_take(self.max, loc)?;
+        Ok(self.write_guard(loc))
     }
 
     /// Waits to read from synchronous code.
@@ -108,33 +122,59 @@ impl<T> RwLock<T> {
     }
 
     /// [`read`](Self::read) with a guard that owns a reference to the lock.
-    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        let _ = Acquire::new(&self.sem, 1).await;
-        let data = parking_lot::RwLock::read_arc(&self.data);
-        OwnedRwLockReadGuard { lock: self, data }
+    #[track_caller]
+    pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, 1, loc).await;
+            let data = parking_lot::RwLock::read_arc(&self.data);
+            OwnedRwLockReadGuard {
+                lock: self,
+                data,
+                loc,
+            }
+        }
     }
 
     /// [`write`](Self::write) with a guard that owns a reference to the lock.
-    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        let _ = Acquire::new(&self.sem, self.max as usize).await;
-        let data = parking_lot::RwLock::write_arc(&self.data);
-        OwnedRwLockWriteGuard { lock: self, data }
+    #[track_caller]
+    pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
+        let loc = Location::caller();
+        async move {
+            let _ = Acquire::new(&self.sem, self.max as usize, loc).await;
+            let data = parking_lot::RwLock::write_arc(&self.data);
+            OwnedRwLockWriteGuard {
+                lock: self,
+                data,
+                loc,
+            }
+        }
     }
 
     /// [`try_read`](Self::try_read) with an owned guard.
     #[track_caller]
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
-        self.try_take(1)?;
+        let loc = Location::caller();
+        self.try_take(1, loc)?;
         let data = parking_lot::RwLock::read_arc(&self.data);
-        Ok(OwnedRwLockReadGuard { lock: self, data })
+        Ok(OwnedRwLockReadGuard {
+            lock: self,
+            data,
+            loc,
+        })
     }
 
     /// [`try_write`](Self::try_write) with an owned guard.
     #[track_caller]
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
-        self.try_take(self.max)?;
+        let loc = Location::caller();
+        self.try_take(self.max, loc)?;
         let data = parking_lot::RwLock::write_arc(&self.data);
-        Ok(OwnedRwLockWriteGuard { lock: self, data })
+        Ok(OwnedRwLockWriteGuard {
+            lock: self,
+            data,
+            loc,
+        })
     }
 
     /// The value, mutably (no lock needed: the borrow is exclusive).
@@ -152,30 +192,32 @@ impl<T> RwLock<T> {
         }
     }
 
-    #[track_caller]
-    fn try_take(&self, n: u32) -> Result<(), TryLockError> {
-        sem::lock(&self.sem)
+    fn try_take(&self, n: u32, loc: Loc) -> Result<(), TryLockError> {
+        sem::lock(&self.sem, loc)
             .try_acquire(n as usize)
             .map_err(|_| TryLockError(()))
     }
 
-    fn read_guard(&self) -> RwLockReadGuard<'_, T> {
+    fn read_guard(&self, loc: Loc) -> RwLockReadGuard<'_, T> {
         RwLockReadGuard {
             lock: self,
             data: self.data.read(),
+            loc,
         }
     }
 
-    fn write_guard(&self) -> RwLockWriteGuard<'_, T> {
+    fn write_guard(&self, loc: Loc) -> RwLockWriteGuard<'_, T> {
         RwLockWriteGuard {
             lock: self,
             data: Some(self.data.write()),
+            loc,
         }
     }
 
-    fn release(&self, n: u32) {
+    /// Gives `n` permits back (a guard's drop, reported at the lock's place `loc`).
+    fn release(&self, n: u32, loc: Loc) {
         if crate::runtime::in_model() {
-            sem::lock(&self.sem).release(n as usize);
+            sem::lock(&self.sem, loc).release(n as usize);
         }
     }
 }
@@ -185,6 +227,8 @@ impl<T> RwLock<T> {
 pub struct RwLockReadGuard<'a, T> {
     lock: &'a RwLock<T>,
     data: parking_lot::RwLockReadGuard<'a, T>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for RwLockReadGuard<'_, T> {
@@ -202,7 +246,7 @@ impl<T> Deref for RwLockReadGuard<'_, T> {
 
 impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.release(1);
+        self.lock.release(1, self.loc);
     }
 }
 
@@ -212,6 +256,8 @@ pub struct RwLockWriteGuard<'a, T> {
     lock: &'a RwLock<T>,
     /// Taken out by `downgrade`.
     data: Option<parking_lot::RwLockWriteGuard<'a, T>>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for RwLockWriteGuard<'_, T> {
@@ -228,8 +274,9 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
         let write = self.data.take().expect("a write guard holds its data");
         let data = parking_lot::RwLockWriteGuard::downgrade(write);
         std::mem::forget(self);
-        lock.release(lock.max - 1);
-        RwLockReadGuard { lock, data }
+        let loc = Location::caller();
+        lock.release(lock.max - 1, loc);
+        RwLockReadGuard { lock, data, loc }
     }
 }
 
@@ -251,7 +298,7 @@ impl<T> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         drop(self.data.take());
-        self.lock.release(self.lock.max);
+        self.lock.release(self.lock.max, self.loc);
     }
 }
 
@@ -260,6 +307,8 @@ impl<T> Drop for RwLockWriteGuard<'_, T> {
 pub struct OwnedRwLockReadGuard<T> {
     lock: Arc<RwLock<T>>,
     data: ArcRwLockReadGuard<RawRwLock, T>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockReadGuard<T> {
@@ -277,7 +326,7 @@ impl<T> Deref for OwnedRwLockReadGuard<T> {
 
 impl<T> Drop for OwnedRwLockReadGuard<T> {
     fn drop(&mut self) {
-        self.lock.release(1);
+        self.lock.release(1, self.loc);
     }
 }
 
@@ -286,6 +335,8 @@ impl<T> Drop for OwnedRwLockReadGuard<T> {
 pub struct OwnedRwLockWriteGuard<T> {
     lock: Arc<RwLock<T>>,
     data: ArcRwLockWriteGuard<RawRwLock, T>,
+    /// Where the program took the lock.
+    loc: Loc,
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockWriteGuard<T> {
@@ -309,6 +360,6 @@ impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
 
 impl<T> Drop for OwnedRwLockWriteGuard<T> {
     fn drop(&mut self) {
-        self.lock.release(self.lock.max);
+        self.lock.release(self.lock.max, self.loc);
     }
 }

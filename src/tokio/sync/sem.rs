@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// The semaphore's state.
@@ -185,38 +186,40 @@ impl Sem {
 /// A semaphore in a modelled mutex.
 pub(super) type SemLock = Mutex<Sem>;
 
-/// Locks `sem` (no poisoning: nothing panics while holding it).
-#[track_caller]
-pub(super) fn lock(sem: &SemLock) -> MutexGuard<'_, Sem> {
-    sem.lock_section()
+/// Locks `sem` for the program's operation at `loc` (no poisoning: nothing panics while
+/// holding it).
+pub(super) fn lock(sem: &SemLock, loc: Loc) -> MutexGuard<'_, Sem> {
+    sem.lock_section_at(loc)
 }
 
 /// What holds a semaphore: its own lock, or a channel's state.
 pub(super) trait HasSem {
-    /// Runs `f` on the semaphore, under its lock.
-    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R;
+    /// Runs `f` on the semaphore, under its lock, for the program's operation at `loc`.
+    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R;
 }
 
 impl HasSem for SemLock {
-    fn with_sem<R>(&self, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut lock(self))
+    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut lock(self, loc))
     }
 }
 
-/// The future of an acquisition of `n` permits.
+/// The future of an acquisition of `n` permits, which the program asked for at `loc`.
 #[derive(Debug)]
 pub(super) struct Acquire<'a, S: HasSem> {
     sem: &'a S,
     n: usize,
     ticket: Option<u64>,
+    loc: Loc,
 }
 
 impl<'a, S: HasSem> Acquire<'a, S> {
-    pub(super) fn new(sem: &'a S, n: usize) -> Self {
+    pub(super) fn new(sem: &'a S, n: usize, loc: Loc) -> Self {
         Acquire {
             sem,
             n,
             ticket: None,
+            loc,
         }
     }
 }
@@ -228,7 +231,7 @@ impl<S: HasSem> Future for Acquire<'_, S> {
         let me = &mut *self;
         let (n, ticket) = (me.n, &mut me.ticket);
         me.sem
-            .with_sem(|sem| sem.poll_acquire(n, ticket, cx.waker()))
+            .with_sem(me.loc, |sem| sem.poll_acquire(n, ticket, cx.waker()))
     }
 }
 
@@ -238,7 +241,7 @@ impl<S: HasSem> Drop for Acquire<'_, S> {
             && crate::runtime::in_model()
         {
             let n = self.n;
-            self.sem.with_sem(|sem| sem.cancel(id, n));
+            self.sem.with_sem(self.loc, |sem| sem.cancel(id, n));
         }
     }
 }

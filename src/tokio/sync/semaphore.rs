@@ -1,8 +1,11 @@
 //! [`Semaphore`], as `tokio::sync::Semaphore`: fair, closable, with owned permits.
 
+use std::future::Future;
+use std::panic::Location;
 use std::sync::Arc;
 
 use super::sem::{self, Acquire, Sem, SemLock};
+use crate::runtime::Loc;
 
 /// A counting semaphore, as `tokio::sync::Semaphore`: waiters are served first come, first
 /// served, and one that asks for many permits is not overtaken by later ones that ask for
@@ -90,48 +93,57 @@ impl Semaphore {
     /// How many permits are free now. A switch point.
     #[track_caller]
     pub fn available_permits(&self) -> usize {
-        sem::lock(&self.sem).available()
+        sem::lock(&self.sem, Location::caller()).available()
     }
 
     /// Adds `n` permits, handed to waiters first come, first served.
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
-        sem::lock(&self.sem).release(n);
+        sem::lock(&self.sem, Location::caller()).release(n);
     }
 
     /// Removes up to `n` free permits for good; returns how many were removed.
     #[track_caller]
     pub fn forget_permits(&self, n: usize) -> usize {
-        sem::lock(&self.sem).forget(n)
+        sem::lock(&self.sem, Location::caller()).forget(n)
     }
 
     /// Closes the semaphore: waiters and later acquisitions fail with [`AcquireError`];
     /// permits already held stay valid.
     #[track_caller]
     pub fn close(&self) {
-        sem::lock(&self.sem).close();
+        sem::lock(&self.sem, Location::caller()).close();
     }
 
     /// Whether it was closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        sem::lock(&self.sem).is_closed()
+        sem::lock(&self.sem, Location::caller()).is_closed()
     }
 
     /// Waits for one permit. Cancel-safe: dropping the future gives up its place.
-    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.acquire_many(1).await
+    #[track_caller]
+    pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
+        self.acquire_many(1)
     }
 
     /// Waits for `n` permits at once.
-    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        Acquire::new(&self.sem, n as usize)
-            .await
-            .map_err(|_| AcquireError(()))?;
-        Ok(SemaphorePermit {
-            sem: self,
-            permits: n,
-        })
+    #[track_caller]
+    pub fn acquire_many(
+        &self,
+        n: u32,
+    ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
+        let loc = Location::caller();
+        async move {
+            Acquire::new(&self.sem, n as usize, loc)
+                .await
+                .map_err(|_| AcquireError(()))?;
+            Ok(SemaphorePermit {
+                sem: self,
+                permits: n,
+                loc,
+            })
+        }
     }
 
     /// One permit if one is free and nobody waits.
@@ -143,31 +155,41 @@ impl Semaphore {
     /// `n` permits if they are free and nobody waits.
     #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
-        let taken = sem::lock(&self.sem).try_acquire(n as usize);
+        let loc = Location::caller();
+        let taken = sem::lock(&self.sem, loc).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n,
+            loc,
         })
     }
 
     /// [`acquire`](Self::acquire) with a permit that owns a reference to the semaphore.
-    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.acquire_many_owned(1).await
+    #[track_caller]
+    pub fn acquire_owned(
+        self: Arc<Self>,
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        self.acquire_many_owned(1)
     }
 
     /// [`acquire_many`](Self::acquire_many) with an owned permit.
-    pub async fn acquire_many_owned(
+    #[track_caller]
+    pub fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,
-    ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        Acquire::new(&self.sem, n as usize)
-            .await
-            .map_err(|_| AcquireError(()))?;
-        Ok(OwnedSemaphorePermit {
-            sem: self,
-            permits: n,
-        })
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        let loc = Location::caller();
+        async move {
+            Acquire::new(&self.sem, n as usize, loc)
+                .await
+                .map_err(|_| AcquireError(()))?;
+            Ok(OwnedSemaphorePermit {
+                sem: self,
+                permits: n,
+                loc,
+            })
+        }
     }
 
     /// [`try_acquire`](Self::try_acquire) with an owned permit.
@@ -182,11 +204,13 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
-        let taken = sem::lock(&self.sem).try_acquire(n as usize);
+        let loc = Location::caller();
+        let taken = sem::lock(&self.sem, loc).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n,
+            loc,
         })
     }
 }
@@ -197,6 +221,8 @@ impl Semaphore {
 pub struct SemaphorePermit<'a> {
     sem: &'a Semaphore,
     permits: u32,
+    /// Where the program acquired it.
+    loc: Loc,
 }
 
 impl SemaphorePermit<'_> {
@@ -214,7 +240,7 @@ impl SemaphorePermit<'_> {
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem).release(self.permits as usize);
+            sem::lock(&self.sem.sem, self.loc).release(self.permits as usize);
         }
     }
 }
@@ -225,6 +251,8 @@ impl Drop for SemaphorePermit<'_> {
 pub struct OwnedSemaphorePermit {
     sem: Arc<Semaphore>,
     permits: u32,
+    /// Where the program acquired it.
+    loc: Loc,
 }
 
 impl OwnedSemaphorePermit {
@@ -247,7 +275,7 @@ impl OwnedSemaphorePermit {
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem).release(self.permits as usize);
+            sem::lock(&self.sem.sem, self.loc).release(self.permits as usize);
         }
     }
 }

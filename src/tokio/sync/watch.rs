@@ -9,9 +9,11 @@
 
 use std::future::Future;
 use std::ops::Deref;
+use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 /// Errors of this module.
@@ -91,12 +93,23 @@ struct Shared<T> {
 impl<T> Shared<T> {
     #[track_caller]
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock_section()
+        self.state_at(Location::caller())
+    }
+
+    /// Locks the state for the program's operation at `loc`.
+    fn state_at(&self, loc: Loc) -> MutexGuard<'_, State> {
+        self.state.lock_section_at(loc)
     }
 
     #[track_caller]
     fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.value.read().unwrap_or_else(PoisonError::into_inner)
+        self.read_at(Location::caller())
+    }
+
+    fn read_at(&self, loc: Loc) -> RwLockReadGuard<'_, T> {
+        self.value
+            .read_at(loc)
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -115,10 +128,17 @@ impl<T> Shared<T> {
 /// })
 /// .unwrap();
 /// ```
+#[track_caller]
 pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
-    let tx = Sender::with_receivers(init, 1);
+    let loc = Location::caller();
+    let tx = Sender::with_receivers(init, 1, loc);
     let shared = Arc::clone(&tx.shared);
-    (tx, Receiver { shared, seen: 0 })
+    let rx = Receiver {
+        shared,
+        seen: 0,
+        loc,
+    };
+    (tx, rx)
 }
 
 /// A borrow of the channel's value, holding its read lock, as `watch::Ref`.
@@ -159,16 +179,19 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Ref<'_, T> {
 #[derive(Debug)]
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Sender<T> {
     /// A sender of a channel holding `init`, with no receiver yet (see
     /// [`subscribe`](Self::subscribe)).
+    #[track_caller]
     pub fn new(init: T) -> Sender<T> {
-        Sender::with_receivers(init, 0)
+        Sender::with_receivers(init, 0, Location::caller())
     }
 
-    fn with_receivers(init: T, receivers: usize) -> Sender<T> {
+    fn with_receivers(init: T, receivers: usize, loc: Loc) -> Sender<T> {
         let state = State {
             version: 0,
             senders: 1,
@@ -182,6 +205,7 @@ impl<T> Sender<T> {
         };
         Sender {
             shared: Arc::new(shared),
+            loc,
         }
     }
 
@@ -249,11 +273,13 @@ impl<T> Sender<T> {
     /// A new receiver that has seen the current value. It reopens a closed channel.
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
-        let mut st = self.shared.state();
+        let loc = Location::caller();
+        let mut st = self.shared.state_at(loc);
         st.receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
             seen: st.version,
+            loc,
         }
     }
 
@@ -275,17 +301,20 @@ impl<T> Sender<T> {
         self.receiver_count() == 0
     }
 
-    /// Waits until no receiver exists. Cancel-safe.
-    pub async fn closed(&self) {
-        std::future::poll_fn(|cx| {
-            let mut st = self.shared.state();
+    /// Waits until no receiver exists. Cancel-safe. (An `async fn` in Tokio, as are the
+    /// receiver's waits; here functions that return the future, so that reports show where
+    /// the program called them.)
+    #[track_caller]
+    pub fn closed(&self) -> impl Future<Output = ()> + '_ {
+        let loc = Location::caller();
+        std::future::poll_fn(move |cx| {
+            let mut st = self.shared.state_at(loc);
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
             st.closed.add(cx.waker());
             Poll::Pending
         })
-        .await
     }
 
     /// Whether both senders belong to one channel.
@@ -308,10 +337,12 @@ impl<T: Default> Default for Sender<T> {
 }
 
 impl<T> Clone for Sender<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
         self.shared.state().senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
+            loc: Location::caller(),
         }
     }
 }
@@ -321,7 +352,7 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.shared.state();
+        let mut st = self.shared.state_at(self.loc);
         st.senders -= 1;
         if st.senders == 0 {
             st.changed.wake_all();
@@ -337,13 +368,15 @@ pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// The version this receiver saw last.
     seen: u64,
+    /// Where the program made it (its drop is reported there).
+    loc: Loc,
 }
 
 impl<T> Receiver<T> {
     /// The current value, not marked as seen.
     #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
-        let (guard, version) = read_versioned(&self.shared);
+        let (guard, version) = read_versioned(&self.shared, Location::caller());
         Ref {
             guard,
             has_changed: version != self.seen,
@@ -353,7 +386,7 @@ impl<T> Receiver<T> {
     /// The current value, marked as seen.
     #[track_caller]
     pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
-        let (guard, version) = read_versioned(&self.shared);
+        let (guard, version) = read_versioned(&self.shared, Location::caller());
         let has_changed = std::mem::replace(&mut self.seen, version) != version;
         Ref { guard, has_changed }
     }
@@ -390,28 +423,33 @@ impl<T> Receiver<T> {
     /// Waits for a value this receiver has not seen and marks it as seen: at once if one
     /// is there. `Err` when every sender is dropped and the current value is seen.
     /// Cancel-safe: it marks nothing unless it returns `Ok`.
-    pub async fn changed(&mut self) -> Result<(), RecvError> {
-        changed(&self.shared, &mut self.seen).await
+    #[track_caller]
+    pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> + '_ {
+        changed(&self.shared, &mut self.seen, Location::caller())
     }
 
     /// Waits until `f` holds for the value, as `watch::Receiver::wait_for`: calls `f` on
     /// the current value first (seen or not), then on each new one; every value `f` was
     /// called on is marked as seen. `Err` when every sender is dropped and `f` was false
     /// for the last value.
-    pub async fn wait_for(
+    #[track_caller]
+    pub fn wait_for(
         &mut self,
         mut f: impl FnMut(&T) -> bool,
-    ) -> Result<Ref<'_, T>, RecvError> {
-        let Receiver { shared, seen } = self;
-        let shared: &Shared<T> = shared;
-        loop {
-            let (guard, version) = read_versioned(shared);
-            let has_changed = std::mem::replace(seen, version) != version;
-            if f(&guard) {
-                return Ok(Ref { guard, has_changed });
+    ) -> impl Future<Output = Result<Ref<'_, T>, RecvError>> {
+        let loc = Location::caller();
+        async move {
+            let Receiver { shared, seen, .. } = self;
+            let shared: &Shared<T> = shared;
+            loop {
+                let (guard, version) = read_versioned(shared, loc);
+                let has_changed = std::mem::replace(seen, version) != version;
+                if f(&guard) {
+                    return Ok(Ref { guard, has_changed });
+                }
+                drop(guard);
+                changed(shared, seen, loc).await?;
             }
-            drop(guard);
-            changed(shared, seen).await?;
         }
     }
 
@@ -421,21 +459,22 @@ impl<T> Receiver<T> {
     }
 }
 
-/// The value's read lock and the version it holds.
-#[track_caller]
-fn read_versioned<T>(shared: &Shared<T>) -> (RwLockReadGuard<'_, T>, u64) {
-    let guard = shared.read();
-    let version = shared.state().version;
+/// The value's read lock and the version it holds, for the program's operation at `loc`.
+fn read_versioned<T>(shared: &Shared<T>, loc: Loc) -> (RwLockReadGuard<'_, T>, u64) {
+    let guard = shared.read_at(loc);
+    let version = shared.state_at(loc).version;
     (guard, version)
 }
 
-/// Waits for a version other than `seen`, then sets `seen` to it.
+/// Waits for a version other than `seen`, then sets `seen` to it (a wait the program
+/// began at `loc`).
 fn changed<'a, T>(
     shared: &'a Shared<T>,
     seen: &'a mut u64,
+    loc: Loc,
 ) -> impl Future<Output = Result<(), RecvError>> + 'a {
     std::future::poll_fn(move |cx: &mut Context<'_>| {
-        let mut st = shared.state();
+        let mut st = shared.state_at(loc);
         if st.version != *seen {
             *seen = st.version;
             return Poll::Ready(Ok(()));
@@ -449,11 +488,13 @@ fn changed<'a, T>(
 }
 
 impl<T> Clone for Receiver<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
         self.shared.state().receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
             seen: self.seen,
+            loc: Location::caller(),
         }
     }
 }
@@ -463,7 +504,7 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.shared.state();
+        let mut st = self.shared.state_at(self.loc);
         st.receivers -= 1;
         if st.receivers == 0 {
             st.closed.wake_all();

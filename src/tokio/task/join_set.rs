@@ -8,6 +8,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use parking_lot::Mutex;
 
 use super::{AbortHandle, Id, JoinError, JoinHandle};
+use crate::op::Rmw;
+use crate::runtime::OpKind;
 use crate::sync::atomic::{AtomicU64, Ordering};
 
 /// A set of tasks, as `tokio::task::JoinSet`: [`join_next`](Self::join_next) yields their
@@ -247,6 +249,8 @@ impl<T: 'static> JoinSet<T> {
 
     /// `task`, taking the set's next number when its future returns, and where it keeps
     /// that number.
+    /// The number is taken at the place of the program's `spawn` (the caller).
+    #[track_caller]
     fn numbered<F: Future<Output = T>>(
         &self,
         task: F,
@@ -256,14 +260,14 @@ impl<T: 'static> JoinSet<T> {
     ) {
         let returned = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let (returns, mine) = (Arc::clone(&self.returns), Arc::clone(&returned));
+        let loc = std::panic::Location::caller();
         let task = async move {
             let value = task.await;
-            mine.store(
-                // SeqCst: an execution that uses only sequentially consistent atomics
-                // runs without the memory model's bookkeeping (`tracked_for`).
-                returns.fetch_add(1, Ordering::SeqCst) + 1,
-                Ordering::Release,
-            );
+            let add = OpKind::AtomicRmw(Rmw::Add);
+            // SeqCst: an execution that uses only sequentially consistent atomics runs
+            // without the memory model's bookkeeping (`tracked_for`).
+            let old = returns.rmw_at(add, loc, Ordering::SeqCst, |n| n.wrapping_add(1));
+            mine.store(old + 1, Ordering::Release);
             value
         };
         (task, returned)
