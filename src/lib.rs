@@ -137,7 +137,7 @@ pub mod tokio;
 pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
 pub use report::{
-    Failure, Holder, Limit, RecentStep, Report, SourceLocation, ThreadInfo, ThreadReport,
+    Failure, Holder, Limit, RecentStep, Report, SourceLocation, TaskInfo, ThreadInfo, ThreadReport,
 };
 pub use schedule::{Build, Decision, FailureKind, Schedule, ScheduleError, Signature};
 pub use settings::{

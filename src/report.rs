@@ -13,6 +13,8 @@ pub struct ThreadInfo {
     name: Option<String>,
     task: bool,
     label: Option<String>,
+    /// The task its executor was polling, where that matters (a panic's thread).
+    local: Option<Box<TaskInfo>>,
 }
 
 impl ThreadInfo {
@@ -22,7 +24,21 @@ impl ThreadInfo {
             name,
             task: false,
             label: None,
+            local: None,
         }
+    }
+
+    /// The same thread, polling `task` (one of the tasks of its `block_on`).
+    pub(crate) fn with_local_task(mut self, task: Option<TaskInfo>) -> Self {
+        self.local = task.map(Box::new);
+        self
+    }
+
+    /// For a failure's thread that was polling one of the tasks of a `block_on` (a task
+    /// of `spawn_local` or of a current-thread Tokio runtime), that task: the thread is
+    /// only where it ran.
+    pub fn local_task(&self) -> Option<&TaskInfo> {
+        self.local.as_deref()
     }
 
     /// The same thread, with the label the program gave it.
@@ -168,6 +184,7 @@ pub struct ThreadReport {
     state: String,
     location: Option<SourceLocation>,
     held_by: Vec<Holder>,
+    tasks: Vec<TaskInfo>,
 }
 
 impl ThreadReport {
@@ -182,7 +199,20 @@ impl ThreadReport {
             state,
             location,
             held_by,
+            tasks: Vec::new(),
         }
+    }
+
+    /// The same report, with the futures its `block_on` still holds.
+    pub(crate) fn with_tasks(mut self, tasks: Vec<TaskInfo>) -> Self {
+        self.tasks = tasks;
+        self
+    }
+
+    /// For a thread that waits in a `block_on`: the futures it holds that have not
+    /// finished (its own future first, then its tasks), each with where it waits.
+    pub fn tasks(&self) -> &[TaskInfo] {
+        &self.tasks
     }
 
     /// The thread.
@@ -237,12 +267,24 @@ impl fmt::Display for ThreadReport {
                 )?;
             }
         }
+        for task in &self.tasks {
+            match task.waits_at() {
+                Some(at) => write!(f, "\n      {task} waits at {at}")?,
+                None => write!(
+                    f,
+                    "\n      {task} returned Pending from a poll with no operation of the model \
+                     (it waits for a task's end or a timer, say)"
+                )?,
+            }
+        }
         Ok(())
     }
 }
 
 mod failure;
 mod summary;
+mod task;
 pub(crate) use failure::RECENT_DECISIONS;
 pub use failure::{Failure, RecentStep};
 pub use summary::{Limit, Report};
+pub use task::TaskInfo;

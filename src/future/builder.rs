@@ -50,8 +50,8 @@ impl<'a> Builder<'a> {
     }
 
     /// Spawns `future` as [`spawn_local`](super::spawn_local) does. A local task runs on
-    /// the model thread of its `block_on`, which is what reports name: the task's own name
-    /// is accepted and not shown. It does not fail (the `Result` is Tokio's signature).
+    /// the model thread of its `block_on`: reports name the task (by its name) and that
+    /// thread. It does not fail (the `Result` is Tokio's signature).
     ///
     /// # Panics
     /// Outside the future of a `block_on` of the calling model thread.
@@ -61,6 +61,7 @@ impl<'a> Builder<'a> {
         F: Future + 'static,
         F::Output: 'static,
     {
-        Ok(local::spawn_local_at(future, Location::caller()))
+        let name = self.name.map(str::to_owned);
+        Ok(local::spawn_local_at(future, name, Location::caller()))
     }
 }

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 
 use super::task::{JoinHandle, Outcome, Shared, Source};
 use crate::op::Tid;
-use crate::runtime::{self, Loc, OpKind, tasks};
+use crate::runtime::{self, Loc, OpKind, local_tasks, tasks};
 
 const API: &str = "interleave_test::future::block_on";
 
@@ -179,6 +179,8 @@ impl Wake for LocalWake {
 /// and what it shares with its handles.
 struct Local {
     future: Pin<Box<dyn Future<Output = ()>>>,
+    /// Its key for reports (`runtime::local_tasks`).
+    key: u32,
     shared: Arc<Shared>,
     /// Records a panic of the future as its outcome.
     panicked: Box<dyn FnOnce(Box<dyn std::any::Any + Send>)>,
@@ -201,6 +203,11 @@ struct Executor {
     polling: std::cell::Cell<usize>,
     /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
     unwaited: std::cell::Cell<u32>,
+    /// The key of `block_on`'s own future for reports (`runtime::local_tasks`).
+    main_key: u32,
+    /// The step count when the future being polled was picked, to tell whether its poll
+    /// reached an operation.
+    began: std::cell::Cell<u64>,
 }
 
 /// Polls in a row without a wait after which the executor yields, a switch point. Futures
@@ -211,7 +218,8 @@ struct Executor {
 const UNWAITED_POLLS: u32 = 64;
 
 impl Executor {
-    fn new() -> Self {
+    /// The executor of a `block_on` called at `loc`.
+    fn new(loc: Loc) -> Self {
         let ready = Arc::new(Ready::default());
         ready.push(MAIN);
         let thread = tasks::thread_wake(API);
@@ -223,6 +231,8 @@ impl Executor {
             wakers: RefCell::new(Vec::new()),
             polling: std::cell::Cell::new(MAIN),
             unwaited: std::cell::Cell::new(0),
+            main_key: local_tasks::joined(API, None, loc, true),
+            began: std::cell::Cell::new(0),
         }
     }
 
@@ -248,7 +258,7 @@ impl Executor {
     /// poll).
     fn next(&self, loc: Loc) -> usize {
         loop {
-            tasks::observe(API, self.owner);
+            self.began.set(tasks::observe(API, self.owner));
             let n = self.ready.len();
             if n > 0 {
                 self.count_unwaited(loc);
@@ -257,7 +267,7 @@ impl Executor {
             }
             self.unwaited.set(0);
             tasks::wait(loc, false);
-            tasks::observe(API, self.owner);
+            self.began.set(tasks::observe(API, self.owner));
             if self.ready.len() == 0 {
                 return MAIN;
             }
@@ -283,6 +293,7 @@ impl Executor {
         };
         if task.shared.aborted.load(Ordering::Acquire) {
             drop(task.future);
+            local_tasks::left(API, task.key);
             return end(self.owner, &task.shared);
         }
         let waker = self.waker(index);
@@ -291,13 +302,25 @@ impl Executor {
             task.future.as_mut().poll(&mut Context::from_waker(&waker))
         }));
         self.polling.set(MAIN);
+        let began = self.began.get();
         match polled {
-            Ok(Poll::Pending) => self.tasks.borrow_mut()[index] = Some(task),
-            Ok(Poll::Ready(())) => end(self.owner, &task.shared),
+            Ok(Poll::Pending) => {
+                local_tasks::polled(API, task.key, began, true);
+                self.tasks.borrow_mut()[index] = Some(task);
+            }
+            Ok(Poll::Ready(())) => {
+                local_tasks::polled(API, task.key, began, false);
+                end(self.owner, &task.shared);
+            }
             Err(payload) => {
-                if runtime::is_abort(&*payload) || tasks::panics_fail(API) {
+                if runtime::is_abort(&*payload) {
                     resume_unwind(payload);
                 }
+                if tasks::panics_fail(API) {
+                    local_tasks::panicked(API, task.key, runtime::message_of(&*payload));
+                    resume_unwind(payload);
+                }
+                local_tasks::left(API, task.key);
                 drop(task.future);
                 (task.panicked)(payload);
                 end(self.owner, &task.shared);
@@ -305,8 +328,9 @@ impl Executor {
         }
     }
 
-    /// Adds `future` as a task and wakes it, for its first poll.
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    /// Adds `future` (named `name`, spawned at `loc`) as a task and wakes it, for its
+    /// first poll.
+    fn spawn<F>(&self, future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -319,6 +343,7 @@ impl Executor {
                 let value = future.await;
                 *done.lock() = Outcome::Done(Ok(value));
             }),
+            key: local_tasks::joined(API, name, loc, false),
             shared: Arc::clone(&shared),
             panicked: Box::new(move |payload| *failed.lock() = Outcome::Done(Err(payload))),
         };
@@ -357,8 +382,12 @@ impl Drop for Executor {
         for task in left {
             drop(task.future);
             if runtime::in_model() {
+                local_tasks::left(API, task.key);
                 end(self.owner, &task.shared);
             }
+        }
+        if runtime::in_model() {
+            local_tasks::left(API, self.main_key);
         }
     }
 }
@@ -378,14 +407,17 @@ pub(super) fn current_task() -> Option<(Tid, usize)> {
 /// Runs `future` to completion on the calling model thread, with the tasks
 /// [`spawn_local`] gives it; see [`block_on`](super::block_on).
 pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
-    let executor = Rc::new(Executor::new());
+    let executor = Rc::new(Executor::new(loc));
     let _exit = enter(&executor);
     let mut future = std::pin::pin!(future);
     loop {
         match executor.next(loc) {
             MAIN => {
                 let waker = executor.waker(MAIN);
-                if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+                let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
+                let (key, began) = (executor.main_key, executor.began.get());
+                local_tasks::polled(API, key, began, polled.is_pending());
+                if let Poll::Ready(value) = polled {
                     return value;
                 }
             }
@@ -420,11 +452,11 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    spawn_local_at(future, Location::caller())
+    spawn_local_at(future, None, Location::caller())
 }
 
-/// [`spawn_local`], called at `loc`.
-pub(super) fn spawn_local_at<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
+/// [`spawn_local`] of a task named `name`, called at `loc`.
+pub(super) fn spawn_local_at<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
@@ -437,5 +469,5 @@ where
              future that block_on runs (or use future::spawn for a task of its own)"
         )
     });
-    executor.spawn(future)
+    executor.spawn(future, name, loc)
 }

@@ -176,6 +176,13 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "interleave-test found a {}: {}", self.kind, self.message)?;
         match (&self.thread, &self.location) {
+            (Some(t), l) if t.local_task().is_some() => {
+                let task = t.local_task().expect("matched");
+                write!(f, "\n  in {task}, polled by {} {t}", t.kind())?;
+                if let Some(l) = l {
+                    write!(f, ", at {l}")?;
+                }
+            }
             (Some(t), Some(l)) => write!(f, "\n  in {} {t} at {l}", t.kind())?,
             (Some(t), None) => write!(f, "\n  in {} {t}", t.kind())?,
             (None, Some(l)) => write!(f, "\n  at {l}")?,

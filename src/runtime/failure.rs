@@ -67,6 +67,7 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
         (None, None) => format!("waits to {}", b.what.phrase()),
     };
     ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)
+        .with_tasks(super::local_tasks::pending(st, tid))
 }
 
 /// What thread `tid` waits for when its next operation cannot take effect, in the words of

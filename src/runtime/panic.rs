@@ -153,7 +153,7 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
 const CLEANUP_PANIC: &str = "panic in a destructor during cleanup";
 
 /// The text of a panic payload: the string it carries, or a description of its type.
-fn message_of(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn message_of(payload: &(dyn Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -44,6 +44,10 @@ pub(crate) struct TaskState {
     /// Told when the thread finishes, outside the state's lock (it wakes a `JoinHandle`'s
     /// waker).
     on_finish: Option<Arc<dyn Finish>>,
+    /// The futures its `block_on`s poll, for reports.
+    pub(super) locals: super::local_tasks::LocalTasks,
+    /// The step count when its spawned task's last poll began.
+    poll_began: u64,
 }
 
 /// What a spawned task's thread tells when it finishes.
@@ -64,19 +68,21 @@ impl std::fmt::Debug for TaskState {
 }
 
 /// The poller state of thread `tid`, made on first use.
-fn task_mut(st: &mut ExecState, tid: Tid) -> &mut TaskState {
+pub(super) fn task_mut(st: &mut ExecState, tid: Tid) -> &mut TaskState {
     if st.tasks.len() <= tid {
         st.tasks.resize_with(tid + 1, || None);
     }
     st.tasks[tid].get_or_insert_with(TaskState::default)
 }
 
+/// The poller state of thread `tid`, if it has one.
+pub(super) fn task(st: &ExecState, tid: Tid) -> Option<&TaskState> {
+    st.tasks.get(tid).and_then(Option::as_ref)
+}
+
 /// Whether thread `tid` runs a spawned task.
 pub(crate) fn is_task(st: &ExecState, tid: Tid) -> bool {
-    st.tasks
-        .get(tid)
-        .and_then(Option::as_ref)
-        .is_some_and(|t| t.spawned)
+    task(st, tid).is_some_and(|t| t.spawned)
 }
 
 /// The waker of a thread that polls futures: waking it gives the thread a wake token.
@@ -166,13 +172,15 @@ pub(crate) fn publish(api: &str, owner: Tid) {
     with_state(api, |a| events::imply(a.st, Key::Park(owner)));
 }
 
-/// Reads thread `owner`'s park key: see [`publish`].
+/// Reads thread `owner`'s park key: see [`publish`]. Returns the step count (for
+/// `local_tasks::polled`).
 #[track_caller]
-pub(crate) fn observe(api: &str, owner: Tid) {
+pub(crate) fn observe(api: &str, owner: Tid) -> u64 {
     with_state(api, |a| {
         events::declare(a.st, Key::Park(owner), crate::op::Role::Read);
         super::spins::observes(a.st, a.me, Key::Park(owner));
-    });
+        a.st.step
+    })
 }
 
 /// Whether a panic in a task fails the execution (`Builder::thread_panics_fail`).
@@ -190,10 +198,12 @@ pub(crate) fn before_poll(api: &str) -> Option<std::task::Waker> {
         let (exec, me) = (ctx.exec.id, ctx.tid);
         let mut st = ctx.exec.state.lock();
         events::declare(&mut st, Key::Park(me), crate::op::Role::Read);
+        let step = st.step;
         let task = task_mut(&mut st, me);
         if task.aborted {
             return None;
         }
+        task.poll_began = step;
         let wake = task
             .waker
             .get_or_insert_with(|| Arc::new(TaskWake { exec, tid: me }));
@@ -253,7 +263,9 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):
 /// waits for a wake (a switch point), unless one came during the poll, or ends the wait
 /// without one (a spurious poll). Returns when the future is to be polled again.
-/// `task_loop`: the wait is a spawned task's own, between two polls of the task.
+/// `task_loop`: the wait is a spawned task's own, between two polls of the task; it is
+/// then placed where the task waits, at the last operation of its poll (`waits_at`), not
+/// at its spawn.
 ///
 /// The thread's timers (`timers.rs`) make it a timed wait, with the deadline of the
 /// earliest: it ends when the clock reaches it, or at once as a decision while others could
@@ -261,6 +273,7 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// are woken.
 #[track_caller]
 pub(crate) fn wait(loc: Loc, task_loop: bool) {
+    let loc = if task_loop { waits_at(loc) } else { loc };
     super::switch_point(OpKind::TaskWait, None, loc);
     let api = "a future's wait for a wake";
     // The token, the timers and the decisions are read under one lock: nothing runs
@@ -299,6 +312,20 @@ pub(crate) fn wait(loc: Loc, task_loop: bool) {
     for waker in due {
         waker.wake();
     }
+}
+
+/// Where a spawned task that returned `Pending` waits, as its wait between polls is
+/// reported: the last operation of its poll, or `spawned_at` (the task's spawn) if the
+/// poll reached none.
+#[track_caller]
+fn waits_at(spawned_at: Loc) -> Loc {
+    with_state("a future's wait for a wake", |a| {
+        let began = task_mut(a.st, a.me).poll_began;
+        match a.st.step > began {
+            true => a.st.threads[a.me].pending.loc,
+            false => spawned_at,
+        }
+    })
 }
 
 /// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the

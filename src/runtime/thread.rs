@@ -387,10 +387,11 @@ fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> 
 
 fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
     let mut st = ctx.exec.state.lock();
+    let task = super::local_tasks::escaped(&mut st, ctx.tid, &record.message);
     st.fail(|st| FailureDraft {
         kind: FailureKind::Panic,
         message: record.message,
-        thread: Some(st.thread_info(ctx.tid)),
+        thread: Some(st.thread_info(ctx.tid).with_local_task(task)),
         location: record.location,
         backtrace: Some(record.backtrace),
         threads: vec![],

@@ -7,9 +7,9 @@ use crate::future;
 use crate::tokio::runtime::{self, Handle};
 
 /// Spawns a task with options, as `tokio::task::Builder` (an unstable Tokio API, here
-/// always available): the name is what failure reports call the task (for a task of its
-/// own; a current-thread runtime's task runs on the `block_on` thread, which reports
-/// name). Spawning does not fail; the `Result`s are Tokio's signatures.
+/// always available): the name is what failure reports call the task (a task of a
+/// current-thread runtime, which runs on the `block_on`'s thread, is reported by its name
+/// and that thread). Spawning does not fail; the `Result`s are Tokio's signatures.
 ///
 /// ```
 /// use interleave_test::tokio::task;

@@ -1,0 +1,67 @@
+//! [`TaskInfo`]: a task that shares its model thread with others, as reports name it.
+
+use std::fmt;
+
+use super::SourceLocation;
+
+/// A future polled by the executor of a `block_on` on some model thread: the `block_on`'s
+/// own future, or a task spawned with `spawn_local` or on a current-thread Tokio runtime.
+/// Such tasks share their thread, so a report names the task as well as the thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TaskInfo {
+    number: u32,
+    name: Option<String>,
+    spawned_at: SourceLocation,
+    waits_at: Option<SourceLocation>,
+}
+
+impl TaskInfo {
+    pub(crate) fn new(
+        number: u32,
+        name: Option<String>,
+        spawned_at: SourceLocation,
+        waits_at: Option<SourceLocation>,
+    ) -> Self {
+        TaskInfo {
+            number,
+            name,
+            spawned_at,
+            waits_at,
+        }
+    }
+
+    /// Its number on its thread: 0 for a `block_on`'s own future, then 1, 2, ... for the
+    /// tasks in the order they were spawned there.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// Its name (a Tokio `task::Builder::name`), if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Where it was spawned (for a `block_on`'s own future, where `block_on` was called).
+    pub fn spawned_at(&self) -> &SourceLocation {
+        &self.spawned_at
+    }
+
+    /// Where it waits: the last operation of the model in its last poll that returned
+    /// `Pending`; `None` if that poll reached none (it awaited a task's `JoinHandle` or a
+    /// timer, say), or if it was never polled.
+    pub fn waits_at(&self) -> Option<&SourceLocation> {
+        self.waits_at.as_ref()
+    }
+}
+
+impl fmt::Display for TaskInfo {
+    /// `task 'flusher' (spawned at src/lib.rs:9:5)`, `task #2 (spawned at ...)`, or
+    /// `the block_on future (at ...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.name, self.number) {
+            (Some(name), _) => write!(f, "task '{name}' (spawned at {})", self.spawned_at),
+            (None, 0) => write!(f, "the block_on future (at {})", self.spawned_at),
+            (None, n) => write!(f, "task #{n} (spawned at {})", self.spawned_at),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The futures a thread's `block_on` executor polls (its own future, and the tasks of
+//! `spawn_local` or of a current-thread Tokio runtime), as reports name them: a panic in
+//! one is reported in that task, and a deadlock report lists each one still pending with
+//! where it waits.
+//!
+//! The executor tells the runtime when a future joins, after each of its polls, and when
+//! it leaves; this costs one lock of the state per poll of a local task.
+
+use super::execution::ExecState;
+use super::tasks::task_mut;
+use super::{Loc, Tid, with_state};
+use crate::report::{SourceLocation, TaskInfo};
+
+/// What a thread's executors hold, for reports.
+#[derive(Debug, Default)]
+pub(crate) struct LocalTasks {
+    live: Vec<Record>,
+    /// Keys of records, unique on the thread.
+    next_key: u32,
+    /// Numbers of spawned tasks (a `block_on`'s own future is 0).
+    spawned: u32,
+    /// The last task whose panic escaped its poll, with the panic's message.
+    escaped: Option<(TaskInfo, String)>,
+}
+
+#[derive(Debug)]
+struct Record {
+    key: u32,
+    number: u32,
+    name: Option<String>,
+    spawned_at: Loc,
+    /// The last operation of its last poll that returned `Pending`.
+    waits_at: Option<Loc>,
+}
+
+impl Record {
+    fn info(&self) -> TaskInfo {
+        TaskInfo::new(
+            self.number,
+            self.name.clone(),
+            self.spawned_at.into(),
+            self.waits_at.map(SourceLocation::from),
+        )
+    }
+}
+
+impl LocalTasks {
+    fn remove(&mut self, key: u32) -> Option<Record> {
+        let at = self.live.iter().position(|r| r.key == key)?;
+        Some(self.live.remove(at))
+    }
+}
+
+/// A future joins the calling thread's executor: its own future (`main`, at the
+/// `block_on`'s `loc`) or a task spawned at `loc`. Returns its key.
+#[track_caller]
+pub(crate) fn joined(api: &str, name: Option<String>, loc: Loc, main: bool) -> u32 {
+    with_state(api, |a| {
+        let locals = &mut task_mut(a.st, a.me).locals;
+        locals.next_key += 1;
+        let number = if main {
+            0
+        } else {
+            locals.spawned += 1;
+            locals.spawned
+        };
+        locals.live.push(Record {
+            key: locals.next_key,
+            number,
+            name,
+            spawned_at: loc,
+            waits_at: None,
+        });
+        locals.next_key
+    })
+}
+
+/// Future `key` was polled, from step `began` on: if it returned `Pending` after an
+/// operation of the model, that operation is where it waits; if it finished, it leaves.
+#[track_caller]
+pub(crate) fn polled(api: &str, key: u32, began: u64, pending: bool) {
+    with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        let last = (st.step > began).then(|| st.threads[me].pending.loc);
+        let locals = &mut task_mut(st, me).locals;
+        if !pending {
+            locals.remove(key);
+        } else if let Some(r) = locals.live.iter_mut().find(|r| r.key == key) {
+            r.waits_at = last;
+        }
+    });
+}
+
+/// Future `key` leaves its executor without finishing (dropped or aborted).
+#[track_caller]
+pub(crate) fn left(api: &str, key: u32) {
+    with_state(api, |a| {
+        task_mut(a.st, a.me).locals.remove(key);
+    });
+}
+
+/// The panic with `message` escaped a poll of future `key`, which leaves: if it ends the
+/// thread, the report names the task.
+#[track_caller]
+pub(crate) fn panicked(api: &str, key: u32, message: String) {
+    with_state(api, |a| {
+        let locals = &mut task_mut(a.st, a.me).locals;
+        if let Some(r) = locals.remove(key) {
+            locals.escaped = Some((r.info(), message));
+        }
+    });
+}
+
+/// The task whose panic with `message` escaped last on thread `tid`, if any.
+pub(crate) fn escaped(st: &mut ExecState, tid: Tid, message: &str) -> Option<TaskInfo> {
+    let escaped = task_mut(st, tid).locals.escaped.take()?;
+    (escaped.1 == message).then_some(escaped.0)
+}
+
+/// The futures thread `tid`'s executors hold, in the order they joined.
+pub(crate) fn pending(st: &ExecState, tid: Tid) -> Vec<TaskInfo> {
+    super::tasks::task(st, tid)
+        .map(|t| t.locals.live.iter().map(Record::info).collect())
+        .unwrap_or_default()
+}
