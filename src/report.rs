@@ -267,18 +267,37 @@ impl fmt::Display for ThreadReport {
                 )?;
             }
         }
-        for task in &self.tasks {
-            match task.waits_at() {
-                Some(at) => write!(f, "\n      {task} waits at {at}")?,
-                None => write!(
-                    f,
-                    "\n      {task} returned Pending from a poll with no operation of the model \
-                     (it waits for a task's end or a timer, say)"
-                )?,
-            }
-        }
-        Ok(())
+        write_tasks(f, &self.tasks)
     }
+}
+
+/// How many of a thread's pending tasks a report lists (all are in
+/// [`ThreadReport::tasks`]).
+const TASKS_SHOWN: usize = 10;
+
+/// The lines of a deadlock report for a thread's pending tasks: those that wait at an
+/// operation first, at most [`TASKS_SHOWN`].
+fn write_tasks(f: &mut fmt::Formatter<'_>, tasks: &[TaskInfo]) -> fmt::Result {
+    let at_operation = tasks.iter().filter(|t| t.waits_at().is_some());
+    let elsewhere = tasks.iter().filter(|t| t.waits_at().is_none());
+    for task in at_operation.chain(elsewhere).take(TASKS_SHOWN) {
+        match task.waits_at() {
+            Some(at) => write!(f, "\n      {task} waits at {at}")?,
+            None => write!(
+                f,
+                "\n      {task} returned Pending from a poll with no operation of the model \
+                 (it waits for a task's end or a timer, say)"
+            )?,
+        }
+    }
+    if tasks.len() > TASKS_SHOWN {
+        let more = tasks.len() - TASKS_SHOWN;
+        write!(
+            f,
+            "\n      and {more} more pending (ThreadReport::tasks lists them all)"
+        )?;
+    }
+    Ok(())
 }
 
 mod failure;

@@ -261,7 +261,11 @@ impl Executor {
             self.began.set(tasks::observe(API, self.owner));
             let n = self.ready.len();
             if n > 0 {
-                self.count_unwaited(loc);
+                if self.count_unwaited(loc) {
+                    // It yielded: others may have woken more futures meanwhile, and the
+                    // yield is no operation of the next future's poll.
+                    continue;
+                }
                 let at = if n > 1 { tasks::poll_which(API, n) } else { 0 };
                 return self.ready.take(at);
             }
@@ -274,15 +278,18 @@ impl Executor {
         }
     }
 
-    /// Counts a poll without a wait; yields (spinning) after [`UNWAITED_POLLS`] of them.
-    fn count_unwaited(&self, loc: Loc) {
+    /// Counts a poll without a wait; yields (spinning) after [`UNWAITED_POLLS`] of them,
+    /// and then returns `true`.
+    fn count_unwaited(&self, loc: Loc) -> bool {
         let polls = self.unwaited.get() + 1;
         if polls < UNWAITED_POLLS {
-            return self.unwaited.set(polls);
+            self.unwaited.set(polls);
+            return false;
         }
         self.unwaited.set(0);
         runtime::spinning(API);
         runtime::switch_point(OpKind::ThreadYield, None, loc);
+        true
     }
 
     /// Polls local task `index`, unless it ended; drops it (inside the model) if it was

@@ -14,9 +14,8 @@ use crate::report::{SourceLocation, TaskInfo};
 /// What a thread's executors hold, for reports.
 #[derive(Debug, Default)]
 pub(crate) struct LocalTasks {
-    live: Vec<Record>,
-    /// Keys of records, unique on the thread.
-    next_key: u32,
+    /// By key: a record's key is its index plus one (keys are unique on the thread).
+    records: Vec<Option<Record>>,
     /// Numbers of spawned tasks (a `block_on`'s own future is 0).
     spawned: u32,
     /// The last task whose panic escaped its poll, with the panic's message.
@@ -25,7 +24,6 @@ pub(crate) struct LocalTasks {
 
 #[derive(Debug)]
 struct Record {
-    key: u32,
     number: u32,
     name: Option<String>,
     spawned_at: Loc,
@@ -45,9 +43,12 @@ impl Record {
 }
 
 impl LocalTasks {
+    fn get(&mut self, key: u32) -> Option<&mut Record> {
+        self.records.get_mut(key as usize - 1)?.as_mut()
+    }
+
     fn remove(&mut self, key: u32) -> Option<Record> {
-        let at = self.live.iter().position(|r| r.key == key)?;
-        Some(self.live.remove(at))
+        self.records.get_mut(key as usize - 1)?.take()
     }
 }
 
@@ -57,21 +58,19 @@ impl LocalTasks {
 pub(crate) fn joined(api: &str, name: Option<String>, loc: Loc, main: bool) -> u32 {
     with_state(api, |a| {
         let locals = &mut task_mut(a.st, a.me).locals;
-        locals.next_key += 1;
         let number = if main {
             0
         } else {
             locals.spawned += 1;
             locals.spawned
         };
-        locals.live.push(Record {
-            key: locals.next_key,
+        locals.records.push(Some(Record {
             number,
             name,
             spawned_at: loc,
             waits_at: None,
-        });
-        locals.next_key
+        }));
+        u32::try_from(locals.records.len()).expect("fewer than 2^32 futures on a thread")
     })
 }
 
@@ -85,7 +84,7 @@ pub(crate) fn polled(api: &str, key: u32, began: u64, pending: bool) {
         let locals = &mut task_mut(st, me).locals;
         if !pending {
             locals.remove(key);
-        } else if let Some(r) = locals.live.iter_mut().find(|r| r.key == key) {
+        } else if let Some(r) = locals.get(key) {
             r.waits_at = last;
         }
     });
@@ -120,6 +119,13 @@ pub(crate) fn escaped(st: &mut ExecState, tid: Tid, message: &str) -> Option<Tas
 /// The futures thread `tid`'s executors hold, in the order they joined.
 pub(crate) fn pending(st: &ExecState, tid: Tid) -> Vec<TaskInfo> {
     super::tasks::task(st, tid)
-        .map(|t| t.locals.live.iter().map(Record::info).collect())
+        .map(|t| {
+            t.locals
+                .records
+                .iter()
+                .flatten()
+                .map(Record::info)
+                .collect()
+        })
         .unwrap_or_default()
 }

@@ -178,3 +178,41 @@ fn a_spawned_task_waits_at_the_last_operation_of_its_poll() {
         );
     }
 }
+
+/// A hundred tasks that never finish (the executor yields among their first polls, which
+/// is no operation of theirs), and a `block_on` future that locks a Tokio mutex twice.
+#[test]
+fn a_deadlock_report_lists_ten_pending_tasks_and_counts_the_rest() {
+    let failure = Builder::new()
+        .seed(1)
+        .check(|| {
+            current_thread(async {
+                for _ in 0..100 {
+                    drop(tokio::spawn(std::future::pending::<()>())); // detached
+                }
+                let lock = Mutex::new(());
+                let _held = lock.lock().await;
+                let _again = lock.lock().await; // @again
+            })
+        })
+        .expect_err("the second lock waits for the first");
+    assert_eq!(failure.kind(), FailureKind::Deadlock);
+    let [main] = failure.threads() else {
+        panic!("one thread: {failure}");
+    };
+    let tasks = main.tasks();
+    assert_eq!(tasks.len(), 101, "{failure}");
+    assert_eq!(place(tasks[0].waits_at().unwrap()), at("again"));
+    assert!(
+        tasks[1..].iter().all(|t| t.waits_at().is_none()),
+        "{failure}"
+    );
+    assert_eq!(tasks[100].number(), 100);
+    let text = failure.to_string();
+    assert!(text.contains("and 91 more pending"), "{text}");
+    assert_eq!(
+        text.matches("returned Pending from a poll").count(),
+        9,
+        "{text}"
+    );
+}
