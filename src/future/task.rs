@@ -216,14 +216,26 @@ impl<T> JoinHandle<T> {
 }
 
 /// Whether the task of `source` ended; reads what orders the end before the reader.
+/// `awaited`: the program awaits the handle there, which reports give as where the
+/// awaiting future waits if the task has not ended.
 #[track_caller]
-fn ended(source: &Source, shared: &Shared) -> bool {
+fn ended(source: &Source, shared: &Shared, awaited: Option<Loc>) -> bool {
     source.check(API);
     match source {
-        Source::Thread { tid, .. } => runtime::with_state(API, |a| a.is_finished(*tid)),
+        Source::Thread { tid, .. } => runtime::with_state(API, |a| {
+            let ended = a.is_finished(*tid);
+            if let Some(loc) = awaited.filter(|_| !ended) {
+                a.awaits(loc);
+            }
+            ended
+        }),
         Source::Local { owner, .. } => {
             tasks::observe(API, *owner);
-            shared.ended.load(Ordering::Acquire)
+            let ended = shared.ended.load(Ordering::Acquire);
+            if let Some(loc) = awaited.filter(|_| !ended) {
+                runtime::with_state(API, |a| a.awaits(loc));
+            }
+            ended
         }
     }
 }
@@ -231,9 +243,12 @@ fn ended(source: &Source, shared: &Shared) -> bool {
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
+    /// Polled where the program awaits it (`#[track_caller]` sees the `.await`), which
+    /// reports give as where the awaiting future waits.
+    #[track_caller]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let shared = &self.shared;
-        if !ended(&self.source, shared) {
+        if !ended(&self.source, shared, Some(Location::caller())) {
             *shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }
@@ -301,7 +316,7 @@ impl AbortHandle {
     #[track_caller]
     pub fn is_finished(&self) -> bool {
         runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
-        ended(&self.source, &self.shared)
+        ended(&self.source, &self.shared, None)
     }
 }
 

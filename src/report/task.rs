@@ -46,9 +46,9 @@ impl TaskInfo {
         &self.spawned_at
     }
 
-    /// Where it waits: the last operation of the model in its last poll that returned
-    /// `Pending`; `None` if that poll reached none (it awaited a task's `JoinHandle` or a
-    /// timer, say), or if it was never polled.
+    /// Where it waits: in its last poll that returned `Pending`, the `.await` of a task's
+    /// `JoinHandle` if nothing followed it, else the last operation of the model; `None`
+    /// if that poll reached neither (it awaited a timer, say), or if it was never polled.
     pub fn waits_at(&self) -> Option<&SourceLocation> {
         self.waits_at.as_ref()
     }

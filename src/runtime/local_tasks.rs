@@ -20,6 +20,9 @@ pub(crate) struct LocalTasks {
     spawned: u32,
     /// The last task whose panic escaped its poll, with the panic's message.
     escaped: Option<(TaskInfo, String)>,
+    /// The last `.await` of a `JoinHandle` that returned `Pending`, with the step count
+    /// then: where the future that awaited it waits, if no operation came after.
+    awaited: Option<(Loc, u64)>,
 }
 
 #[derive(Debug)]
@@ -74,13 +77,14 @@ pub(crate) fn joined(api: &str, name: Option<String>, loc: Loc, main: bool) -> u
     })
 }
 
-/// Future `key` was polled, from step `began` on: if it returned `Pending` after an
-/// operation of the model, that operation is where it waits; if it finished, it leaves.
+/// Future `key` was polled, from step `began` on: if it returned `Pending`, it waits at the
+/// last operation of the model or `.await` of a `JoinHandle` in that poll (`waits_at`);
+/// if it finished, it leaves.
 #[track_caller]
 pub(crate) fn polled(api: &str, key: u32, began: u64, pending: bool) {
     with_state(api, |a| {
         let (st, me) = (&mut *a.st, a.me);
-        let last = (st.step > began).then(|| st.threads[me].pending.loc);
+        let last = waits_at(st, me, began);
         let locals = &mut task_mut(st, me).locals;
         if !pending {
             locals.remove(key);
@@ -88,6 +92,34 @@ pub(crate) fn polled(api: &str, key: u32, began: u64, pending: bool) {
             r.waits_at = last;
         }
     });
+}
+
+/// Where thread `me`'s future, polled from step `began` on, waits: at the `.await` of a
+/// `JoinHandle` if no operation came after it in the poll, else at the last operation of
+/// the poll; `None` if the poll reached neither.
+pub(crate) fn waits_at(st: &mut ExecState, me: Tid, began: u64) -> Option<Loc> {
+    let step = st.step;
+    let last = (step > began).then(|| st.threads[me].pending.loc);
+    match task_mut(st, me).locals.awaited.take() {
+        Some((loc, at)) if at >= began && at == step => Some(loc),
+        _ => last,
+    }
+}
+
+/// The calling thread's future awaits a `JoinHandle` at `loc` (unless `loc` is in this
+/// crate: an executor or a `JoinSet` polling the handle, not the program).
+pub(crate) fn awaits(st: &mut ExecState, me: Tid, loc: Loc) {
+    if !loc.file().starts_with(crate_src()) {
+        let step = st.step;
+        task_mut(st, me).locals.awaited = Some((loc, step));
+    }
+}
+
+/// The folder of this crate's sources, as `Location::file` names its files.
+fn crate_src() -> &'static str {
+    let me = file!();
+    let end = me.len() - "runtime/local_tasks.rs".len();
+    &me[..end]
 }
 
 /// Future `key` leaves its executor without finishing (dropped or aborted).

@@ -198,6 +198,11 @@ impl Access<'_> {
         self.st.clock
     }
 
+    /// The calling thread awaits a `JoinHandle` at `loc` (see `local_tasks::awaits`).
+    pub(crate) fn awaits(&mut self, loc: Loc) {
+        local_tasks::awaits(self.st, self.me, loc);
+    }
+
     /// Whether thread `tid` has finished.
     pub(crate) fn is_finished(&mut self, tid: Tid) -> bool {
         events::declare(self.st, Key::Thread(tid), Role::Read);

@@ -321,10 +321,7 @@ pub(crate) fn wait(loc: Loc, task_loop: bool) {
 fn waits_at(spawned_at: Loc) -> Loc {
     with_state("a future's wait for a wake", |a| {
         let began = task_mut(a.st, a.me).poll_began;
-        match a.st.step > began {
-            true => a.st.threads[a.me].pending.loc,
-            false => spawned_at,
-        }
+        super::local_tasks::waits_at(a.st, a.me, began).unwrap_or(spawned_at)
     })
 }
 

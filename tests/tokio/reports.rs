@@ -112,7 +112,7 @@ fn abba_tasks() {
             let _b = b.lock().await; // @second waits
         };
         let second = tokio::spawn(forward); // @second
-        let _ = first.await;
+        let _ = first.await; // @join
         let _ = second.await;
     });
 }
@@ -133,6 +133,7 @@ fn a_deadlock_report_lists_the_pending_tasks_and_where_they_wait() {
         let tasks = main.tasks();
         assert_eq!(tasks.len(), 3, "{failure}");
         assert_eq!((tasks[0].number(), tasks[0].name()), (0, None));
+        assert_eq!(place(tasks[0].waits_at().unwrap()), at("join"), "{failure}");
         assert_eq!(tasks[1].name(), Some("reverse"));
         assert_eq!(place(tasks[1].spawned_at()), at("reverse"));
         assert_eq!(place(tasks[1].waits_at().unwrap()), at("reverse waits"));
@@ -214,5 +215,28 @@ fn a_deadlock_report_lists_ten_pending_tasks_and_counts_the_rest() {
         text.matches("returned Pending from a poll").count(),
         9,
         "{text}"
+    );
+}
+
+/// A `JoinSet` polls its handles inside this crate: the future that awaits `join_next`
+/// is not reported as waiting there.
+#[test]
+fn a_join_set_s_own_polls_are_not_where_the_program_waits() {
+    let failure = Builder::new()
+        .check(|| {
+            current_thread(async {
+                let mut set = tokio::task::JoinSet::new();
+                set.spawn(std::future::pending::<()>());
+                set.join_next().await;
+            })
+        })
+        .expect_err("the task never ends");
+    let [main] = failure.threads() else {
+        panic!("one thread: {failure}");
+    };
+    let waits = main.tasks()[0].waits_at();
+    assert!(
+        waits.is_none_or(|at| at.file() == file!()),
+        "the block_on future waits at {waits:?}"
     );
 }
