@@ -286,7 +286,7 @@ fn write_tasks(f: &mut fmt::Formatter<'_>, tasks: &[TaskInfo]) -> fmt::Result {
             None => write!(
                 f,
                 "\n      {task} returned Pending from a poll with no operation of the model \
-                 (it waits for a task's end or a timer, say)"
+                 (it waits for a timer, say)"
             )?,
         }
     }
