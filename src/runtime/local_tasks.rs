@@ -1,10 +1,12 @@
 //! The futures a thread's `block_on` executor polls (its own future, and the tasks of
 //! `spawn_local` or of a current-thread Tokio runtime), as reports name them: a panic in
 //! one is reported in that task, and a deadlock report lists each one still pending with
-//! where it waits.
+//! where it waits. Where a future waits ([`waits_at`]) also places a spawned task's wait
+//! between polls (`tasks::wait`).
 //!
 //! The executor tells the runtime when a future joins, after each of its polls, and when
-//! it leaves; this costs one lock of the state per poll of a local task.
+//! it leaves: one more lock of the state per poll (measured on `benches/tokio.rs`'s
+//! models: within the noise, 2% at most).
 
 use super::execution::ExecState;
 use super::tasks::task_mut;
