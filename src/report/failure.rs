@@ -29,7 +29,9 @@ impl RecentStep {
         &self.thread
     }
 
-    /// The operation it was about to perform, e.g. `mutex lock`.
+    /// The operation it was about to perform, e.g. `mutex lock`; for an operation of a
+    /// Tokio primitive, the primitive, e.g. `tokio mpsc channel` (its schedule decision
+    /// keeps the operation's kind).
     pub fn op(&self) -> &str {
         &self.op
     }

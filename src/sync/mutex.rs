@@ -69,6 +69,16 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// An unlocked mutex that reports call `kind` (a Tokio primitive whose state it keeps:
+    /// its operations are listed under that name).
+    pub(crate) const fn named(value: T, kind: &'static str) -> Self {
+        Mutex {
+            handle: ObjectHandle::new(kind),
+            poison: poison::Flag::new(),
+            data: parking_lot::Mutex::new(value),
+        }
+    }
+
     /// Consumes the mutex and returns its value (an `Err` holding it if poisoned).
     pub fn into_inner(self) -> LockResult<T> {
         let poisoned = self.poison.get();

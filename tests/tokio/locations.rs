@@ -1,7 +1,8 @@
 //! Reports place each Tokio operation at the program's call (`lock().await`,
 //! `send(v).await`, `notified().await`, a guard's or a sender's drop at its lock or its
 //! creation), not inside this crate: every decision of a schedule names a line of this
-//! file.
+//! file. Their last decisions name the primitive (`tokio mpsc channel`), not the model
+//! lock that keeps its state.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -86,6 +87,7 @@ async fn model() {
 fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
     for substrate in SUBSTRATES {
         let mut lines = BTreeSet::new();
+        let mut tokio_ops = 0;
         for seed in 1..=5 {
             let failure = Builder::new()
                 .substrate(substrate)
@@ -95,6 +97,22 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
                 .check_async(model)
                 .expect_err("the model panics at its end");
             assert_eq!(failure.message(), "the end of the model", "seed {seed}");
+            // Reports name the primitive; the schedule keeps the kind replay compares.
+            for step in failure.recent() {
+                assert!(!step.op().starts_with("mutex"), "seed {seed}: {step:?}");
+            }
+            tokio_ops += failure
+                .recent()
+                .iter()
+                .filter(|s| s.op().starts_with("tokio "))
+                .count();
+            assert!(
+                failure
+                    .schedule()
+                    .decisions()
+                    .iter()
+                    .all(|d| !d.op().starts_with("tokio"))
+            );
             for d in failure.schedule().decisions() {
                 let (file, line) = d
                     .location()
@@ -109,5 +127,9 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
         }
         // The decisions reach most of the model: its lines, not a few inside a helper.
         assert!(lines.len() >= 15, "{substrate:?}: only lines {lines:?}");
+        assert!(
+            tokio_ops >= 20,
+            "{substrate:?}: {tokio_ops} steps named after a primitive"
+        );
     }
 }

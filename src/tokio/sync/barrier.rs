@@ -64,11 +64,14 @@ impl Barrier {
     pub fn new(n: usize) -> Barrier {
         Barrier {
             n: n.max(1),
-            state: Mutex::new(State {
-                arrived: 0,
-                generation: 0,
-                waiting: Wakers::default(),
-            }),
+            state: Mutex::named(
+                State {
+                    arrived: 0,
+                    generation: 0,
+                    waiting: Wakers::default(),
+                },
+                "tokio Barrier",
+            ),
         }
     }
 

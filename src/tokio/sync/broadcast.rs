@@ -195,14 +195,15 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         capacity <= usize::MAX / 2,
         "broadcast channel capacity exceeded `usize::MAX / 2`"
     );
-    let shared = Arc::new(Mutex::new(State {
+    let state = State {
         slots: VecDeque::new(),
         head: 0,
         capacity: capacity.next_power_of_two(),
         senders: 1,
         receivers: 1,
         waiting: Wakers::default(),
-    }));
+    };
+    let shared = Arc::new(Mutex::named(state, "tokio broadcast channel"));
     let loc = Location::caller();
     let rx = Receiver {
         shared: Arc::clone(&shared),

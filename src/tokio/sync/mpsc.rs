@@ -186,7 +186,7 @@ impl<T> Chan<T> {
 }
 
 fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
-    Arc::new(Shared(Mutex::new(Chan {
+    let chan = Chan {
         buf: VecDeque::new(),
         sem: Sem::new(bound.unwrap_or(0)),
         bound,
@@ -194,7 +194,8 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         closed: false,
         rx_waker: None,
         closed_wakers: Vec::new(),
-    })))
+    };
+    Arc::new(Shared(Mutex::named(chan, "tokio mpsc channel")))
 }
 
 /// A bounded channel of `buffer` slots, as `tokio::sync::mpsc::channel`.

@@ -39,7 +39,7 @@ impl<T> Mutex<T> {
     /// An unlocked mutex holding `value`.
     pub fn new(value: T) -> Self {
         Mutex {
-            sem: SemLock::new(Sem::new(1)),
+            sem: sem::new_lock(Sem::new(1), "tokio Mutex"),
             data: Arc::new(parking_lot::Mutex::new(value)),
         }
     }

@@ -18,9 +18,15 @@ use crate::sync::{Mutex, MutexGuard};
 ///   misses it (the classic lost notification, which the search finds).
 ///
 /// Every operation is a switch point.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Notify {
     state: Mutex<State>,
+}
+
+impl Default for Notify {
+    fn default() -> Self {
+        Notify::new()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -38,7 +44,9 @@ struct State {
 impl Notify {
     /// A `Notify` with no permit.
     pub fn new() -> Notify {
-        Notify::default()
+        Notify {
+            state: Mutex::named(State::default(), "tokio Notify"),
+        }
     }
 
     #[track_caller]

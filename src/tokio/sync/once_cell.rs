@@ -89,7 +89,7 @@ impl<T> OnceCell<T> {
             sem.close();
         }
         OnceCell {
-            sem: SemLock::new(sem),
+            sem: sem::new_lock(sem, "tokio OnceCell"),
             value: cell,
         }
     }

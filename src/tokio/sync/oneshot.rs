@@ -71,14 +71,15 @@ fn lock<T>(shared: &Shared<T>, loc: Loc) -> MutexGuard<'_, State<T>> {
 #[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let loc = Location::caller();
-    let shared = Arc::new(Mutex::new(State {
+    let state = State {
         value: None,
         sender_done: false,
         receiver_closed: false,
         taken: false,
         rx_waker: None,
         tx_waker: None,
-    }));
+    };
+    let shared = Arc::new(Mutex::named(state, "tokio oneshot channel"));
     let sender = Sender {
         shared: Some(Arc::clone(&shared)),
         loc,

@@ -58,7 +58,7 @@ impl<T> RwLock<T> {
         );
         assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
         RwLock {
-            sem: SemLock::new(Sem::new(max_reads as usize)),
+            sem: sem::new_lock(Sem::new(max_reads as usize), "tokio RwLock"),
             max: max_reads,
             data: Arc::new(parking_lot::RwLock::new(value)),
         }

@@ -186,6 +186,12 @@ impl Sem {
 /// A semaphore in a modelled mutex.
 pub(super) type SemLock = Mutex<Sem>;
 
+/// The lock of `sem`, the state of the Tokio primitive `kind` (reports name its operations
+/// so: `tokio Semaphore`).
+pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
+    Mutex::named(sem, kind)
+}
+
 /// Locks `sem` for the program's operation at `loc` (no poisoning: nothing panics while
 /// holding it).
 pub(super) fn lock(sem: &SemLock, loc: Loc) -> MutexGuard<'_, Sem> {

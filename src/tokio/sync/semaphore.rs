@@ -86,7 +86,7 @@ impl Semaphore {
             Self::MAX_PERMITS
         );
         Semaphore {
-            sem: SemLock::new(Sem::new(permits)),
+            sem: sem::new_lock(Sem::new(permits), "tokio Semaphore"),
         }
     }
 

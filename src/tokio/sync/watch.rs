@@ -201,7 +201,7 @@ impl<T> Sender<T> {
         };
         let shared = Shared {
             value: RwLock::new(init),
-            state: Mutex::new(state),
+            state: Mutex::named(state, "tokio watch channel"),
         };
         Sender {
             shared: Arc::new(shared),
