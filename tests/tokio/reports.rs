@@ -26,11 +26,12 @@ fn at(marker: &str) -> (String, u32) {
     (file!().to_owned(), index as u32 + 1)
 }
 
+/// A reported place, as [`at`] gives one.
 fn place(loc: &SourceLocation) -> (String, u32) {
     (loc.file().to_owned(), loc.line())
 }
 
-/// A named task panics after a yield; an unnamed one before it finishes normally.
+/// A named task panics after a yield; an unnamed one spawned before it finishes normally.
 fn panicking_task() {
     current_thread(async {
         let quiet = tokio::spawn(async { 1 });
