@@ -37,6 +37,7 @@ use std::time::Duration;
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind};
 
 #[path = "support/mod.rs"]
+#[allow(dead_code, reason = "this bench uses most of the shared helpers")]
 mod common;
 use common::{as_u64, print_table, quietly, timed};
 use shuttle::scheduler::PctScheduler;
@@ -625,11 +626,7 @@ fn main() {
     );
 
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").ok();
-    let load = load
-        .as_deref()
-        .and_then(|l| l.split_whitespace().next())
-        .unwrap_or("unknown");
+    let load = common::load_average();
     println!();
     println!(
         "cores: {cores}; 1-minute load average at the end: {load}; quick mode: {}",

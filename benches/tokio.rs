@@ -52,7 +52,7 @@ mod models;
 #[path = "support/mod.rs"]
 #[allow(dead_code, reason = "this bench uses a few of the shared helpers")]
 mod support;
-use support::{print_table, quick_mode, quietly};
+use support::{count_cell, print_table, quick_mode, quietly};
 
 tokio_models!(ours, interleave_test, interleave_test::tokio);
 tokio_models!(theirs, shuttle, shuttle_tokio);
@@ -290,19 +290,6 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a non-string payload".to_owned())
 }
 
-/// A count with thousands separators.
-fn count_cell(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// One table row from the results of every seed: the median (more than the cap when the
 /// middle seeds found nothing), how many found it, their range, and the wall time.
 fn bug_row(label: &str, found: &[Option<u64>], plan: BugPlan, time: Duration) -> String {
@@ -443,11 +430,7 @@ fn main() {
         a.as_secs_f64() / b.as_secs_f64()
     );
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").ok();
-    let load = load
-        .as_deref()
-        .and_then(|l| l.split_whitespace().next())
-        .unwrap_or("unknown");
+    let load = support::load_average();
     println!();
     println!("cores: {cores}; 1-minute load average at the end: {load}; quick mode: {quick}");
 }

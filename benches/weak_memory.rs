@@ -46,7 +46,7 @@ use interleave_test::{Builder, FailureKind, Reduction, StrategyKind};
 
 #[path = "support/mod.rs"]
 mod common;
-use common::{as_u64, print_table, quietly, timed};
+use common::{as_u64, count_cell, print_table, quietly, timed};
 
 #[macro_use]
 #[path = "models/weak.rs"]
@@ -254,19 +254,6 @@ fn ours_search(model: fn(), reduction: Reduction, cap: u64) -> Outcome {
             }
         }
     }
-}
-
-/// An execution count, with thousands separators.
-fn count_cell(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// "ours / loom" of two quantities (3 decimals, or 2 significant digits below 0.01), or "–"
@@ -488,11 +475,7 @@ fn main() {
     );
 
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").ok();
-    let load = load
-        .as_deref()
-        .and_then(|l| l.split_whitespace().next())
-        .unwrap_or("unknown");
+    let load = common::load_average();
     println!();
     println!(
         "cores: {cores}; 1-minute load average at the end: {load}; quick mode: {}; unreduced cap: {}",

@@ -26,7 +26,9 @@ use interleave_test::tokio::runtime::Builder as Runtime;
 use interleave_test::tokio::sync::Semaphore;
 use interleave_test::tokio::task::JoinSet;
 use interleave_test::tokio::time::{sleep, timeout};
-use interleave_test::{Builder, Schedule, StrategyKind};
+
+#[path = "support/mod.rs"]
+mod support;
 
 const POOL_SIZE: usize = 1;
 const QUERY: Duration = Duration::from_millis(4);
@@ -151,38 +153,10 @@ pub(crate) fn guarded_service() {
 }
 
 fn main() {
-    let builder = Builder::new()
-        .name("connection_pool")
-        .seed(2026)
-        .iterations(1000);
-    let failure = match builder.check(leaky_service) {
-        Ok(report) => {
-            println!("no failure found: {report}");
-            std::process::exit(1);
-        }
-        Err(failure) => failure,
-    };
-    println!("{failure}\n");
-
-    let schedule = Schedule::from_json(&failure.schedule().to_json())
-        .expect("a schedule reads back from its own JSON");
-    let replayed = builder
-        .replay(leaky_service, &schedule)
-        .expect_err("the replay fails too");
-    assert_eq!(replayed, failure, "the replay reproduces the failure");
-    println!(
-        "replayed from JSON: the same {} ({} decisions).",
-        replayed.kind(),
-        schedule.decisions().len()
+    support::find_replay_and_check_fix(
+        "connection_pool",
+        leaky_service,
+        guarded_service,
+        "with the guard",
     );
-
-    // The fixed pool, under the same search and under PCT.
-    for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-        let report = builder
-            .clone()
-            .strategy(strategy)
-            .check(guarded_service)
-            .unwrap_or_else(|f| panic!("the guarded pool failed: {f}"));
-        println!("with the guard: {report}");
-    }
 }

@@ -21,7 +21,9 @@ use interleave_test::tokio::runtime::Builder as Runtime;
 use interleave_test::tokio::sync::mpsc;
 use interleave_test::tokio::time::interval;
 use interleave_test::tokio::{self, select};
-use interleave_test::{Builder, Schedule, StrategyKind};
+
+#[path = "support/mod.rs"]
+mod support;
 
 /// What the peer sends: two frames of two bytes.
 const BYTES: [u8; 4] = [1, 2, 3, 4];
@@ -97,38 +99,5 @@ pub(crate) fn buffered() {
 }
 
 fn main() {
-    let builder = Builder::new()
-        .name("select_lost_frame")
-        .seed(2026)
-        .iterations(1000);
-    let failure = match builder.check(unbuffered) {
-        Ok(report) => {
-            println!("no failure found: {report}");
-            std::process::exit(1);
-        }
-        Err(failure) => failure,
-    };
-    println!("{failure}\n");
-
-    let schedule = Schedule::from_json(&failure.schedule().to_json())
-        .expect("a schedule reads back from its own JSON");
-    let replayed = builder
-        .replay(unbuffered, &schedule)
-        .expect_err("the replay fails too");
-    assert_eq!(replayed, failure, "the replay reproduces the failure");
-    println!(
-        "replayed from JSON: the same {} ({} decisions).",
-        replayed.kind(),
-        schedule.decisions().len()
-    );
-
-    // The buffered reader, under the same search and under PCT.
-    for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
-        let report = builder
-            .clone()
-            .strategy(strategy)
-            .check(buffered)
-            .unwrap_or_else(|f| panic!("the buffered reader failed: {f}"));
-        println!("buffered: {report}");
-    }
+    support::find_replay_and_check_fix("select_lost_frame", unbuffered, buffered, "buffered");
 }

@@ -1,5 +1,6 @@
 //! Helpers shared by the bench targets that compare with loom and shuttle: the quick mode,
-//! timing, silencing their panic output, and printing markdown tables.
+//! timing, silencing their panic output, and printing markdown tables with their counts
+//! and the machine's load.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -26,6 +27,27 @@ pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     panic::set_hook(previous);
     result
+}
+
+/// A count with thousands separators, for tables.
+pub(crate) fn count_cell(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The 1-minute load average of `/proc/loadavg`, or `unknown` where there is none.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// A count as `u64`.

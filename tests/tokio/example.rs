@@ -7,6 +7,10 @@ use crate::common::{dfs, each_sampler, line_of};
 
 #[path = "../../examples/connection_pool.rs"]
 #[allow(dead_code, reason = "the example's `main` is not called here")]
+#[allow(
+    clippy::duplicate_mod,
+    reason = "both examples include their shared `main` (examples/support)"
+)]
 mod connection_pool;
 
 const SOURCE: &str = include_str!("../../examples/connection_pool.rs");

@@ -8,6 +8,10 @@ use crate::common::{dfs, each_sampler};
 
 #[path = "../../examples/select_lost_frame.rs"]
 #[allow(dead_code, reason = "the example's `main` is not called here")]
+#[allow(
+    clippy::duplicate_mod,
+    reason = "both examples include their shared `main` (examples/support)"
+)]
 mod select_lost_frame;
 
 /// Finds the torn frame with `builder` and replays it to an equal failure.
