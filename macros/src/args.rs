@@ -4,7 +4,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
-use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, Path, Token};
+use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token};
 
 use crate::errors::Errors;
 
@@ -317,15 +317,7 @@ impl Raw<'_> {
 /// `"current_thread"` (false) or `"multi_thread"` (true), as `#[tokio::test]` names them.
 fn flavor(value: &Expr) -> syn::Result<bool> {
     const FLAVORS: &str = "\"current_thread\" or \"multi_thread\"";
-    let Expr::Lit(ExprLit {
-        lit: Lit::Str(lit), ..
-    }) = value
-    else {
-        return Err(syn::Error::new_spanned(
-            value,
-            format!("`flavor` takes a string literal, {FLAVORS}"),
-        ));
-    };
+    let lit = string_literal(value, "flavor", FLAVORS)?;
     match lit.value().as_str() {
         "current_thread" => Ok(false),
         "multi_thread" => Ok(true),
@@ -424,16 +416,21 @@ fn boolean(key: &str, value: &Expr) -> syn::Result<bool> {
     }
 }
 
-fn strategy_name(value: &Expr) -> syn::Result<StrategyName> {
-    let Expr::Lit(ExprLit {
-        lit: Lit::Str(lit), ..
-    }) = value
-    else {
-        return Err(syn::Error::new_spanned(
+/// The string literal `value` of argument `arg`, or an error that lists `choices`.
+fn string_literal<'a>(value: &'a Expr, arg: &str, choices: &str) -> syn::Result<&'a LitStr> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Ok(lit),
+        _ => Err(syn::Error::new_spanned(
             value,
-            format!("`strategy` takes a string literal, one of {STRATEGY_LIST}"),
-        ));
-    };
+            format!("`{arg}` takes a string literal, {choices}"),
+        )),
+    }
+}
+
+fn strategy_name(value: &Expr) -> syn::Result<StrategyName> {
+    let lit = string_literal(value, "strategy", &format!("one of {STRATEGY_LIST}"))?;
     match lit.value().as_str() {
         "random" => Ok(StrategyName::Random),
         "pct" => Ok(StrategyName::Pct),
