@@ -79,18 +79,21 @@ fn a_panic_in_a_current_thread_task_is_reported_in_that_task() {
 /// caught by its `JoinHandle`.
 #[test]
 fn a_panic_of_the_block_on_future_names_no_task() {
-    let failure = Builder::new()
-        .thread_panics_fail(false)
-        .check(|| {
-            current_thread(async {
-                let task = tokio::spawn(async { panic!("the task's own") });
-                assert!(task.await.unwrap_err().is_panic());
-                panic!("the block_on future's");
+    for substrate in SUBSTRATES {
+        let failure = Builder::new()
+            .substrate(substrate)
+            .thread_panics_fail(false)
+            .check(|| {
+                current_thread(async {
+                    let task = tokio::spawn(async { panic!("the task's own") });
+                    assert!(task.await.unwrap_err().is_panic());
+                    panic!("the block_on future's");
+                })
             })
-        })
-        .expect_err("the block_on future panics");
-    assert_eq!(failure.message(), "the block_on future's");
-    assert_eq!(failure.thread().unwrap().local_task(), None);
+            .expect_err("the block_on future panics");
+        assert_eq!(failure.message(), "the block_on future's");
+        assert_eq!(failure.thread().unwrap().local_task(), None);
+    }
 }
 
 /// Two tasks take two locks in opposite orders, with a yield in between; the block_on
@@ -185,59 +188,65 @@ fn a_spawned_task_waits_at_the_last_operation_of_its_poll() {
 /// is no operation of theirs), and a `block_on` future that locks a Tokio mutex twice.
 #[test]
 fn a_deadlock_report_lists_ten_pending_tasks_and_counts_the_rest() {
-    let failure = Builder::new()
-        .seed(1)
-        .check(|| {
-            current_thread(async {
-                for _ in 0..100 {
-                    drop(tokio::spawn(std::future::pending::<()>())); // detached
-                }
-                let lock = Mutex::new(());
-                let _held = lock.lock().await;
-                let _again = lock.lock().await; // @again
+    for substrate in SUBSTRATES {
+        let failure = Builder::new()
+            .substrate(substrate)
+            .seed(1)
+            .check(|| {
+                current_thread(async {
+                    for _ in 0..100 {
+                        drop(tokio::spawn(std::future::pending::<()>())); // detached
+                    }
+                    let lock = Mutex::new(());
+                    let _held = lock.lock().await;
+                    let _again = lock.lock().await; // @again
+                })
             })
-        })
-        .expect_err("the second lock waits for the first");
-    assert_eq!(failure.kind(), FailureKind::Deadlock);
-    let [main] = failure.threads() else {
-        panic!("one thread: {failure}");
-    };
-    let tasks = main.tasks();
-    assert_eq!(tasks.len(), 101, "{failure}");
-    assert_eq!(place(tasks[0].waits_at().unwrap()), at("again"));
-    assert!(
-        tasks[1..].iter().all(|t| t.waits_at().is_none()),
-        "{failure}"
-    );
-    assert_eq!(tasks[100].number(), 100);
-    let text = failure.to_string();
-    assert!(text.contains("and 91 more pending"), "{text}");
-    assert_eq!(
-        text.matches("returned Pending from a poll").count(),
-        9,
-        "{text}"
-    );
+            .expect_err("the second lock waits for the first");
+        assert_eq!(failure.kind(), FailureKind::Deadlock);
+        let [main] = failure.threads() else {
+            panic!("one thread: {failure}");
+        };
+        let tasks = main.tasks();
+        assert_eq!(tasks.len(), 101, "{failure}");
+        assert_eq!(place(tasks[0].waits_at().unwrap()), at("again"));
+        assert!(
+            tasks[1..].iter().all(|t| t.waits_at().is_none()),
+            "{failure}"
+        );
+        assert_eq!(tasks[100].number(), 100);
+        let text = failure.to_string();
+        assert!(text.contains("and 91 more pending"), "{text}");
+        assert_eq!(
+            text.matches("returned Pending from a poll").count(),
+            9,
+            "{text}"
+        );
+    }
 }
 
 /// A `JoinSet` polls its handles inside this crate: the future that awaits `join_next`
 /// is not reported as waiting there.
 #[test]
 fn a_join_set_s_own_polls_are_not_where_the_program_waits() {
-    let failure = Builder::new()
-        .check(|| {
-            current_thread(async {
-                let mut set = tokio::task::JoinSet::new();
-                set.spawn(std::future::pending::<()>());
-                set.join_next().await;
+    for substrate in SUBSTRATES {
+        let failure = Builder::new()
+            .substrate(substrate)
+            .check(|| {
+                current_thread(async {
+                    let mut set = tokio::task::JoinSet::new();
+                    set.spawn(std::future::pending::<()>());
+                    set.join_next().await;
+                })
             })
-        })
-        .expect_err("the task never ends");
-    let [main] = failure.threads() else {
-        panic!("one thread: {failure}");
-    };
-    let waits = main.tasks()[0].waits_at();
-    assert!(
-        waits.is_none_or(|at| at.file() == file!()),
-        "the block_on future waits at {waits:?}"
-    );
+            .expect_err("the task never ends");
+        let [main] = failure.threads() else {
+            panic!("one thread: {failure}");
+        };
+        let waits = main.tasks()[0].waits_at();
+        assert!(
+            waits.is_none_or(|at| at.file() == file!()),
+            "the block_on future waits at {waits:?}"
+        );
+    }
 }
