@@ -227,8 +227,7 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     let shared = new_shared(Some(buffer));
     let loc = Location::caller();
     let tx = Sender {
-        shared: Arc::clone(&shared),
-        loc,
+        end: SenderEnd::first(&shared, loc),
     };
     (tx, Receiver { shared, loc })
 }
@@ -239,8 +238,7 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     let shared = new_shared(None);
     let loc = Location::caller();
     let tx = UnboundedSender {
-        shared: Arc::clone(&shared),
-        loc,
+        end: SenderEnd::first(&shared, loc),
     };
     (tx, UnboundedReceiver(Receiver { shared, loc }))
 }
@@ -248,38 +246,56 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
 /// The sending side of a bounded channel, as `mpsc::Sender`.
 #[derive(Debug)]
 pub struct Sender<T> {
-    shared: Arc<Shared<T>>,
-    /// Where the program made it (its drop is reported there).
-    loc: Loc,
+    end: SenderEnd<T>,
 }
 
 impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.lock().senders += 1;
         Sender {
-            shared: Arc::clone(&self.shared),
-            loc: Location::caller(),
+            end: self.end.clone(),
         }
     }
 }
 
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        drop_sender(&self.shared, self.loc);
+/// What both kinds of sender are: a counted sending end of the channel, made (and
+/// dropped, in reports) where the program made it.
+#[derive(Debug)]
+struct SenderEnd<T> {
+    shared: Arc<Shared<T>>,
+    loc: Loc,
+}
+
+impl<T> SenderEnd<T> {
+    /// The first sender of a new channel, made at `loc`.
+    fn first(shared: &Arc<Shared<T>>, loc: Loc) -> Self {
+        SenderEnd {
+            shared: Arc::clone(shared),
+            loc,
+        }
     }
 }
 
-fn drop_sender<T>(shared: &Shared<T>, loc: Loc) {
-    if !crate::runtime::in_model() {
-        return;
+impl<T> Clone for SenderEnd<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.shared.lock().senders += 1;
+        SenderEnd::first(&self.shared, Location::caller())
     }
-    let mut chan = shared.lock_at(loc);
-    chan.senders -= 1;
-    if chan.senders == 0
-        && let Some(waker) = chan.rx_waker.take()
-    {
-        waker.wake();
+}
+
+impl<T> Drop for SenderEnd<T> {
+    fn drop(&mut self) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut chan = self.shared.lock_at(self.loc);
+        chan.senders -= 1;
+        if chan.senders == 0
+            && let Some(waker) = chan.rx_waker.take()
+        {
+            waker.wake();
+        }
     }
 }
 
@@ -307,7 +323,7 @@ impl<T> Sender<T> {
     /// Sends if a slot is free now.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let mut chan = self.shared.lock();
+        let mut chan = self.end.shared.lock();
         match chan.sem.try_acquire(1) {
             Ok(()) => {
                 chan.push(value);
@@ -325,7 +341,7 @@ impl<T> Sender<T> {
     }
 
     async fn reserve_at(&self, loc: Loc) -> Result<Permit<'_, T>, SendError<()>> {
-        Acquire::new(&*self.shared, 1, loc)
+        Acquire::new(&*self.end.shared, 1, loc)
             .await
             .map_err(|_| SendError(()))?;
         Ok(Permit {
@@ -338,7 +354,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
         let loc = Location::caller();
-        match self.shared.lock_at(loc).sem.try_acquire(1) {
+        match self.end.shared.lock_at(loc).sem.try_acquire(1) {
             Ok(()) => Ok(Permit {
                 sender: Some(self),
                 loc,
@@ -361,30 +377,30 @@ impl<T> Sender<T> {
     /// Waits until the receiver is dropped or closed.
     #[track_caller]
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
-        self.shared.closed(Location::caller())
+        self.end.shared.closed(Location::caller())
     }
 
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.shared.lock().closed
+        self.end.shared.lock().closed
     }
 
     /// Free slots now.
     #[track_caller]
     pub fn capacity(&self) -> usize {
-        self.shared.lock().sem.available()
+        self.end.shared.lock().sem.available()
     }
 
     /// The channel's number of slots.
     #[track_caller]
     pub fn max_capacity(&self) -> usize {
-        self.shared.lock().bound.unwrap_or(usize::MAX)
+        self.end.shared.lock().bound.unwrap_or(usize::MAX)
     }
 
     /// Whether `other` sends on the same channel.
     pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
+        Arc::ptr_eq(&self.end.shared, &other.end.shared)
     }
 }
 
@@ -407,7 +423,7 @@ impl<T> Permit<'_, T> {
 
     fn send_at(mut self, value: T, loc: Loc) {
         let sender = self.sender.take().expect("a permit sends once");
-        sender.shared.lock_at(loc).push(value);
+        sender.end.shared.lock_at(loc).push(value);
     }
 }
 
@@ -416,7 +432,7 @@ impl<T> Drop for Permit<'_, T> {
         if let Some(sender) = self.sender.take()
             && crate::runtime::in_model()
         {
-            let mut chan = sender.shared.lock_at(self.loc);
+            let mut chan = sender.end.shared.lock_at(self.loc);
             chan.sem.release(1);
             if chan.finished()
                 && let Some(waker) = chan.rx_waker.take()
@@ -518,25 +534,15 @@ impl<T> Drop for Receiver<T> {
 /// The sending side of an unbounded channel, as `mpsc::UnboundedSender`.
 #[derive(Debug)]
 pub struct UnboundedSender<T> {
-    shared: Arc<Shared<T>>,
-    /// Where the program made it (its drop is reported there).
-    loc: Loc,
+    end: SenderEnd<T>,
 }
 
 impl<T> Clone for UnboundedSender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.lock().senders += 1;
         UnboundedSender {
-            shared: Arc::clone(&self.shared),
-            loc: Location::caller(),
+            end: self.end.clone(),
         }
-    }
-}
-
-impl<T> Drop for UnboundedSender<T> {
-    fn drop(&mut self) {
-        drop_sender(&self.shared, self.loc);
     }
 }
 
@@ -544,7 +550,7 @@ impl<T> UnboundedSender<T> {
     /// Sends without waiting; the value comes back if the receiver is gone or closed.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let mut chan = self.shared.lock();
+        let mut chan = self.end.shared.lock();
         if chan.closed {
             return Err(SendError(value));
         }
@@ -555,18 +561,18 @@ impl<T> UnboundedSender<T> {
     /// Waits until the receiver is dropped or closed.
     #[track_caller]
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
-        self.shared.closed(Location::caller())
+        self.end.shared.closed(Location::caller())
     }
 
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.shared.lock().closed
+        self.end.shared.lock().closed
     }
 
     /// Whether `other` sends on the same channel.
     pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
+        Arc::ptr_eq(&self.end.shared, &other.end.shared)
     }
 }
 
