@@ -116,6 +116,10 @@ pub struct Builder {
     /// `for_test`): where a schedule is stored when the process must abort before the
     /// failure can be returned (a destructor panicked during unwinding).
     pub(crate) regressions: Option<crate::corpus::Corpus>,
+    /// Unit tests only: run with format 5's rule that a future's wait between polls is
+    /// always a switch point (the unpruned search the newer rule is checked against).
+    #[cfg(test)]
+    pub(crate) blocking_wait_switches: bool,
 }
 
 impl Default for Builder {
@@ -153,6 +157,8 @@ impl Builder {
                 None => Some(DEFAULT_WATCHDOG),
             },
             regressions: None,
+            #[cfg(test)]
+            blocking_wait_switches: false,
         }
     }
 
@@ -327,6 +333,10 @@ impl Builder {
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
             keep_names: false,
+            #[cfg(test)]
+            blocking_wait_switches: self.blocking_wait_switches,
+            #[cfg(not(test))]
+            blocking_wait_switches: false,
         }
     }
 

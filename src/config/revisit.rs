@@ -82,6 +82,7 @@ impl Builder {
             legacy_choices: rules.legacy_choices,
             spins: rules.spins,
             arc_drops: rules.arc_drops,
+            blocking_wait_switches: rules.blocking_wait_switches,
             weak_memory: rules.weak_memory,
             untracked_start: false,
             explore_waits: rules.explore_waits,

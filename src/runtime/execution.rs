@@ -75,6 +75,9 @@ pub(crate) struct ExecConfig {
     /// Whether the outcome keeps the threads' names even when the execution passed (a stored
     /// schedule's judgement compares them).
     pub(crate) keep_names: bool,
+    /// Whether a future's wait between polls is a switch point even when it blocks (how
+    /// schedules of format 5 and older were recorded; see `tasks::wait`).
+    pub(crate) blocking_wait_switches: bool,
 }
 
 /// The memory model of an execution, given back to the driver when the execution ends

@@ -135,6 +135,14 @@ impl Access<'_> {
         }
     }
 
+    /// What [`unchanged`] says, under this access: the running event changed nothing
+    /// another thread could see.
+    pub(crate) fn unchanged(&mut self) {
+        if self.st.config.spins == crate::settings::SpinRule::Repeats {
+            spins::unchanged(self.st);
+        }
+    }
+
     /// Makes `tid` runnable if it is blocked; it learns `Wake::Notified`.
     pub(crate) fn wake(&mut self, tid: Tid) {
         sched::wake(self.st, tid, Wake::Notified);
@@ -271,6 +279,32 @@ pub(crate) fn with_state<R>(api: &str, f: impl FnOnce(&mut Access<'_>) -> R) -> 
 #[track_caller]
 pub(crate) fn switch_point(kind: OpKind, obj: Option<&ObjectHandle>, loc: Loc) -> Option<ObjId> {
     with_ctx(kind.name(), |ctx| sched::switch_point(ctx, kind, obj, loc))
+}
+
+/// [`switch_point`] on `obj`, then `f` on the execution's state under the same hold of its
+/// lock: nothing runs between the switch point and `f` (when the thread was handed off at
+/// the switch point, the state is locked again once it runs). One lookup of the calling
+/// thread and, usually, one lock of the state instead of two of each: a lock section's
+/// acquisition (`sync::Mutex::lock_section_at`) is on the path of every Tokio operation.
+#[track_caller]
+pub(crate) fn switch_point_then<R>(
+    kind: OpKind,
+    obj: &ObjectHandle,
+    loc: Loc,
+    f: impl FnOnce(&mut Access<'_>, ObjId) -> R,
+) -> R {
+    with_ctx(kind.name(), |ctx| {
+        let (id, held) = sched::switch_point_held(ctx, kind, Some(obj), loc);
+        let id = id.expect("a switch point on an object returns its id");
+        let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
+        f(
+            &mut Access {
+                st: &mut st,
+                me: ctx.tid,
+            },
+            id,
+        )
+    })
 }
 
 /// [`switch_point`], or `None` when the caller runs no model code (the caller then panics

@@ -106,6 +106,35 @@ pub(super) fn switch_point_held<'a>(
     (obj, dispatch(ctx, st, next))
 }
 
+/// Counts thread `me`'s next operation, `kind` at `loc` on no object, as a step with no
+/// decision before it, and returns `true`; or returns `false`, counting nothing, when it
+/// must be a switch point after all: the thread runs straight through (it unwinds or
+/// exits), the execution tears down, or the step would pass the limit (the switch point
+/// reports the livelock). For an operation that only the thread itself can observe, after
+/// which it blocks or ends its wait by a decision: a future's wait between polls that finds
+/// no wake (`tasks::wait`, where the argument is).
+pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc) -> bool {
+    if st.phase != Phase::Running || acts_at_once(st, me) || st.step >= st.config.max_steps {
+        return false;
+    }
+    st.step += 1;
+    let step = st.step;
+    let op = Op {
+        kind,
+        obj: None,
+        loc,
+    };
+    if step + TRACE_LEN as u64 > st.config.max_steps {
+        st.trace.push(Event { step, tid: me, op });
+    }
+    let thread = &mut st.threads[me];
+    thread.pending = op;
+    thread.steps += 1;
+    thread.signals.end_row();
+    thread.last_failed_try = None;
+    true
+}
+
 /// Whether thread `me` runs its next operation without a decision: it unwinds (its
 /// destructors run straight through, as they would in a real program that cannot be
 /// preempted by a test), it is exiting (destroying its thread-locals), or, in teardown, it

@@ -3,9 +3,9 @@
 //! A future is polled by a model thread: a spawned task has a thread of its own (it runs
 //! the task's poll loop, so it is preempted at any switch point and a blocking call inside a
 //! poll blocks only it, as on a worker of a multi-threaded runtime), and `block_on` polls on
-//! the thread that calls it. Between two polls the thread waits for a wake: the wait is a
-//! switch point ([`wait`]), and a wake ([`wake`]) is a token, as `unpark`'s, so a wake that
-//! arrives during a poll is not lost. The wait may also end without a wake (a spurious poll,
+//! the thread that calls it. Between two polls the thread waits for a wake ([`wait`]: a
+//! step, and a switch point unless it blocks at once), and a wake ([`wake`]) is a token, as
+//! `unpark`'s, so a wake that arrives during a poll is not lost. The wait may also end without a wake (a spurious poll,
 //! a decision like a spurious wake-up), so a future that assumes one poll per wake is
 //! caught.
 //!
@@ -261,8 +261,9 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 }
 
 /// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):
-/// waits for a wake (a switch point), unless one came during the poll, or ends the wait
-/// without one (a spurious poll). Returns when the future is to be polled again.
+/// waits for a wake, unless one came during the poll (then the wait is a switch point and
+/// the thread goes on), or ends the wait without one (a spurious poll). A wait that finds
+/// no wake blocks with no decision before it (see [`blocks_in_place`]). Returns when the future is to be polled again.
 /// `task_loop`: the wait is a spawned task's own, between two polls of the task; it is
 /// then placed where the task waits, at the last operation of its poll (`waits_at`), not
 /// at its spawn.
@@ -273,24 +274,24 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// are woken.
 #[track_caller]
 pub(crate) fn wait(loc: Loc, task_loop: bool) {
-    let loc = if task_loop { waits_at(loc) } else { loc };
-    super::switch_point(OpKind::TaskWait, None, loc);
     let api = "a future's wait for a wake";
-    // The token, the timers and the decisions are read under one lock: nothing runs
-    // between them (no other thread can act before this one blocks or returns).
-    let (deadline, due) = super::atomics::with_memory(api, |st, me| {
-        events::imply(st, Key::Park(me));
-        super::spins::observes(st, me, Key::Park(me));
-        let deadline = timers::earliest(st, me);
-        let task = task_mut(st, me);
-        let now = std::mem::take(&mut task.token) || deadline.is_some_and(|d| d <= st.clock);
-        let early = timers::early_deadline(st, me);
-        if now || super::waits::early_in(st, me, early, true)? != Early::No {
-            task_mut(st, me).between_polls = false;
-            return Ok((deadline, Some(timers::take_due(st, me))));
+    // Where it waits, and, when no wake came, the whole wait up to blocking, under one lock.
+    let first = super::atomics::with_memory(api, |st, me| {
+        let loc = match task_loop {
+            true => waits_at(st, me).unwrap_or(loc),
+            false => loc,
+        };
+        if !blocks_in_place(st, me, loc) {
+            return Ok(Err(loc));
         }
-        task_mut(st, me).between_polls = task_loop;
-        Ok((deadline, None))
+        look(st, me, task_loop).map(|look| Ok((loc, look)))
+    });
+    let (loc, (deadline, due)) = first.unwrap_or_else(|loc| {
+        super::switch_point(OpKind::TaskWait, None, loc);
+        (
+            loc,
+            super::atomics::with_memory(api, |st, me| look(st, me, task_loop)),
+        )
     });
     let due = due.unwrap_or_else(|| {
         super::block(Blocked {
@@ -314,15 +315,56 @@ pub(crate) fn wait(loc: Loc, task_loop: bool) {
     }
 }
 
+/// Whether thread `me`'s wait at `loc` is a step with no decision before it (counted here)
+/// rather than a switch point: no wake came and none of its timers is due, so unless a
+/// decision ends it early, it blocks.
+///
+/// Sound: the wait reads only what is the thread's own (its wake token, its timers, the
+/// clock), so the one thing others could do before it that it would see is wake it (or move
+/// the clock past its deadline). A wait that finds no wake and blocks is woken by that same
+/// act afterwards (a wake sets the token and makes it runnable; `time_passes` wakes a thread
+/// whose deadline it passes), and goes on exactly as if it had found the wake; the early
+/// endings offered here are those a later look would offer. So every run with others acting
+/// before the look has a run here with them acting after it, the same for every thread.
+/// A wait that finds a wake stays a switch point: it does not block, and its switch point
+/// is where others run when a future wakes itself in a loop (`yield_now`). The step still
+/// counts towards `max_steps`, so a future that waits and times out for ever is a livelock.
+fn blocks_in_place(st: &mut ExecState, me: Tid, loc: Loc) -> bool {
+    let woken = task(st, me).is_some_and(|task| task.token);
+    let due = timers::earliest(st, me).is_some_and(|d| d <= st.clock);
+    !woken
+        && !due
+        && !st.config.blocking_wait_switches
+        && sched::step_in_place(st, me, OpKind::TaskWait, loc)
+}
+
+/// The look of thread `me`'s wait at its token, timers and the decisions that may end it
+/// early: its deadline, and the wakers of its due timers when it goes on without blocking.
+fn look(
+    st: &mut ExecState,
+    me: Tid,
+    task_loop: bool,
+) -> Result<(Option<std::time::Duration>, Option<Vec<std::task::Waker>>), crate::strategy::Refusal>
+{
+    events::imply(st, Key::Park(me));
+    super::spins::observes(st, me, Key::Park(me));
+    let deadline = timers::earliest(st, me);
+    let task = task_mut(st, me);
+    let now = std::mem::take(&mut task.token) || deadline.is_some_and(|d| d <= st.clock);
+    let early = timers::early_deadline(st, me);
+    if now || super::waits::early_in(st, me, early, true)? != Early::No {
+        task_mut(st, me).between_polls = false;
+        return Ok((deadline, Some(timers::take_due(st, me))));
+    }
+    task_mut(st, me).between_polls = task_loop;
+    Ok((deadline, None))
+}
+
 /// Where a spawned task that returned `Pending` waits, as its wait between polls is
-/// reported: the last operation of its poll, or `spawned_at` (the task's spawn) if the
-/// poll reached none.
-#[track_caller]
-fn waits_at(spawned_at: Loc) -> Loc {
-    with_state("a future's wait for a wake", |a| {
-        let began = task_mut(a.st, a.me).poll_began;
-        super::local_tasks::waits_at(a.st, a.me, began).unwrap_or(spawned_at)
-    })
+/// reported: the last operation of its poll, if the poll reached one.
+fn waits_at(st: &mut ExecState, me: Tid) -> Option<Loc> {
+    let began = task_mut(st, me).poll_began;
+    super::local_tasks::waits_at(st, me, began)
 }
 
 /// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the

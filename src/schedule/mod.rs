@@ -47,6 +47,11 @@ pub use signature::{Build, Signature};
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
 /// The schedule format version this crate writes.
 ///
+/// - 6: a future's wait between polls (`task wait`) that finds no wake and none of its
+///   timers due blocks with no decision before it (it still counts as a step, and its
+///   `wake spuriously` and timeout decisions are recorded as before); one that finds a wake
+///   is a switch point as in format 5. Format 5 files replay with a decision before every
+///   wait, as they were recorded.
 /// - 5: futures run as model tasks: decisions may name the operations `task spawn`, `task
 ///   wait` (a task or `block_on` waiting for a wake between polls) and `task abort`, and
 ///   the picks `poll next` (which woken future a `block_on` polls), `choose` (the value
@@ -68,7 +73,7 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///   is blocked, not a choice).
 /// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
 ///   read, and replayed with that rule.
-pub(crate) const VERSION: u64 = 5;
+pub(crate) const VERSION: u64 = 6;
 
 /// The oldest schedule format version this crate reads.
 pub(crate) const OLDEST_VERSION: u64 = 1;

@@ -15,6 +15,9 @@ pub(crate) struct ReplayRules {
     pub(crate) spins: SpinRule,
     /// Whether the modelled `Arc`'s drops were switch points (format 4 on).
     pub(crate) arc_drops: bool,
+    /// Whether a future's wait between polls was a switch point even when it blocked
+    /// (formats 5 and older).
+    pub(crate) blocking_wait_switches: bool,
     /// Whether loads could read older stores (format 3 on).
     pub(crate) weak_memory: bool,
     /// Whether timed waits and `notify_one` were decisions (format 3 on).
@@ -37,6 +40,7 @@ impl Schedule {
             legacy_choices: version < 2,
             spins: self.spin_rule(dfs),
             arc_drops: version >= 4,
+            blocking_wait_switches: version <= 5,
             weak_memory: version >= 3,
             explore_waits: version >= 3,
             spurious_wakeups: match version {

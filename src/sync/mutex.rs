@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
@@ -25,6 +25,17 @@ impl ObjectState for MutexState {
             _ => true,
         }
     }
+}
+
+/// Takes mutex `obj` for the calling thread at `loc` if it is free; whether it did.
+fn take(a: &mut runtime::Access<'_>, obj: ObjId, loc: Loc) -> bool {
+    let me = a.me();
+    let state = a.obj::<MutexState>(obj);
+    if state.owner.is_some() {
+        return false;
+    }
+    state.owner = Some((me, loc));
+    true
 }
 
 /// A mutual exclusion lock, as [`std::sync::Mutex`].
@@ -120,7 +131,15 @@ impl<T: ?Sized> Mutex<T> {
     /// which the section's code cannot see through `.await` (`#[track_caller]` does not
     /// cross a future's `poll`).
     pub(crate) fn lock_section_at(&self, loc: Loc) -> MutexGuard<'_, T> {
-        let mut guard = self.lock_at(loc).unwrap_or_else(PoisonError::into_inner);
+        // The switch point and the first try share one hold of the state.
+        let (obj, taken) =
+            runtime::switch_point_then(OpKind::MutexLock, &self.handle, loc, |a, obj| {
+                (obj, take(a, obj, loc))
+            });
+        if !taken {
+            self.acquire(obj, loc);
+        }
+        let mut guard = self.guard(Some(obj), loc);
         guard.section = true;
         guard
     }
@@ -139,15 +158,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn try_acquire(&self, obj: ObjId, loc: Loc) -> bool {
-        runtime::with_state("interleave_test::sync::Mutex::lock", |a| {
-            let me = a.me();
-            let state = a.obj::<MutexState>(obj);
-            if state.owner.is_some() {
-                return false;
-            }
-            state.owner = Some((me, loc));
-            true
-        })
+        runtime::with_state("interleave_test::sync::Mutex::lock", |a| take(a, obj, loc))
     }
 
     /// Takes the lock if it is free, as [`std::sync::Mutex::try_lock`].
@@ -213,17 +224,22 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// Releases the lock without a switch point (condvar wait) and returns the mutex and
     /// its id, to re-acquire it later.
     pub(crate) fn release_for_wait(mut self) -> (&'a Mutex<T>, Option<ObjId>) {
-        self.release();
+        self.release(false);
         let obj = self.obj.take();
         (self.lock, obj)
     }
 
-    fn release(&mut self) {
+    /// Gives the lock back; `unchanged`: the holder changed nothing another thread could
+    /// see (said first, as [`runtime::unchanged`] would, under the same hold of the state).
+    fn release(&mut self, unchanged: bool) {
         self.lock.poison.done(&self.poison);
         drop(self.inner.take());
         let wrote = self.wrote;
         if let Some(obj) = self.obj {
             runtime::with_state("interleave_test::sync::MutexGuard::drop", |a| {
+                if unchanged {
+                    a.unchanged();
+                }
                 a.releases(obj, wrote);
                 a.obj::<MutexState>(obj).owner = None;
                 a.wake_all(obj);
@@ -250,15 +266,11 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
         if self.inner.is_none() {
             return; // released for a condvar wait
         }
-        if self.obj.is_some() {
-            if !self.section {
-                runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
-            }
-            if !self.wrote && !std::thread::panicking() {
-                runtime::unchanged();
-            }
+        if self.obj.is_some() && !self.section {
+            runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
         }
-        self.release();
+        let unchanged = !self.wrote && !std::thread::panicking();
+        self.release(unchanged);
     }
 }
 

@@ -149,9 +149,9 @@ fn a_duplicate_key_is_an_error_naming_the_key_and_where() {
 #[test]
 fn a_duplicate_version_is_refused_like_any_other_key() {
     let golden = golden::text();
-    let key = "\"version\": 5,";
+    let key = "\"version\": 6,";
     assert!(golden.lines().nth(2).is_some_and(|l| l.trim() == key));
-    for again in ["5", "4", "3", "2", "1", "\"5\"", "99"] {
+    for again in ["6", "5", "4", "3", "2", "1", "\"6\"", "99"] {
         // A second `version` on a line of its own after the golden one, and a first one
         // before it: either way the one on line 4 is the second, its closing quote at
         // column 11.

@@ -454,4 +454,7 @@ impl Strategy for DporStrategy {
 #[path = "async_tests/tests.rs"]
 mod async_tests;
 #[cfg(test)]
+#[path = "async_tests/waits/tests.rs"]
+mod async_wait_tests;
+#[cfg(test)]
 mod tests;
