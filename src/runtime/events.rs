@@ -88,7 +88,15 @@ pub(super) fn synchronize(st: &mut ExecState, t: Tid, op: &Op) {
 /// `untracked_start` first although the memory model checks it too: skipping the call and
 /// the model's box is measured (callgrind, 2 to 4% of the instructions of an untracked
 /// execution of the throughput models).
+#[inline]
 pub(super) fn declare(st: &mut ExecState, key: Key, role: Role) {
+    if st.hb.is_some() || st.tracked() {
+        declare_tracked(st, key, role);
+    }
+}
+
+/// [`declare`] when the memory model or the reduction tracks the execution.
+fn declare_tracked(st: &mut ExecState, key: Key, role: Role) {
     if st.tracked() {
         st.mem.access(st.running, key, role);
     }
@@ -118,7 +126,17 @@ pub(super) fn order_only(st: &mut ExecState, key: Key, role: Role) {
 }
 
 /// The running event changed `key` through the runtime (a write unless declared otherwise).
+/// Inlined: every section of a primitive's state calls it, and most executions track
+/// nothing (no reduction, untracked start).
+#[inline]
 pub(super) fn imply(st: &mut ExecState, key: Key) {
+    if st.hb.is_some() || matches!(key, Key::Park(_)) && st.tracked() {
+        imply_tracked(st, key);
+    }
+}
+
+/// [`imply`] when the memory model or the reduction tracks the execution.
+fn imply_tracked(st: &mut ExecState, key: Key) {
     if let Key::Park(_) = key
         && st.tracked()
     {

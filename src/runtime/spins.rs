@@ -227,6 +227,7 @@ impl Spins {
 }
 
 /// Thread `t` observed `key` (besides its operation's object).
+#[inline]
 pub(super) fn observes(st: &mut ExecState, t: Tid, key: Key) {
     if on(st) {
         let v = st.versions.of(key);
@@ -237,6 +238,7 @@ pub(super) fn observes(st: &mut ExecState, t: Tid, key: Key) {
 /// Thread `t` (the running one) changed `key`: whatever `t` did so far is not a spin, and
 /// every thread waiting for a change to `key` may go on (its next event comes after this
 /// one: `Key::Yield`).
+#[inline]
 pub(super) fn changes(st: &mut ExecState, t: Tid, key: Key) {
     if !on(st) {
         return;
