@@ -49,8 +49,10 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
             hb.declare(key, Role::Read);
         }
     }
-    let op = st.threads[t].pending;
-    super::spins::performs(st, t, &op);
+    if st.config.spins == crate::settings::SpinRule::Repeats {
+        let op = st.threads[t].pending;
+        super::spins::performs(st, t, &op);
+    }
     super::spins::begin(st, t);
 }
 

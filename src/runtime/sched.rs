@@ -17,6 +17,7 @@ use super::{
 };
 use crate::op::PickKind;
 use crate::op::Role;
+use crate::settings::SpinRule;
 use crate::strategy::{Choice, Pick, Refusal};
 
 /// What runs after a scheduling point while the execution runs.
@@ -99,8 +100,10 @@ pub(super) fn switch_point_held<'a>(
         st.fail(|st| failure::livelock(st, me));
         return raise_abort(ctx, st);
     }
-    let op = st.threads[me].pending;
-    spins::reached(&mut st, me, &op);
+    if st.config.spins == SpinRule::Repeats {
+        let op = st.threads[me].pending;
+        spins::reached(&mut st, me, &op);
+    }
     events::end(&mut st);
     let next = pick_next(&mut st, me);
     (obj, dispatch(ctx, st, next))
@@ -330,8 +333,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     }
     // Only the legacy rule's holds are a dependency the strategy must know of; a thread
     // that repeated a spin waits as a blocked thread does (`spins.rs`).
-    let held_back = spins::hold_back(st, &mut runnable)
-        && st.config.spins == crate::settings::SpinRule::AnotherRan;
+    let held_back = spins::hold_back(st, &mut runnable) && st.config.spins == SpinRule::AnotherRan;
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),

@@ -325,7 +325,7 @@ fn stack_hash() -> u64 {
 #[inline]
 pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
     st.held_back.clear();
-    if runnable.len() < 2 {
+    if runnable.len() < 2 || st.config.spins == SpinRule::Off {
         return false;
     }
     let threads = &st.threads;
