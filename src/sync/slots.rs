@@ -66,7 +66,7 @@ impl<T> Values<T> {
 const SEGMENTS: usize = 40;
 
 /// An append-only list of values written once each (see the module).
-pub(super) struct Slots<T> {
+pub(crate) struct Slots<T> {
     /// The next slot to hand out.
     next: AtomicUsize,
     segments: [StdOnceLock<Box<[StdOnceLock<T>]>>; SEGMENTS],
@@ -74,7 +74,7 @@ pub(super) struct Slots<T> {
 
 impl<T> Slots<T> {
     /// An empty list.
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Slots {
             next: AtomicUsize::new(0),
             segments: [const { StdOnceLock::new() }; SEGMENTS],
@@ -82,7 +82,7 @@ impl<T> Slots<T> {
     }
 
     /// Stores `value` in a slot no one else has, returning the slot's index and the value.
-    pub(super) fn push(&self, value: T) -> (usize, &T) {
+    pub(crate) fn push(&self, value: T) -> (usize, &T) {
         let index = self.next.fetch_add(1, Ordering::Relaxed);
         let slot = self
             .slot(index, true)
@@ -94,7 +94,7 @@ impl<T> Slots<T> {
     }
 
     /// The value in slot `index`, if it was written.
-    pub(super) fn get(&self, index: usize) -> Option<&T> {
+    pub(crate) fn get(&self, index: usize) -> Option<&T> {
         self.slot(index, false)?.get()
     }
 

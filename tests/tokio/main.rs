@@ -9,6 +9,7 @@ mod bugs;
 mod example;
 mod example_select;
 mod locations;
+mod once_cell_static;
 mod reports;
 mod runtime;
 mod support;

@@ -4,10 +4,12 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::panic::Location;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::sem::{self, Acquire, Sem, SemLock};
 use crate::runtime::Loc;
 use crate::sync::PoisonError;
+use crate::sync::slots::Slots;
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
 /// `tokio::sync::SetError`.
@@ -62,16 +64,71 @@ impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
 /// .unwrap();
 /// ```
 ///
+/// A `static` cell (made by [`const_new`](Self::const_new)) starts empty in every
+/// execution:
+///
+/// ```
+/// use interleave_test::tokio::sync::OnceCell;
+///
+/// static CONFIG: OnceCell<u32> = OnceCell::const_new();
+///
+/// interleave_test::check_async(|| async {
+///     assert!(!CONFIG.initialized(), "each execution starts with an empty cell");
+///     assert_eq!(*CONFIG.get_or_init(|| async { 7 }).await, 7);
+/// })
+/// .unwrap();
+/// ```
+///
 /// # Differences from Tokio
-/// No `const_new`/`const_new_with`: the cell holds a modelled lock, which belongs to one
-/// execution, so a `static` cell would be reused across executions. `SetError`'s
-/// `Display` messages are lowercase sentences.
+/// - A cell used by several executions (a `static`, or one made outside the model
+///   closure) is, in each execution, a cell of that execution's own: empty at its start,
+///   or holding the value the cell was made with. What an execution sets is kept (not
+///   dropped) until the cell is, since the program may borrow it for as long as the cell
+///   lives: a `static` cell keeps a small state, and its value if set, per execution that
+///   used it, until the process exits.
+/// - No `const_new_with`. `SetError`'s `Display` messages are lowercase sentences.
 pub struct OnceCell<T> {
+    /// The cell of the execution that used it first: of every cell made inside a model.
+    home: Cell<T>,
+    /// The execution `home` belongs to: 0 until the first use claims it.
+    owner: AtomicU64,
+    /// Whether the cell was made holding a value (in `home`), which it then holds in every
+    /// execution.
+    preset: bool,
+    /// The cells of the later executions that used it (a `static` one), never moved or
+    /// dropped before it.
+    later: OnceLock<Box<Later<T>>>,
+}
+
+/// The cell of one execution.
+struct Cell<T> {
     /// One permit, held by the running initializer. Closed once the value is set: closing
     /// is the "initialized" flag, under the model lock, and it wakes every waiter.
     sem: SemLock,
     /// Set only by the permit's holder, just before it closes `sem`.
     value: OnceLock<T>,
+}
+
+impl<T> Cell<T> {
+    /// An empty cell, or, if `set`, one that holds its value elsewhere (a `preset` cell's
+    /// later executions read `home`'s).
+    const fn new(set: bool) -> Self {
+        let sem = match set {
+            true => Sem::new_closed(1),
+            false => Sem::new(1),
+        };
+        Cell {
+            sem: sem::new_lock(sem, "tokio OnceCell"),
+            value: OnceLock::new(),
+        }
+    }
+}
+
+/// The cells of later executions: each in a slot of its own (see `sync/slots.rs`), found
+/// by execution id, newest first (an execution looks for its own, most often the newest).
+struct Later<T> {
+    index: std::sync::Mutex<Vec<(u64, usize)>>,
+    cells: Slots<Cell<T>>,
 }
 
 impl<T> OnceCell<T> {
@@ -80,52 +137,110 @@ impl<T> OnceCell<T> {
         OnceCell::new_with(None)
     }
 
+    /// An empty cell, usable as a `static`: each execution starts with it empty.
+    pub const fn const_new() -> Self {
+        OnceCell {
+            home: Cell::new(false),
+            owner: AtomicU64::new(0),
+            preset: false,
+            later: OnceLock::new(),
+        }
+    }
+
     /// A cell holding `value`, or an empty one for `None`.
     pub fn new_with(value: Option<T>) -> Self {
-        let mut sem = Sem::new(1);
-        let cell = OnceLock::new();
+        let preset = value.is_some();
+        let home = Cell::new(preset);
         if let Some(value) = value {
-            let _ = cell.set(value);
-            sem.close();
+            let _ = home.value.set(value);
         }
         OnceCell {
-            sem: sem::new_lock(sem, "tokio OnceCell"),
-            value: cell,
+            home,
+            owner: AtomicU64::new(0),
+            preset,
+            later: OnceLock::new(),
         }
+    }
+
+    /// The calling execution's cell: `home` for the first execution that uses it, a cell
+    /// of their own for later ones (outside a model, `home`: the operation's switch point
+    /// then says what is wrong).
+    fn cell(&self) -> &Cell<T> {
+        let Some((exec, _)) = crate::runtime::try_ids() else {
+            return &self.home;
+        };
+        let owner = match self.owner.load(Ordering::Acquire) {
+            0 => match self
+                .owner
+                .compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => exec,
+                Err(owner) => owner,
+            },
+            owner => owner,
+        };
+        if owner == exec {
+            return &self.home;
+        }
+        let later = self.later.get_or_init(|| {
+            Box::new(Later {
+                index: std::sync::Mutex::new(Vec::new()),
+                cells: Slots::new(),
+            })
+        });
+        let mut index = later.index.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = match index.iter().rev().find(|&&(e, _)| e == exec) {
+            Some(&(_, slot)) => slot,
+            None => {
+                let (slot, _) = later.cells.push(Cell::new(self.preset));
+                index.push((exec, slot));
+                slot
+            }
+        };
+        drop(index);
+        later.cells.get(slot).expect("a pushed slot holds its cell")
+    }
+
+    /// The value `cell` holds (a `preset` cell's is `home`'s).
+    fn value<'a>(&'a self, cell: &'a Cell<T>) -> Option<&'a T> {
+        cell.value
+            .get()
+            .or_else(|| self.preset.then(|| self.home.value.get()).flatten())
     }
 
     /// Whether the value is set.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        sem::lock(&self.sem, Location::caller()).is_closed()
+        sem::lock(&self.cell().sem, Location::caller()).is_closed()
     }
 
     /// The value, if it is set.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        self.get_at(Location::caller())
+        self.get_at(self.cell(), Location::caller())
     }
 
-    fn get_at(&self, loc: Loc) -> Option<&T> {
-        match sem::lock(&self.sem, loc).is_closed() {
-            true => self.value.get(),
+    fn get_at<'a>(&'a self, cell: &'a Cell<T>, loc: Loc) -> Option<&'a T> {
+        match sem::lock(&cell.sem, loc).is_closed() {
+            true => self.value(cell),
             false => None,
         }
     }
 
     /// The value, mutably, if it is set (no switch point: the borrow is exclusive).
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        self.value.get_mut()
+        self.home.value.get_mut()
     }
 
     /// Sets the value unless it is set (`AlreadyInitializedError`) or an initializer is
     /// running (`InitializingError`).
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetError<T>> {
-        let mut sem = sem::lock(&self.sem, Location::caller());
+        let cell = self.cell();
+        let mut sem = sem::lock(&cell.sem, Location::caller());
         match sem.try_acquire(1) {
             Ok(()) => {
-                self.fill(&mut sem, value);
+                fill(cell, &mut sem, value);
                 Ok(())
             }
             Err(true) => Err(SetError::AlreadyInitializedError(value)),
@@ -171,45 +286,51 @@ impl<T> OnceCell<T> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        if let Some(value) = self.get_at(loc) {
+        let cell = self.cell();
+        if let Some(value) = self.get_at(cell, loc) {
             return Ok(value);
         }
-        if Acquire::new(&self.sem, 1, loc).await.is_err() {
+        if Acquire::new(&cell.sem, 1, loc).await.is_err() {
             // Closed: another initializer set the value while this one waited.
-            return Ok(self.value.get().expect("the cell is closed only once set"));
+            return Ok(self.value(cell).expect("the cell is closed only once set"));
         }
         let permit = Permit {
-            sem: &self.sem,
+            sem: &cell.sem,
             loc,
         };
         let value = f().await?;
         std::mem::forget(permit);
-        let mut sem = sem::lock(&self.sem, loc);
-        self.fill(&mut sem, value);
-        Ok(self.value.get().expect("just set"))
+        let mut sem = sem::lock(&cell.sem, loc);
+        fill(cell, &mut sem, value);
+        Ok(cell.value.get().expect("just set"))
     }
 
-    /// Sets the value and closes the semaphore; the caller holds its permit.
-    fn fill(&self, sem: &mut Sem, value: T) {
-        debug_assert!(!sem.is_closed(), "only the permit's holder sets the value");
-        if self.value.set(value).is_err() {
-            unreachable!("the value is set once, by the permit's holder");
-        }
-        sem.close();
-    }
-
-    /// The value, if it is set.
+    /// The value, if it is set (the first execution's, for a cell several used).
     pub fn into_inner(self) -> Option<T> {
-        self.value.into_inner()
+        self.home.value.into_inner()
     }
 
     /// Takes the value out, leaving the cell empty (no switch point: the borrow is
     /// exclusive).
     pub fn take(&mut self) -> Option<T> {
-        let value = self.value.take();
-        *self.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
+        let value = self.home.value.take();
+        *self
+            .home
+            .sem
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
+        self.preset = false;
         value
     }
+}
+
+/// Sets `cell`'s value and closes its semaphore; the caller holds its permit.
+fn fill<T>(cell: &Cell<T>, sem: &mut Sem, value: T) {
+    debug_assert!(!sem.is_closed(), "only the permit's holder sets the value");
+    if cell.value.set(value).is_err() {
+        unreachable!("the value is set once, by the permit's holder");
+    }
+    sem.close();
 }
 
 /// The initializer's permit: given back when it is dropped before the value is set (the
@@ -255,10 +376,10 @@ impl<T: PartialEq> PartialEq for OnceCell<T> {
 impl<T: Eq> Eq for OnceCell<T> {}
 
 impl<T: std::fmt::Debug> std::fmt::Debug for OnceCell<T> {
-    /// Shows the value without a switch point (what the last set left, if any).
+    /// Shows the value without a switch point: the first execution's, if it set one.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OnceCell")
-            .field("value", &self.value.get())
+            .field("value", &self.home.value.get())
             .finish()
     }
 }

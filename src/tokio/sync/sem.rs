@@ -50,6 +50,13 @@ impl Sem {
         }
     }
 
+    /// A closed semaphore with `permits` (a `OnceCell` that holds its value).
+    pub(super) const fn new_closed(permits: usize) -> Sem {
+        let mut sem = Sem::new(permits);
+        sem.closed = true;
+        sem
+    }
+
     pub(super) fn available(&self) -> usize {
         self.permits
     }
