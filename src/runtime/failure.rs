@@ -226,13 +226,27 @@ pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> F
             "this {kind} was first used in another execution: a `static` (or a value captured \
              from outside the model closure) is shared by every execution, and a {kind} holds \
              data the explorer cannot put back to its initial state between them. Create it \
-             inside the model closure and share it with an Arc, or, for a `static`, write \
-             `static NAME: LazyLock<{kind}<T>> = LazyLock::new(|| {kind}::new(..))`: a static \
-             LazyLock starts afresh in every execution. (Static atomics, condvars, barriers, \
-             `Once`s, `OnceLock`s and `LazyLock`s are reset for every execution and need no \
-             change.)"
+             inside the model closure and share it with an Arc{static_advice}. (Static \
+             atomics, condvars, barriers, `Once`s, `OnceLock`s and `LazyLock`s, and Tokio's \
+             `OnceCell`, `Semaphore` and `Notify`, are reset for every execution and need no \
+             change.)",
+            static_advice = static_advice(kind),
         ),
         loc,
+    )
+}
+
+/// How a `static` primitive of `kind` (an object kind name) can start afresh in every
+/// execution: in a `LazyLock`, for the kinds that are types with a `new`.
+fn static_advice(kind: &str) -> String {
+    let ty = match kind.strip_prefix("tokio ") {
+        Some(name @ ("Mutex" | "RwLock")) => format!("tokio::sync::{name}"),
+        Some(_) => return String::new(), // a channel: made by a function, in the model
+        None => kind.to_owned(),
+    };
+    format!(
+        ", or, for a `static`, write `static NAME: LazyLock<{ty}<T>> = \
+         LazyLock::new(|| {ty}::new(..))`: a static LazyLock starts afresh in every execution"
     )
 }
 

@@ -117,6 +117,10 @@ fn a_static_mutex_in_two_executions_is_misuse_saying_what_to_do() {
         "{message}"
     );
     assert!(message.contains("share it with an Arc"), "{message}");
+    assert!(
+        message.contains("`static NAME: LazyLock<Mutex<T>> = LazyLock::new(|| Mutex::new(..))`"),
+        "{message}"
+    );
 }
 
 /// A `static` `Once` runs its closure in every execution, once each, with executions one

@@ -7,6 +7,11 @@
 //! (with spurious polls explored, as for every future). Fairness and wake order follow
 //! Tokio's documentation: locks, permits and `notify_one` are first come, first served;
 //! where Tokio leaves an order open, the search explores it.
+//!
+//! A `static` `OnceCell`, `Semaphore` or `Notify` (their `const_new`), or one made outside
+//! the model closure, has a state of its own in each execution, as it was made
+//! (`per_exec.rs`). A `Mutex`, `RwLock`, `Barrier` or channel is one execution's: a
+//! second execution that uses it is `Misuse`, with what to write instead.
 
 mod barrier;
 pub mod broadcast;
@@ -15,6 +20,7 @@ mod mutex;
 mod notify;
 mod once_cell;
 pub mod oneshot;
+mod per_exec;
 mod rwlock;
 mod sem;
 mod semaphore;

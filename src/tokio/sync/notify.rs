@@ -6,6 +6,7 @@ use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use super::per_exec::PerExecution;
 use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
@@ -17,16 +18,34 @@ use crate::sync::{Mutex, MutexGuard};
 ///   call, polled or not, and stores no permit: a task that calls `notified()` after it
 ///   misses it (the classic lost notification, which the search finds).
 ///
-/// Every operation is a switch point.
+/// Every operation is a switch point. A `static` `Notify` (made by
+/// [`const_new`](Self::const_new)), or one made outside the model closure, starts with no
+/// permit and no waiter in every execution: each execution has a state of its own, kept
+/// until the `Notify` is dropped.
 #[derive(Debug)]
 pub struct Notify {
-    state: Mutex<State>,
+    /// The state of each execution that uses it (one, for a `Notify` made in a model).
+    states: PerExecution<Mutex<State>>,
 }
 
 impl Default for Notify {
     fn default() -> Self {
         Notify::new()
     }
+}
+
+/// A fresh state: no permit, no waiter.
+const fn new_state() -> Mutex<State> {
+    Mutex::named(
+        State {
+            permit: false,
+            queue: VecDeque::new(),
+            picked: Vec::new(),
+            rounds: 0,
+            next: 0,
+        },
+        "tokio Notify",
+    )
 }
 
 #[derive(Debug, Default)]
@@ -44,8 +63,13 @@ struct State {
 impl Notify {
     /// A `Notify` with no permit.
     pub fn new() -> Notify {
+        Notify::const_new()
+    }
+
+    /// A `Notify` with no permit, usable as a `static`: each execution starts with none.
+    pub const fn const_new() -> Notify {
         Notify {
-            state: Mutex::named(State::default(), "tokio Notify"),
+            states: PerExecution::new(new_state()),
         }
     }
 
@@ -56,7 +80,7 @@ impl Notify {
 
     /// Locks the state for the program's operation at `loc`.
     fn lock_at(&self, loc: Loc) -> MutexGuard<'_, State> {
-        self.state.lock_section_at(loc)
+        self.states.get(new_state).lock_section_at(loc)
     }
 
     /// A future that completes when notified. It counts as waiting for

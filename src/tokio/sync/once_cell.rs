@@ -4,12 +4,11 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::panic::Location;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::per_exec::PerExecution;
 use super::sem::{self, Acquire, Sem, SemLock};
 use crate::runtime::Loc;
 use crate::sync::PoisonError;
-use crate::sync::slots::Slots;
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
 /// `tokio::sync::SetError`.
@@ -88,16 +87,11 @@ impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
 ///   used it, until the process exits.
 /// - No `const_new_with`. `SetError`'s `Display` messages are lowercase sentences.
 pub struct OnceCell<T> {
-    /// The cell of the execution that used it first: of every cell made inside a model.
-    home: Cell<T>,
-    /// The execution `home` belongs to: 0 until the first use claims it.
-    owner: AtomicU64,
-    /// Whether the cell was made holding a value (in `home`), which it then holds in every
-    /// execution.
+    /// The cell of each execution that uses it (one, for a cell made inside a model).
+    cells: PerExecution<Cell<T>>,
+    /// Whether the cell was made holding a value (in the home cell), which it then holds
+    /// in every execution.
     preset: bool,
-    /// The cells of the later executions that used it (a `static` one), never moved or
-    /// dropped before it.
-    later: OnceLock<Box<Later<T>>>,
 }
 
 /// The cell of one execution.
@@ -111,7 +105,7 @@ struct Cell<T> {
 
 impl<T> Cell<T> {
     /// An empty cell, or, if `set`, one that holds its value elsewhere (a `preset` cell's
-    /// later executions read `home`'s).
+    /// later executions read the home cell's).
     const fn new(set: bool) -> Self {
         let sem = match set {
             true => Sem::new_closed(1),
@@ -124,13 +118,6 @@ impl<T> Cell<T> {
     }
 }
 
-/// The cells of later executions: each in a slot of its own (see `sync/slots.rs`), found
-/// by execution id, newest first (an execution looks for its own, most often the newest).
-struct Later<T> {
-    index: std::sync::Mutex<Vec<(u64, usize)>>,
-    cells: Slots<Cell<T>>,
-}
-
 impl<T> OnceCell<T> {
     /// An empty cell.
     pub fn new() -> Self {
@@ -140,10 +127,8 @@ impl<T> OnceCell<T> {
     /// An empty cell, usable as a `static`: each execution starts with it empty.
     pub const fn const_new() -> Self {
         OnceCell {
-            home: Cell::new(false),
-            owner: AtomicU64::new(0),
+            cells: PerExecution::new(Cell::new(false)),
             preset: false,
-            later: OnceLock::new(),
         }
     }
 
@@ -155,57 +140,21 @@ impl<T> OnceCell<T> {
             let _ = home.value.set(value);
         }
         OnceCell {
-            home,
-            owner: AtomicU64::new(0),
+            cells: PerExecution::new(home),
             preset,
-            later: OnceLock::new(),
         }
     }
 
-    /// The calling execution's cell: `home` for the first execution that uses it, a cell
-    /// of their own for later ones (outside a model, `home`: the operation's switch point
-    /// then says what is wrong).
+    /// The calling execution's cell.
     fn cell(&self) -> &Cell<T> {
-        let Some((exec, _)) = crate::runtime::try_ids() else {
-            return &self.home;
-        };
-        let owner = match self.owner.load(Ordering::Acquire) {
-            0 => match self
-                .owner
-                .compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => exec,
-                Err(owner) => owner,
-            },
-            owner => owner,
-        };
-        if owner == exec {
-            return &self.home;
-        }
-        let later = self.later.get_or_init(|| {
-            Box::new(Later {
-                index: std::sync::Mutex::new(Vec::new()),
-                cells: Slots::new(),
-            })
-        });
-        let mut index = later.index.lock().unwrap_or_else(PoisonError::into_inner);
-        let slot = match index.iter().rev().find(|&&(e, _)| e == exec) {
-            Some(&(_, slot)) => slot,
-            None => {
-                let (slot, _) = later.cells.push(Cell::new(self.preset));
-                index.push((exec, slot));
-                slot
-            }
-        };
-        drop(index);
-        later.cells.get(slot).expect("a pushed slot holds its cell")
+        self.cells.get(|| Cell::new(self.preset))
     }
 
     /// The value `cell` holds (a `preset` cell's is `home`'s).
     fn value<'a>(&'a self, cell: &'a Cell<T>) -> Option<&'a T> {
         cell.value
             .get()
-            .or_else(|| self.preset.then(|| self.home.value.get()).flatten())
+            .or_else(|| self.preset.then(|| self.cells.home().value.get()).flatten())
     }
 
     /// Whether the value is set.
@@ -229,7 +178,7 @@ impl<T> OnceCell<T> {
 
     /// The value, mutably, if it is set (no switch point: the borrow is exclusive).
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        self.home.value.get_mut()
+        self.cells.home_mut().value.get_mut()
     }
 
     /// Sets the value unless it is set (`AlreadyInitializedError`) or an initializer is
@@ -307,18 +256,15 @@ impl<T> OnceCell<T> {
 
     /// The value, if it is set (the first execution's, for a cell several used).
     pub fn into_inner(self) -> Option<T> {
-        self.home.value.into_inner()
+        self.cells.into_home().value.into_inner()
     }
 
     /// Takes the value out, leaving the cell empty (no switch point: the borrow is
     /// exclusive).
     pub fn take(&mut self) -> Option<T> {
-        let value = self.home.value.take();
-        *self
-            .home
-            .sem
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
+        let home = self.cells.home_mut();
+        let value = home.value.take();
+        *home.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
         self.preset = false;
         value
     }
@@ -379,7 +325,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for OnceCell<T> {
     /// Shows the value without a switch point: the first execution's, if it set one.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OnceCell")
-            .field("value", &self.home.value.get())
+            .field("value", &self.cells.home().value.get())
             .finish()
     }
 }

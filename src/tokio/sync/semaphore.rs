@@ -4,6 +4,7 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::Arc;
 
+use super::per_exec::PerExecution;
 use super::sem::{self, Acquire, Sem, SemLock};
 use crate::runtime::Loc;
 
@@ -27,9 +28,16 @@ use crate::runtime::Loc;
 /// })
 /// .unwrap();
 /// ```
+///
+/// A `static` semaphore (made by [`const_new`](Self::const_new)), or one made outside the
+/// model closure, starts with its permits in every execution: each execution has a state
+/// of its own, kept (a few words) until the semaphore is dropped.
 #[derive(Debug)]
 pub struct Semaphore {
-    sem: SemLock,
+    /// The state of each execution that uses it (one, for a semaphore made in a model).
+    sems: PerExecution<SemLock>,
+    /// The permits it was made with, for the states of later executions.
+    permits: usize,
 }
 
 /// The semaphore was closed, as `tokio::sync::AcquireError`.
@@ -64,6 +72,11 @@ impl std::fmt::Display for TryAcquireError {
 
 impl std::error::Error for TryAcquireError {}
 
+/// A fresh state with `permits` free.
+const fn new_state(permits: usize) -> SemLock {
+    sem::new_lock(Sem::new(permits), "tokio Semaphore")
+}
+
 fn try_error(closed: bool) -> TryAcquireError {
     match closed {
         true => TryAcquireError::Closed,
@@ -85,40 +98,59 @@ impl Semaphore {
             "a semaphore may not have more than MAX_PERMITS permits ({})",
             Self::MAX_PERMITS
         );
+        Semaphore::const_new(permits)
+    }
+
+    /// A semaphore with `permits` free permits, usable as a `static`: each execution
+    /// starts with `permits` free.
+    ///
+    /// # Panics
+    /// If `permits` exceeds [`MAX_PERMITS`](Self::MAX_PERMITS).
+    pub const fn const_new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Self::MAX_PERMITS,
+            "a semaphore may not have more than MAX_PERMITS permits"
+        );
         Semaphore {
-            sem: sem::new_lock(Sem::new(permits), "tokio Semaphore"),
+            sems: PerExecution::new(new_state(permits)),
+            permits,
         }
+    }
+
+    /// The calling execution's state.
+    fn sem(&self) -> &SemLock {
+        self.sems.get(|| new_state(self.permits))
     }
 
     /// How many permits are free now. A switch point.
     #[track_caller]
     pub fn available_permits(&self) -> usize {
-        sem::lock(&self.sem, Location::caller()).available()
+        sem::lock(self.sem(), Location::caller()).available()
     }
 
     /// Adds `n` permits, handed to waiters first come, first served.
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
-        sem::lock(&self.sem, Location::caller()).release(n);
+        sem::lock(self.sem(), Location::caller()).release(n);
     }
 
     /// Removes up to `n` free permits for good; returns how many were removed.
     #[track_caller]
     pub fn forget_permits(&self, n: usize) -> usize {
-        sem::lock(&self.sem, Location::caller()).forget(n)
+        sem::lock(self.sem(), Location::caller()).forget(n)
     }
 
     /// Closes the semaphore: waiters and later acquisitions fail with [`AcquireError`];
     /// permits already held stay valid.
     #[track_caller]
     pub fn close(&self) {
-        sem::lock(&self.sem, Location::caller()).close();
+        sem::lock(self.sem(), Location::caller()).close();
     }
 
     /// Whether it was closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        sem::lock(&self.sem, Location::caller()).is_closed()
+        sem::lock(self.sem(), Location::caller()).is_closed()
     }
 
     /// Waits for one permit. Cancel-safe: dropping the future gives up its place.
@@ -135,7 +167,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
         let loc = Location::caller();
         async move {
-            Acquire::new(&self.sem, n as usize, loc)
+            Acquire::new(self.sem(), n as usize, loc)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(SemaphorePermit {
@@ -156,7 +188,7 @@ impl Semaphore {
     #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(&self.sem, loc).try_acquire(n as usize);
+        let taken = sem::lock(self.sem(), loc).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(SemaphorePermit {
             sem: self,
@@ -181,7 +213,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
         let loc = Location::caller();
         async move {
-            Acquire::new(&self.sem, n as usize, loc)
+            Acquire::new(self.sem(), n as usize, loc)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(OwnedSemaphorePermit {
@@ -205,7 +237,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(&self.sem, loc).try_acquire(n as usize);
+        let taken = sem::lock(self.sem(), loc).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
@@ -240,7 +272,7 @@ impl SemaphorePermit<'_> {
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem, self.loc).release(self.permits as usize);
+            sem::lock(self.sem.sem(), self.loc).release(self.permits as usize);
         }
     }
 }
@@ -275,7 +307,7 @@ impl OwnedSemaphorePermit {
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem, self.loc).release(self.permits as usize);
+            sem::lock(self.sem.sem(), self.loc).release(self.permits as usize);
         }
     }
 }

@@ -1,16 +1,18 @@
-//! A Tokio `OnceCell` used by several executions: a `static` made by `const_new`, or a
-//! cell made outside the model closure. Each execution has a cell of its own, empty at its
-//! start (or holding the value the cell was made with), explored exactly as a cell made
-//! inside the model, on both substrates and with executions running at once.
+//! Tokio primitives used by several executions: a `static` made by `const_new`
+//! (`OnceCell`, `Semaphore`, `Notify`), or one made outside the model closure. Each
+//! execution has a state of its own, as the primitive was made (an empty cell, all the
+//! permits, no stored notification), explored exactly as one made inside the model, on
+//! both substrates and with executions running at once.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
-use interleave_test::tokio::sync::{OnceCell, SetError};
+use interleave_test::tokio::sync::{Notify, OnceCell, Semaphore, SetError};
 use interleave_test::tokio::{self, task};
 use interleave_test::{Builder, Reduction, StrategyKind};
 
 use crate::common::{SUBSTRATES, dfs};
+use crate::support::{every_execution, poll_once};
 
 /// Two tasks race `get_or_init` on `cell` (1 against 2, each initializer yielding once)
 /// after checking that it starts empty; returns the value both got.
@@ -120,4 +122,89 @@ fn a_cell_made_outside_the_model_is_empty_or_preset_in_every_execution() {
         assert!(twice.is_ok(), "{substrate:?}: {twice:?}");
     }
     assert_eq!(empty.into_inner(), Some(1), "the first execution's value");
+}
+
+#[test]
+fn a_static_semaphore_has_all_its_permits_in_every_execution() {
+    static SEM: Semaphore = Semaphore::const_new(2);
+    let model = || async {
+        assert_eq!(
+            SEM.available_permits(),
+            2,
+            "a fresh semaphore in every execution"
+        );
+        let other = tokio::spawn(async {
+            let permit = SEM.acquire().await.unwrap();
+            task::yield_now().await;
+            permit.forget(); // the semaphore has one permit fewer for good
+        });
+        let mine = SEM.acquire().await;
+        assert!(mine.is_ok());
+        drop(mine);
+        other.await.unwrap();
+        assert_eq!(SEM.available_permits(), 1);
+    };
+    every_execution(model);
+    let report = Builder::new()
+        .seed(9)
+        .iterations(200)
+        .parallelism(2)
+        .check_async(model)
+        .unwrap_or_else(|f| panic!("seed 9: {f}"));
+    assert_eq!(report.executions, 200);
+}
+
+#[test]
+fn a_static_notify_stores_no_permit_across_executions() {
+    static NOTIFY: Notify = Notify::const_new();
+    every_execution(|| async {
+        let first = std::pin::pin!(NOTIFY.notified());
+        assert!(
+            !poll_once(first).await,
+            "a permit of an earlier execution was left in this one"
+        );
+        NOTIFY.notify_one(); // stores a permit, left unconsumed
+    });
+}
+
+/// A Tokio `Mutex` (whose data the explorer cannot put back) used by a second execution is
+/// `Misuse`, and the message says what to write: the `LazyLock` with Tokio's path. For a
+/// channel, made by a function, it says to make it inside the model.
+#[test]
+fn a_shared_tokio_mutex_or_channel_is_misuse_saying_what_to_write() {
+    let shared = tokio::sync::Mutex::new(0u32);
+    let failure = Builder::new()
+        .iterations(3)
+        .check_async(|| async {
+            *shared.lock().await += 1;
+        })
+        .unwrap_err();
+    assert_eq!(
+        failure.kind(),
+        interleave_test::FailureKind::Misuse,
+        "{failure}"
+    );
+    let message = failure.message();
+    assert!(
+        message.contains("this tokio Mutex was first used in another execution")
+            && message.contains(
+                "`static NAME: LazyLock<tokio::sync::Mutex<T>> = LazyLock::new(|| \
+                 tokio::sync::Mutex::new(..))`"
+            ),
+        "{message}"
+    );
+    let (tx, _rx) = tokio::sync::mpsc::channel::<u32>(4);
+    let failure = Builder::new()
+        .iterations(3)
+        .check_async(|| async {
+            let _ = tx.try_send(1);
+        })
+        .unwrap_err();
+    let message = failure.message();
+    assert!(
+        message.contains("this tokio mpsc channel was first used in another execution")
+            && message.contains("share it with an Arc.")
+            && !message.contains("LazyLock<"),
+        "{message}"
+    );
 }
