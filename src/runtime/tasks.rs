@@ -5,9 +5,9 @@
 //! poll blocks only it, as on a worker of a multi-threaded runtime), and `block_on` polls on
 //! the thread that calls it. Between two polls the thread waits for a wake ([`wait`]: a
 //! step, and a switch point unless it blocks at once), and a wake ([`wake`]) is a token, as
-//! `unpark`'s, so a wake that arrives during a poll is not lost. The wait may also end without a wake (a spurious poll,
-//! a decision like a spurious wake-up), so a future that assumes one poll per wake is
-//! caught.
+//! `unpark`'s, so a wake that arrives during a poll is not lost. The wait may also end
+//! without a wake (a spurious poll, a decision like a spurious wake-up), so a future that
+//! assumes one poll per wake is caught.
 //!
 //! Synchronization: a wake writes the woken thread's park key (`Key::Park`) and the poll
 //! after it reads it back, so for the memory model the wake releases and the next poll
@@ -263,7 +263,8 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// The calling thread's future returned `Pending` at `loc` (its `block_on` or `spawn`):
 /// waits for a wake, unless one came during the poll (then the wait is a switch point and
 /// the thread goes on), or ends the wait without one (a spurious poll). A wait that finds
-/// no wake blocks with no decision before it (see [`blocks_in_place`]). Returns when the future is to be polled again.
+/// no wake blocks with no decision before it (see [`blocks_in_place`]). Returns when the
+/// future is to be polled again.
 /// `task_loop`: the wait is a spawned task's own, between two polls of the task; it is
 /// then placed where the task waits, at the last operation of its poll (`waits_at`), not
 /// at its spawn.

@@ -31,7 +31,7 @@ use crate::runtime::Loc;
 ///
 /// A `static` semaphore (made by [`const_new`](Self::const_new)), or one made outside the
 /// model closure, starts with its permits in every execution: each execution has a state
-/// of its own, kept (a few words) until the semaphore is dropped.
+/// of its own (under 200 bytes), kept until the semaphore is dropped.
 #[derive(Debug)]
 pub struct Semaphore {
     /// The state of each execution that uses it (one, for a semaphore made in a model).
