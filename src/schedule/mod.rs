@@ -9,7 +9,7 @@
 //! ```json
 //! {
 //!   "format": "interleave-test-schedule",
-//!   "version": 5,
+//!   "version": 6,
 //!   "crate_version": "0.1.0",
 //!   "test": "counter_race",
 //!   "strategy": "random",
