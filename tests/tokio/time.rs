@@ -208,3 +208,41 @@ fn a_detached_interval_loop_is_dropped_at_the_end_not_fired_forever() {
         assert!(report.exhausted, "{substrate:?}");
     }
 }
+
+/// A task that sleeps in a loop for ever, awaited by the main task, is reported as a
+/// livelock at `max_steps`, by every strategy: each of its waits blocks with no decision
+/// before it (its timer is not due yet) but still counts as a step, so a round takes two.
+#[test]
+fn a_task_that_sleeps_in_a_loop_for_ever_is_a_livelock_not_a_hang() {
+    static ROUNDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let model = || async {
+        let sleeper = tokio::spawn(async {
+            loop {
+                time::sleep(MS).await;
+                ROUNDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        sleeper.await.unwrap();
+    };
+    for substrate in SUBSTRATES {
+        let builders = [
+            dfs(substrate, Reduction::Dpor, None),
+            Builder::new().substrate(substrate).seed(3).iterations(5),
+        ];
+        for builder in builders {
+            let failure = builder
+                .max_steps(500)
+                .check_async(model)
+                .expect_err("an endless loop of sleeps");
+            assert_eq!(
+                failure.kind(),
+                interleave_test::FailureKind::Livelock,
+                "{substrate:?}, seed 3: {failure}"
+            );
+            assert_eq!(failure.thread().map(|t| t.id()), Some(1), "{failure}");
+            // Each round takes at least two steps: its wait and the sleep's timer.
+            let rounds = ROUNDS.swap(0, std::sync::atomic::Ordering::Relaxed);
+            assert!(rounds * 2 <= 500, "{rounds} rounds in 500 steps");
+        }
+    }
+}
