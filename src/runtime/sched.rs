@@ -61,29 +61,7 @@ pub(super) fn switch_point_held<'a>(
             return raise_abort(ctx, st);
         }
     };
-    st.step += 1;
-    let step = st.step;
-    // Only a livelock report reads the trace: the last steps before the limit.
-    if step + TRACE_LEN as u64 > st.config.max_steps {
-        let op = Op { kind, obj, loc };
-        st.trace.push(Event { step, tid: me, op });
-    }
-    let thread = &mut st.threads[me];
-    // Field by field: a whole `Op` built first goes through the stack, and copying it
-    // stalls on store forwarding (measured: a fifth of a switch point's time).
-    thread.pending.kind = kind;
-    thread.pending.obj = obj;
-    thread.pending.loc = loc;
-    thread.steps += 1;
-    if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
-        thread.signals.end_row();
-    }
-    if !matches!(
-        kind,
-        OpKind::MutexTryLock | OpKind::RwLockTryRead | OpKind::RwLockTryWrite
-    ) {
-        thread.last_failed_try = None;
-    }
+    let step = count_step(&mut st, me, kind, obj, loc);
     if acts_at_once(&mut st, me) {
         let op = st.threads[me].pending;
         spins::performs(&mut st, me, &op);
@@ -120,22 +98,39 @@ pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc)
     if st.phase != Phase::Running || acts_at_once(st, me) || st.step >= st.config.max_steps {
         return false;
     }
+    count_step(st, me, kind, None, loc);
+    true
+}
+
+/// Counts a step of thread `me`, about to do `kind` on `obj` at `loc`: its pending
+/// operation, the trace near the step limit, the end of a row of spins or failed tries.
+/// Returns the step's number.
+#[inline(always)]
+fn count_step(st: &mut ExecState, me: Tid, kind: OpKind, obj: Option<ObjId>, loc: Loc) -> u64 {
     st.step += 1;
     let step = st.step;
-    let op = Op {
-        kind,
-        obj: None,
-        loc,
-    };
+    // Only a livelock report reads the trace: the last steps before the limit.
     if step + TRACE_LEN as u64 > st.config.max_steps {
+        let op = Op { kind, obj, loc };
         st.trace.push(Event { step, tid: me, op });
     }
     let thread = &mut st.threads[me];
-    thread.pending = op;
+    // Field by field: a whole `Op` built first goes through the stack, and copying it
+    // stalls on store forwarding (measured: a fifth of a switch point's time).
+    thread.pending.kind = kind;
+    thread.pending.obj = obj;
+    thread.pending.loc = loc;
     thread.steps += 1;
-    thread.signals.end_row();
-    thread.last_failed_try = None;
-    true
+    if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
+        thread.signals.end_row();
+    }
+    if !matches!(
+        kind,
+        OpKind::MutexTryLock | OpKind::RwLockTryRead | OpKind::RwLockTryWrite
+    ) {
+        thread.last_failed_try = None;
+    }
+    step
 }
 
 /// Whether thread `me` runs its next operation without a decision: it unwinds (its

@@ -45,7 +45,7 @@ async fn race_local() -> u32 {
     race(cell).await
 }
 
-/// Runs `model` under exhaustive DFS on `substrate`, collecting the values it returns;
+/// Runs `model` with `builder` (an exhaustive DFS), collecting the values it returns;
 /// returns them and the number of executions.
 fn winners<Fut: std::future::Future<Output = u32>>(
     builder: Builder,

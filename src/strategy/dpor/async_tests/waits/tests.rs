@@ -13,11 +13,13 @@ use crate::future;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::tokio::sync::{Notify, mpsc, oneshot};
 use crate::tokio::{task, time};
-use crate::{Builder, Reduction, StrategyKind};
+use crate::{Builder, Reduction, StrategyKind, Substrate};
 
-/// The outcomes `model` gives under plain DFS, each execution recording one, and the number
-/// of executions; `legacy`: every wait between polls is a switch point (format 5).
+/// The outcomes `model` gives under plain DFS on `substrate`, each execution recording
+/// one, and the number of executions; `legacy`: every wait between polls is a switch
+/// point (format 5).
 fn outcomes<T: Ord + Send>(
+    substrate: Substrate,
     legacy: bool,
     spurious: bool,
     model: impl Fn() -> T + Sync,
@@ -28,6 +30,7 @@ fn outcomes<T: Ord + Send>(
             max_preemptions: None,
         })
         .reduction(Reduction::Off)
+        .substrate(substrate)
         .spurious_wakeups(spurious)
         .parallelism(1);
     builder.blocking_wait_switches = legacy;
@@ -41,24 +44,28 @@ fn outcomes<T: Ord + Send>(
     (seen.into_inner().unwrap(), report.executions)
 }
 
-/// Checks that both rules give `model` the same outcomes, with and without spurious polls;
-/// returns the executions of each rule without spurious polls (newer, older).
+/// Checks that both rules give `model` the same outcomes, with and without spurious polls,
+/// on both substrates; returns the executions of each rule without spurious polls (newer,
+/// older), which do not depend on the substrate.
 #[track_caller]
 fn same_outcomes<T: Ord + Send + std::fmt::Debug>(
     name: &str,
     model: impl Fn() -> T + Sync,
 ) -> (u64, u64) {
     let mut runs = (0, 0);
-    for spurious in [false, true] {
-        let (old, old_runs) = outcomes(true, spurious, &model);
-        let (new, new_runs) = outcomes(false, spurious, &model);
-        assert_eq!(new, old, "{name}, spurious polls {spurious}: outcomes");
-        assert!(
-            new_runs <= old_runs,
-            "{name}, spurious polls {spurious}: {new_runs} executions, {old_runs} before"
-        );
-        if !spurious {
-            runs = (new_runs, old_runs);
+    for substrate in [Substrate::Coroutines, Substrate::Threads] {
+        for spurious in [false, true] {
+            let at = format!("{name}, {substrate:?}, spurious polls {spurious}");
+            let (old, old_runs) = outcomes(substrate, true, spurious, &model);
+            let (new, new_runs) = outcomes(substrate, false, spurious, &model);
+            assert_eq!(new, old, "{at}: outcomes");
+            assert!(
+                new_runs <= old_runs,
+                "{at}: {new_runs} executions, {old_runs} before"
+            );
+            if !spurious {
+                runs = (new_runs, old_runs);
+            }
         }
     }
     runs
