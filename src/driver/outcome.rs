@@ -27,10 +27,10 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
             step: d.step,
             thread: info(d.chosen),
             op: match (d.pick, d.woke) {
-                (None, _) => op_name(d, &out.kinds).to_owned(),
+                (None, _) => d.op.name().to_owned(),
                 (Some((kind, value)), woke) => format!(
                     "{}, {} {value} of {}{}",
-                    op_name(d, &out.kinds),
+                    d.op.name(),
                     kind.name(),
                     d.options,
                     woke.map(|t| format!(" (wakes {})", info(t)))
@@ -57,16 +57,6 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
         iteration: meta.iteration,
         backtrace: draft.backtrace,
         substrate: meta.substrate,
-    }
-}
-
-/// What a report calls the operation of decision `d`: its kind (`mutex lock`), or, for an
-/// operation of a Tokio primitive (a section of the model lock that keeps its state), the
-/// primitive (`tokio mpsc channel`). Schedules keep the kind, which replay compares.
-fn op_name(d: &DecisionRecord, kinds: &[&'static str]) -> &'static str {
-    match d.op.obj.and_then(|o| kinds.get(o)) {
-        Some(kind) if kind.starts_with("tokio ") => kind,
-        _ => d.op.kind.name(),
     }
 }
 

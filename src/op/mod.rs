@@ -398,6 +398,10 @@ pub(crate) struct Op {
     pub(crate) obj: Option<ObjId>,
     /// The user's line.
     pub(crate) loc: Loc,
+    /// What reports call it, when its kind does not say: an operation of a Tokio primitive
+    /// is a section of the model lock that keeps the primitive's state (kind `mutex lock`),
+    /// reported as the operation the program called (`tokio mpsc send`).
+    pub(crate) what: Option<&'static OpName>,
 }
 
 impl Op {
@@ -407,9 +411,22 @@ impl Op {
             kind: OpKind::ThreadStart,
             obj: None,
             loc,
+            what: None,
         }
     }
+
+    /// What reports call it: its [`OpName`] if it has one, else its kind's name. Schedules
+    /// record the kind's name, which replay reads back (`names.rs`).
+    pub(crate) fn name(&self) -> &'static str {
+        self.what.map_or_else(|| self.kind.name(), |w| w.0)
+    }
 }
+
+/// The name reports give an operation whose kind is that of the mechanism under it (see
+/// [`Op::what`]), e.g. `tokio mpsc send`: a `static` or a promoted constant, so that an
+/// [`Op`] carries it as one pointer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct OpName(pub(crate) &'static str);
 
 /// What a decision other than the choice of a thread is about. Option 0 is always the
 /// behaviour of a sequentially consistent, spurious-free machine; a depth-first search tries

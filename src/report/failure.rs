@@ -30,8 +30,9 @@ impl RecentStep {
     }
 
     /// The operation it was about to perform, e.g. `mutex lock`; for an operation of a
-    /// Tokio primitive, the primitive, e.g. `tokio mpsc channel` (its schedule decision
-    /// keeps the operation's kind).
+    /// Tokio primitive, the method the program called, e.g. `tokio mpsc send` (its schedule
+    /// decision keeps the kind of the mechanism under it, `mutex lock`, which replay
+    /// compares).
     pub fn op(&self) -> &str {
         &self.op
     }

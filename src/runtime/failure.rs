@@ -113,7 +113,7 @@ pub(super) fn livelock(st: &ExecState, me: Tid) -> FailureDraft {
             let state = format!(
                 "ran {} operations in {window}, the last `{}`{target}",
                 counts[t],
-                op.kind.name()
+                op.name()
             );
             Some(ThreadReport::new(
                 st.thread_info(t),
@@ -417,7 +417,7 @@ pub(super) fn unresponsive(
          it unreported: run each test in a process of its own (cargo nextest does) to keep \
          their results.\n",
         st.thread_info(tid),
-        pending.kind.name(),
+        pending.name(),
         pending.loc,
         crate::settings::env::WATCHDOG,
     )

@@ -62,11 +62,6 @@ impl Objects {
         }
     }
 
-    /// The kind of each object, by id.
-    pub(crate) fn kinds(&self) -> Vec<&'static str> {
-        self.slots.iter().map(|s| s.kind).collect()
-    }
-
     /// How many objects are registered.
     pub(crate) fn len(&self) -> usize {
         self.slots.len()

@@ -12,7 +12,7 @@ use super::execution::{
 use super::host::{self, Turn};
 use super::trace::{Event, TRACE_LEN};
 use super::{
-    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
+    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, OpName, Tid, events, failure, panic, spins,
     teardown,
 };
 use crate::op::PickKind;
@@ -37,18 +37,20 @@ pub(super) fn switch_point(
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<ObjId> {
-    switch_point_held(ctx, kind, obj, loc).0
+    switch_point_held(ctx, kind, obj, loc, None).0
 }
 
 /// [`switch_point`], also returning the execution's state still locked when the caller
 /// goes on without handing off (the common case), so that an operation that acts on the
-/// state at once (an atomic's) need not lock it again.
+/// state at once (an atomic's) need not lock it again. `what`: the name reports give the
+/// operation, if its kind does not say ([`Op::what`]).
 #[inline]
 pub(super) fn switch_point_held<'a>(
     ctx: &'a Context,
     kind: OpKind,
     obj: Option<&ObjectHandle>,
     loc: Loc,
+    what: Option<&'static OpName>,
 ) -> (Option<ObjId>, Option<MutexGuard<'a, ExecState>>) {
     let exec = &ctx.exec;
     let me = ctx.tid;
@@ -61,7 +63,7 @@ pub(super) fn switch_point_held<'a>(
             return raise_abort(ctx, st);
         }
     };
-    let step = count_step(&mut st, me, kind, obj, loc);
+    let step = count_step(&mut st, me, (kind, obj, loc), what);
     if acts_at_once(&mut st, me) {
         let op = st.threads[me].pending;
         spins::performs(&mut st, me, &op);
@@ -98,20 +100,30 @@ pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc)
     if st.phase != Phase::Running || acts_at_once(st, me) || st.step >= st.config.max_steps {
         return false;
     }
-    count_step(st, me, kind, None, loc);
+    count_step(st, me, (kind, None, loc), None);
     true
 }
 
-/// Counts a step of thread `me`, about to do `kind` on `obj` at `loc`: its pending
-/// operation, the trace near the step limit, the end of a row of spins or failed tries.
-/// Returns the step's number.
+/// Counts a step of thread `me`, about to do `kind` on `obj` at `loc` (reported as `what`,
+/// if named): its pending operation, the trace near the step limit, the end of a row of
+/// spins or failed tries. Returns the step's number.
 #[inline(always)]
-fn count_step(st: &mut ExecState, me: Tid, kind: OpKind, obj: Option<ObjId>, loc: Loc) -> u64 {
+fn count_step(
+    st: &mut ExecState,
+    me: Tid,
+    (kind, obj, loc): (OpKind, Option<ObjId>, Loc),
+    what: Option<&'static OpName>,
+) -> u64 {
     st.step += 1;
     let step = st.step;
     // Only a livelock report reads the trace: the last steps before the limit.
     if step + TRACE_LEN as u64 > st.config.max_steps {
-        let op = Op { kind, obj, loc };
+        let op = Op {
+            kind,
+            obj,
+            loc,
+            what,
+        };
         st.trace.push(Event { step, tid: me, op });
     }
     let thread = &mut st.threads[me];
@@ -120,6 +132,7 @@ fn count_step(st: &mut ExecState, me: Tid, kind: OpKind, obj: Option<ObjId>, loc
     thread.pending.kind = kind;
     thread.pending.obj = obj;
     thread.pending.loc = loc;
+    thread.pending.what = what;
     thread.steps += 1;
     if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
         thread.signals.end_row();

@@ -46,8 +46,6 @@ pub(crate) struct ExecOutcome {
     pub(crate) names: Vec<Option<String>>,
     /// Labels of the execution's threads, by id (kept as `names` are; empty if none).
     pub(crate) labels: Vec<Option<String>>,
-    /// The kinds of the execution's objects, by id (kept as `names` are).
-    pub(crate) kinds: Vec<&'static str>,
     /// Switch points passed.
     pub(crate) steps: u64,
     /// Times a thread was switched away from while it could have continued.
@@ -143,9 +141,7 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     } else {
         Vec::new()
     };
-    let kinds = if keep { st.objects.kinds() } else { Vec::new() };
     ExecOutcome {
-        kinds,
         strategy,
         preemptions: st.preemptions,
         switches: st.switches,

@@ -6,7 +6,9 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::runtime::{
+    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, OpName, Tid, Waits,
+};
 
 /// Who holds a mutex, in the execution's arena.
 #[derive(Debug, Default)]
@@ -127,13 +129,13 @@ impl<T: ?Sized> Mutex<T> {
     /// does reach a switch point, others that want the lock block on it as usual, so the
     /// lock stays correct; only that section's own release is not a switch point.
     ///
-    /// The operation is reported at `loc`: the Tokio primitive's caller in the program,
-    /// which the section's code cannot see through `.await` (`#[track_caller]` does not
-    /// cross a future's `poll`).
-    pub(crate) fn lock_section_at(&self, loc: Loc) -> MutexGuard<'_, T> {
+    /// The operation is reported at `loc`, as `what` (`tokio mpsc send`): the Tokio
+    /// primitive's caller in the program, which the section's code cannot see through
+    /// `.await` (`#[track_caller]` does not cross a future's `poll`), and what it called.
+    pub(crate) fn lock_section_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, T> {
         // The switch point and the first try share one hold of the state.
         let (obj, taken) =
-            runtime::switch_point_then(OpKind::MutexLock, &self.handle, loc, |a, obj| {
+            runtime::switch_point_then((OpKind::MutexLock, what), &self.handle, loc, |a, obj| {
                 (obj, take(a, obj, loc))
             });
         if !taken {

@@ -1,8 +1,8 @@
 //! Reports place each Tokio operation at the program's call (`lock().await`,
 //! `send(v).await`, `notified().await`, a guard's or a sender's drop at its lock or its
 //! creation), not inside this crate: every decision of a schedule names a line of this
-//! file. Their last decisions name the primitive (`tokio mpsc channel`), not the model
-//! lock that keeps its state.
+//! file. Their last decisions name the method the program called there (`tokio mpsc
+//! send`), not the model lock that keeps the primitive's state.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -26,25 +26,41 @@ struct Shared {
     cell: OnceCell<u32>,
 }
 
-/// One task's turn at every primitive; `i` tells the tasks apart.
+/// One task's turn at every primitive; `i` tells the tasks apart. It panics after its
+/// `stop`th operation (none: `usize::MAX`), so that a report's last decisions show it.
 async fn touch_everything(
     s: Arc<Shared>,
     i: u32,
     tx: mpsc::Sender<u32>,
     bx: broadcast::Sender<u32>,
+    stop: usize,
 ) {
+    let done = |n: usize| assert!(n != stop, "stopped after operation {n}");
     *s.mutex.lock().await += i;
+    done(1);
     *s.rwlock.write().await += i;
+    done(2);
     drop(s.rwlock.read().await);
+    done(3);
     drop(s.semaphore.acquire().await.unwrap());
+    done(4);
     s.notify.notify_one();
+    done(5);
     s.cell.get_or_init(|| async { i }).await;
+    done(6);
     tx.send(i).await.unwrap();
+    done(7);
     let _ = bx.send(i);
+    done(8);
     s.barrier.wait().await;
 }
 
 async fn model() {
+    model_until(usize::MAX).await;
+}
+
+/// The model, whose tasks stop after their `stop`th operation.
+async fn model_until(stop: usize) {
     let shared = Arc::new(Shared {
         mutex: Mutex::new(0),
         rwlock: RwLock::new(0),
@@ -64,6 +80,7 @@ async fn model() {
             i,
             tx.clone(),
             bx.clone(),
+            stop,
         ));
     }
     set.spawn(async move {
@@ -97,7 +114,7 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
                 .check_async(model)
                 .expect_err("the model panics at its end");
             assert_eq!(failure.message(), "the end of the model", "seed {seed}");
-            // Reports name the primitive; the schedule keeps the kind replay compares.
+            // Reports name the method; the schedule keeps the kind replay compares.
             for step in failure.recent() {
                 assert!(!step.op().starts_with("mutex"), "seed {seed}: {step:?}");
             }
@@ -132,4 +149,80 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
             "{substrate:?}: {tokio_ops} steps named after a primitive"
         );
     }
+}
+
+/// What a report may call a Tokio operation, and what the line it places it at must call:
+/// the method, or, for a guard's drop, the lock call, and for a channel end's drop or
+/// clone, the channel's creation or the clone (a oneshot receiver is awaited by
+/// `IntoFuture`, which cannot see its caller, so its polls are at its creation too).
+const CALLS: &[(&str, &[&str])] = &[
+    ("tokio Mutex lock", &[".lock()"]),
+    ("tokio Mutex unlock", &[".lock()"]),
+    ("tokio RwLock write", &[".write()"]),
+    ("tokio RwLock write unlock", &[".write()"]),
+    ("tokio RwLock read", &[".read()"]),
+    ("tokio RwLock read unlock", &[".read()"]),
+    ("tokio Semaphore acquire", &[".acquire()"]),
+    ("tokio Semaphore permit drop", &[".acquire()"]),
+    ("tokio Notify notify_one", &[".notify_one()"]),
+    ("tokio Notify notified", &[".notified()"]),
+    ("tokio OnceCell get_or_init", &[".get_or_init("]),
+    (
+        "tokio OnceCell initialized by get_or_init",
+        &[".get_or_init("],
+    ),
+    ("tokio mpsc send", &["tx.send("]),
+    ("tokio mpsc recv", &["rx.recv()"]),
+    ("tokio mpsc Sender drop", &["mpsc::channel(", "tx.clone()"]),
+    ("tokio mpsc Receiver drop", &["mpsc::channel("]),
+    ("tokio mpsc Sender clone", &["tx.clone()"]),
+    ("tokio broadcast send", &["bx.send("]),
+    ("tokio broadcast recv", &["brx.recv()"]),
+    (
+        "tokio broadcast Sender drop",
+        &["broadcast::channel(", "bx.clone()"],
+    ),
+    ("tokio broadcast Receiver drop", &["broadcast::channel("]),
+    ("tokio broadcast Sender clone", &["bx.clone()"]),
+    ("tokio watch send", &["wtx.send("]),
+    ("tokio watch changed", &["wrx.changed()"]),
+    ("tokio watch Sender drop", &["watch::channel("]),
+    ("tokio watch Receiver drop", &["watch::channel("]),
+    ("tokio oneshot send", &["otx.send("]),
+    ("tokio oneshot recv", &["oneshot::channel("]),
+    ("tokio oneshot Sender drop", &["oneshot::channel("]),
+    ("tokio oneshot Receiver drop", &["oneshot::channel("]),
+    ("tokio Barrier wait", &[".wait()"]),
+];
+
+#[test]
+fn reports_name_the_method_each_tokio_decision_calls() {
+    let source: Vec<&str> = include_str!("locations.rs").lines().collect();
+    let mut seen = BTreeSet::new();
+    for (seed, stop) in (1..=40).zip((1..=9).cycle()) {
+        let failure = Builder::new()
+            .strategy(StrategyKind::Random)
+            .seed(seed)
+            .iterations(1)
+            .check_async(move || model_until(stop))
+            .expect_err("the model panics");
+        for step in failure.recent() {
+            // A decision's picks follow its operation: `tokio mpsc recv, choose 1 of 2`.
+            let op = step.op().split(',').next().unwrap();
+            if !op.starts_with("tokio ") {
+                continue;
+            }
+            let Some((_, calls)) = CALLS.iter().find(|(name, _)| *name == op) else {
+                panic!("seed {seed}: a report calls an operation `{op}`, not in CALLS: {step:?}");
+            };
+            let line = source[step.location().line() as usize - 1];
+            assert!(
+                calls.iter().any(|call| line.contains(call)),
+                "seed {seed}: `{op}` placed at a line that does not call it: {line:?}"
+            );
+            seen.insert(op.to_owned());
+        }
+    }
+    // Most of the primitives' methods, not only one or two.
+    assert!(seen.len() >= 20, "only {seen:?}");
 }

@@ -5,7 +5,7 @@ use std::panic::Location;
 use std::task::Poll;
 
 use super::watch::Wakers;
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
@@ -75,9 +75,10 @@ impl Barrier {
         }
     }
 
-    /// Locks the state for the program's operation at `loc`.
+    /// Locks the state for the program's `wait` at `loc`.
     fn lock(&self, loc: Loc) -> MutexGuard<'_, State> {
-        self.state.lock_section_at(loc)
+        self.state
+            .lock_section_at(loc, &OpName("tokio Barrier wait"))
     }
 
     /// Arrives at the barrier and waits until `n` tasks have arrived in this generation.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::watch::Wakers;
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -156,13 +156,17 @@ impl<T> State<T> {
 type Shared<T> = Arc<Mutex<State<T>>>;
 
 #[track_caller]
-fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
-    lock_at(shared, Location::caller())
+fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> MutexGuard<'a, State<T>> {
+    lock_at(shared, Location::caller(), what)
 }
 
-/// Locks the channel for the program's operation at `loc`.
-fn lock_at<T>(shared: &Shared<T>, loc: Loc) -> MutexGuard<'_, State<T>> {
-    shared.lock_section_at(loc)
+/// Locks the channel for the program's operation `what` at `loc`.
+fn lock_at<'a, T>(
+    shared: &'a Shared<T>,
+    loc: Loc,
+    what: &'static OpName,
+) -> MutexGuard<'a, State<T>> {
+    shared.lock_section_at(loc, what)
 }
 
 /// A channel keeping up to `capacity` values, with one sender and one receiver, as
@@ -228,7 +232,7 @@ impl<T> Sender<T> {
     /// value; it never waits.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
-        let mut st = lock(&self.shared);
+        let mut st = lock(&self.shared, &OpName("tokio broadcast send"));
         if st.receivers == 0 {
             return Err(SendError(value));
         }
@@ -245,20 +249,22 @@ impl<T> Sender<T> {
     /// A new receiver that sees the values sent from now on.
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
-        new_receiver(&self.shared)
+        new_receiver(&self.shared, &OpName("tokio broadcast subscribe"))
     }
 
     /// How many receivers exist.
     #[track_caller]
     pub fn receiver_count(&self) -> usize {
-        lock(&self.shared).receivers
+        lock(&self.shared, &OpName("tokio broadcast receiver_count")).receivers
     }
 
     /// How many values are kept: sent, not yet seen by some receiver that existed then,
     /// and not overwritten.
     #[track_caller]
     pub fn len(&self) -> usize {
-        lock(&self.shared).slots.len()
+        lock(&self.shared, &OpName("tokio broadcast len"))
+            .slots
+            .len()
     }
 
     /// Whether no value is kept.
@@ -274,9 +280,9 @@ impl<T> Sender<T> {
 }
 
 #[track_caller]
-fn new_receiver<T>(shared: &Shared<T>) -> Receiver<T> {
+fn new_receiver<T>(shared: &Shared<T>, what: &'static OpName) -> Receiver<T> {
     let loc = Location::caller();
-    let mut st = lock_at(shared, loc);
+    let mut st = lock_at(shared, loc, what);
     st.receivers += 1;
     Receiver {
         shared: Arc::clone(shared),
@@ -288,7 +294,7 @@ fn new_receiver<T>(shared: &Shared<T>) -> Receiver<T> {
 impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        lock(&self.shared).senders += 1;
+        lock(&self.shared, &OpName("tokio broadcast Sender clone")).senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
             loc: Location::caller(),
@@ -301,7 +307,11 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock_at(&self.shared, self.loc);
+        let mut st = lock_at(
+            &self.shared,
+            self.loc,
+            &OpName("tokio broadcast Sender drop"),
+        );
         st.senders -= 1;
         if st.senders == 0 {
             st.waiting.wake_all();
@@ -334,7 +344,7 @@ impl<T> Receiver<T> {
     {
         let loc = Location::caller();
         std::future::poll_fn(move |cx| {
-            let mut st = lock_at(&self.shared, loc);
+            let mut st = lock_at(&self.shared, loc, &OpName("tokio broadcast recv"));
             match st.take(&mut self.next) {
                 Ok(value) => Poll::Ready(Ok(value)),
                 Err(TryRecvError::Lagged(n)) => Poll::Ready(Err(RecvError::Lagged(n))),
@@ -354,7 +364,7 @@ impl<T> Receiver<T> {
     where
         T: Clone,
     {
-        lock(&self.shared).take(&mut self.next)
+        lock(&self.shared, &OpName("tokio broadcast try_recv")).take(&mut self.next)
     }
 
     /// Waits for the next value from synchronous code.
@@ -373,14 +383,14 @@ impl<T> Receiver<T> {
     /// A new receiver of the same channel that sees the values sent from now on.
     #[track_caller]
     pub fn resubscribe(&self) -> Receiver<T> {
-        new_receiver(&self.shared)
+        new_receiver(&self.shared, &OpName("tokio broadcast resubscribe"))
     }
 
     /// How many values were sent that this receiver has not seen, overwritten ones
     /// included (more than the capacity means the next `recv` reports a lag).
     #[track_caller]
     pub fn len(&self) -> usize {
-        (lock(&self.shared).tail() - self.next) as usize
+        (lock(&self.shared, &OpName("tokio broadcast len")).tail() - self.next) as usize
     }
 
     /// Whether this receiver has seen every value sent.
@@ -400,7 +410,11 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock_at(&self.shared, self.loc);
+        let mut st = lock_at(
+            &self.shared,
+            self.loc,
+            &OpName("tokio broadcast Receiver drop"),
+        );
         st.receivers -= 1;
         let from = self.next.saturating_sub(st.head) as usize;
         for slot in st.slots.iter_mut().skip(from) {

@@ -15,8 +15,15 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::sem::{Acquire, HasSem, Sem};
-use crate::runtime::Loc;
+use super::sem::{Acquire, AcquireNames, HasSem, Sem};
+use crate::runtime::{Loc, OpName};
+
+/// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
+const SEND: &AcquireNames = &[OpName("tokio mpsc send"), OpName("tokio mpsc send dropped")];
+const RESERVE: &AcquireNames = &[
+    OpName("tokio mpsc reserve"),
+    OpName("tokio mpsc reserve dropped"),
+];
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -117,20 +124,20 @@ struct Shared<T>(Mutex<Chan<T>>);
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn lock(&self) -> MutexGuard<'_, Chan<T>> {
-        self.lock_at(Location::caller())
+    fn lock(&self, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
+        self.lock_at(Location::caller(), what)
     }
 
-    /// Locks the channel for the program's operation at `loc`.
-    fn lock_at(&self, loc: Loc) -> MutexGuard<'_, Chan<T>> {
-        self.0.lock_section_at(loc)
+    /// Locks the channel for the program's operation `what` at `loc`.
+    fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
+        self.0.lock_section_at(loc, what)
     }
 
     /// Waits until the receiver is dropped or closed (a sender's `closed`, called at
     /// `loc`).
     async fn closed(&self, loc: Loc) {
         std::future::poll_fn(|cx| {
-            let mut chan = self.lock_at(loc);
+            let mut chan = self.lock_at(loc, &OpName("tokio mpsc closed"));
             if chan.closed {
                 return Poll::Ready(());
             }
@@ -142,8 +149,8 @@ impl<T> Shared<T> {
 }
 
 impl<T> HasSem for Shared<T> {
-    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut self.lock_at(loc).sem)
+    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut self.lock_at(loc, what).sem)
     }
 }
 
@@ -279,7 +286,7 @@ impl<T> SenderEnd<T> {
 impl<T> Clone for SenderEnd<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.lock().senders += 1;
+        self.shared.lock(&OpName("tokio mpsc Sender clone")).senders += 1;
         SenderEnd::first(&self.shared, Location::caller())
     }
 }
@@ -289,7 +296,9 @@ impl<T> Drop for SenderEnd<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut chan = self.shared.lock_at(self.loc);
+        let mut chan = self
+            .shared
+            .lock_at(self.loc, &OpName("tokio mpsc Sender drop"));
         chan.senders -= 1;
         if chan.senders == 0
             && let Some(waker) = chan.rx_waker.take()
@@ -310,9 +319,9 @@ impl<T> Sender<T> {
     pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
         let loc = Location::caller();
         async move {
-            match self.reserve_at(loc).await {
+            match self.reserve_at(loc, SEND).await {
                 Ok(permit) => {
-                    permit.send_at(value, loc);
+                    permit.send_at(value, loc, &SEND[0]);
                     Ok(())
                 }
                 Err(_) => Err(SendError(value)),
@@ -323,7 +332,7 @@ impl<T> Sender<T> {
     /// Sends if a slot is free now.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let mut chan = self.end.shared.lock();
+        let mut chan = self.end.shared.lock(&OpName("tokio mpsc try_send"));
         match chan.sem.try_acquire(1) {
             Ok(()) => {
                 chan.push(value);
@@ -337,11 +346,15 @@ impl<T> Sender<T> {
     /// Waits for a free slot and holds it: a [`Permit`] sends without waiting. Cancel-safe.
     #[track_caller]
     pub fn reserve(&self) -> impl Future<Output = Result<Permit<'_, T>, SendError<()>>> + '_ {
-        self.reserve_at(Location::caller())
+        self.reserve_at(Location::caller(), RESERVE)
     }
 
-    async fn reserve_at(&self, loc: Loc) -> Result<Permit<'_, T>, SendError<()>> {
-        Acquire::new(&*self.end.shared, 1, loc)
+    async fn reserve_at(
+        &self,
+        loc: Loc,
+        names: &'static AcquireNames,
+    ) -> Result<Permit<'_, T>, SendError<()>> {
+        Acquire::new(&*self.end.shared, 1, loc, names)
             .await
             .map_err(|_| SendError(()))?;
         Ok(Permit {
@@ -354,7 +367,13 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
         let loc = Location::caller();
-        match self.end.shared.lock_at(loc).sem.try_acquire(1) {
+        match self
+            .end
+            .shared
+            .lock_at(loc, &OpName("tokio mpsc try_reserve"))
+            .sem
+            .try_acquire(1)
+        {
             Ok(()) => Ok(Permit {
                 sender: Some(self),
                 loc,
@@ -383,19 +402,27 @@ impl<T> Sender<T> {
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.end.shared.lock().closed
+        self.end.shared.lock(&OpName("tokio mpsc is_closed")).closed
     }
 
     /// Free slots now.
     #[track_caller]
     pub fn capacity(&self) -> usize {
-        self.end.shared.lock().sem.available()
+        self.end
+            .shared
+            .lock(&OpName("tokio mpsc capacity"))
+            .sem
+            .available()
     }
 
     /// The channel's number of slots.
     #[track_caller]
     pub fn max_capacity(&self) -> usize {
-        self.end.shared.lock().bound.unwrap_or(usize::MAX)
+        self.end
+            .shared
+            .lock(&OpName("tokio mpsc max_capacity"))
+            .bound
+            .unwrap_or(usize::MAX)
     }
 
     /// Whether `other` sends on the same channel.
@@ -418,12 +445,12 @@ impl<T> Permit<'_, T> {
     /// values of permits reserved before it closed).
     #[track_caller]
     pub fn send(self, value: T) {
-        self.send_at(value, Location::caller());
+        self.send_at(value, Location::caller(), &OpName("tokio mpsc Permit send"));
     }
 
-    fn send_at(mut self, value: T, loc: Loc) {
+    fn send_at(mut self, value: T, loc: Loc, what: &'static OpName) {
         let sender = self.sender.take().expect("a permit sends once");
-        sender.end.shared.lock_at(loc).push(value);
+        sender.end.shared.lock_at(loc, what).push(value);
     }
 }
 
@@ -432,7 +459,10 @@ impl<T> Drop for Permit<'_, T> {
         if let Some(sender) = self.sender.take()
             && crate::runtime::in_model()
         {
-            let mut chan = sender.end.shared.lock_at(self.loc);
+            let mut chan = sender
+                .end
+                .shared
+                .lock_at(self.loc, &OpName("tokio mpsc Permit drop"));
             chan.sem.release(1);
             if chan.finished()
                 && let Some(waker) = chan.rx_waker.take()
@@ -457,19 +487,25 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
         let loc = Location::caller();
-        std::future::poll_fn(move |cx| self.shared.lock_at(loc).poll_recv(cx))
+        std::future::poll_fn(move |cx| {
+            self.shared
+                .lock_at(loc, &OpName("tokio mpsc recv"))
+                .poll_recv(cx)
+        })
     }
 
     /// Polls for the next value.
     #[track_caller]
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.shared.lock().poll_recv(cx)
+        self.shared
+            .lock(&OpName("tokio mpsc poll_recv"))
+            .poll_recv(cx)
     }
 
     /// The next value if there is one now.
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut chan = self.shared.lock();
+        let mut chan = self.shared.lock(&OpName("tokio mpsc try_recv"));
         match chan.poll_recv(&mut Context::from_waker(Waker::noop())) {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
@@ -493,26 +529,29 @@ impl<T> Receiver<T> {
     /// Closes the channel: sends fail from now on; what was sent can still be received.
     #[track_caller]
     pub fn close(&mut self) {
-        self.shared.lock().close();
+        self.shared.lock(&OpName("tokio mpsc close")).close();
     }
 
     /// Whether the channel is closed (by the receiver, or every sender is gone).
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        let chan = self.shared.lock();
+        let chan = self.shared.lock(&OpName("tokio mpsc is_closed"));
         chan.closed || chan.senders == 0
     }
 
     /// Whether no value waits in the buffer.
     #[track_caller]
     pub fn is_empty(&self) -> bool {
-        self.shared.lock().buf.is_empty()
+        self.shared
+            .lock(&OpName("tokio mpsc is_empty"))
+            .buf
+            .is_empty()
     }
 
     /// How many values wait in the buffer.
     #[track_caller]
     pub fn len(&self) -> usize {
-        self.shared.lock().buf.len()
+        self.shared.lock(&OpName("tokio mpsc len")).buf.len()
     }
 }
 
@@ -523,7 +562,9 @@ impl<T> Drop for Receiver<T> {
             return;
         }
         let left = {
-            let mut chan = self.shared.lock_at(self.loc);
+            let mut chan = self
+                .shared
+                .lock_at(self.loc, &OpName("tokio mpsc Receiver drop"));
             chan.close();
             std::mem::take(&mut chan.buf)
         };
@@ -550,7 +591,7 @@ impl<T> UnboundedSender<T> {
     /// Sends without waiting; the value comes back if the receiver is gone or closed.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let mut chan = self.end.shared.lock();
+        let mut chan = self.end.shared.lock(&OpName("tokio mpsc send"));
         if chan.closed {
             return Err(SendError(value));
         }
@@ -567,7 +608,7 @@ impl<T> UnboundedSender<T> {
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.end.shared.lock().closed
+        self.end.shared.lock(&OpName("tokio mpsc is_closed")).closed
     }
 
     /// Whether `other` sends on the same channel.

@@ -10,8 +10,16 @@ use parking_lot::RawMutex;
 use parking_lot::lock_api::ArcMutexGuard;
 
 use super::TryLockError;
-use super::sem::{self, Acquire, Sem, SemLock};
-use crate::runtime::Loc;
+use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
+use crate::runtime::{Loc, OpName};
+
+/// What reports call the operations (`lock` and `lock_owned` alike).
+const LOCK: &AcquireNames = &[
+    OpName("tokio Mutex lock"),
+    OpName("tokio Mutex lock dropped"),
+];
+const TRY_LOCK: &OpName = &OpName("tokio Mutex try_lock");
+const UNLOCK: &OpName = &OpName("tokio Mutex unlock");
 
 /// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
 /// blocked thread) and tasks get the lock in the order they asked for it. It does not
@@ -51,7 +59,7 @@ impl<T> Mutex<T> {
     pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc).await;
+            let _ = Acquire::new(&self.sem, 1, loc, LOCK).await;
             self.guard(loc)
         }
     }
@@ -60,7 +68,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
         let loc = Location::caller();
-        match sem::lock(&self.sem, loc).try_acquire(1) {
+        match sem::lock(&self.sem, loc, TRY_LOCK).try_acquire(1) {
             Ok(()) => Ok(self.guard(loc)),
             Err(_) => Err(TryLockError(())),
         }
@@ -82,7 +90,7 @@ impl<T> Mutex<T> {
     pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc).await;
+            let _ = Acquire::new(&self.sem, 1, loc, LOCK).await;
             self.owned_guard(loc)
         }
     }
@@ -91,7 +99,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         let loc = Location::caller();
-        match sem::lock(&self.sem, loc).try_acquire(1) {
+        match sem::lock(&self.sem, loc, TRY_LOCK).try_acquire(1) {
             Ok(()) => {}
             Err(_) => return Err(TryLockError(())),
         }
@@ -125,7 +133,7 @@ impl<T> Mutex<T> {
     /// outside a model).
     fn unlock(&self, loc: Loc) {
         if crate::runtime::in_model() {
-            sem::lock(&self.sem, loc).release(1);
+            sem::lock(&self.sem, loc, UNLOCK).release(1);
         }
     }
 

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
@@ -74,13 +74,13 @@ impl Notify {
     }
 
     #[track_caller]
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.lock_at(Location::caller())
+    fn lock(&self, what: &'static OpName) -> MutexGuard<'_, State> {
+        self.lock_at(Location::caller(), what)
     }
 
-    /// Locks the state for the program's operation at `loc`.
-    fn lock_at(&self, loc: Loc) -> MutexGuard<'_, State> {
-        self.states.get(new_state).lock_section_at(loc)
+    /// Locks this execution's state for the program's operation `what` at `loc`.
+    fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, State> {
+        self.states.get(new_state).lock_section_at(loc, what)
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -90,7 +90,7 @@ impl Notify {
     #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
         let loc = Location::caller();
-        let rounds = self.lock_at(loc).rounds;
+        let rounds = self.lock_at(loc, &OpName("tokio Notify notified")).rounds;
         Notified {
             notify: self,
             rounds,
@@ -103,7 +103,7 @@ impl Notify {
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_one(&self) {
-        let mut st = self.lock();
+        let mut st = self.lock(&OpName("tokio Notify notify_one"));
         match st.queue.pop_front() {
             Some((id, waker)) => st.pick(id, waker),
             None => st.permit = true,
@@ -113,7 +113,7 @@ impl Notify {
     /// Wakes the most recently registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_last(&self) {
-        let mut st = self.lock();
+        let mut st = self.lock(&OpName("tokio Notify notify_last"));
         match st.queue.pop_back() {
             Some((id, waker)) => st.pick(id, waker),
             None => st.permit = true,
@@ -123,7 +123,7 @@ impl Notify {
     /// Wakes every [`Notified`] made before this call; stores no permit.
     #[track_caller]
     pub fn notify_waiters(&self) {
-        let mut st = self.lock();
+        let mut st = self.lock(&OpName("tokio Notify notify_waiters"));
         st.rounds += 1;
         for (_, waker) in std::mem::take(&mut st.queue) {
             if let Some(waker) = waker {
@@ -192,7 +192,7 @@ impl Notified<'_> {
         if me.done {
             return true;
         }
-        let mut st = me.notify.lock();
+        let mut st = me.notify.lock(&OpName("tokio Notify enable"));
         if st.take(me.ticket, me.rounds) {
             me.done = true;
             me.ticket = None;
@@ -213,7 +213,7 @@ impl Future for Notified<'_> {
         if me.done {
             return Poll::Ready(());
         }
-        let mut st = me.notify.lock_at(me.loc);
+        let mut st = me.notify.lock_at(me.loc, &OpName("tokio Notify notified"));
         if st.take(me.ticket, me.rounds) {
             me.done = true;
             me.ticket = None;
@@ -239,7 +239,9 @@ impl Drop for Notified<'_> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.notify.lock_at(self.loc);
+        let mut st = self
+            .notify
+            .lock_at(self.loc, &OpName("tokio Notify notified dropped"));
         st.queue.retain(|(w, _)| *w != id);
         if let Some(i) = st.picked.iter().position(|w| *w == id) {
             st.picked.swap_remove(i);

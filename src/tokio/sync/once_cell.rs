@@ -6,9 +6,16 @@ use std::panic::Location;
 use std::sync::OnceLock;
 
 use super::per_exec::PerExecution;
-use super::sem::{self, Acquire, Sem, SemLock};
-use crate::runtime::Loc;
+use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
+use crate::runtime::{Loc, OpName};
 use crate::sync::PoisonError;
+
+/// What reports call `get_or_init` (and `get_or_try_init`): its look at the cell and its
+/// wait for the initializer's permit, and the drop of that wait or of a running initializer.
+const INIT: &AcquireNames = &[
+    OpName("tokio OnceCell get_or_init"),
+    OpName("tokio OnceCell get_or_init dropped"),
+];
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
 /// `tokio::sync::SetError`.
@@ -160,17 +167,22 @@ impl<T> OnceCell<T> {
     /// Whether the value is set.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        sem::lock(&self.cell().sem, Location::caller()).is_closed()
+        let what = &OpName("tokio OnceCell initialized");
+        sem::lock(&self.cell().sem, Location::caller(), what).is_closed()
     }
 
     /// The value, if it is set.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        self.get_at(self.cell(), Location::caller())
+        self.get_at(
+            self.cell(),
+            Location::caller(),
+            &OpName("tokio OnceCell get"),
+        )
     }
 
-    fn get_at<'a>(&'a self, cell: &'a Cell<T>, loc: Loc) -> Option<&'a T> {
-        match sem::lock(&cell.sem, loc).is_closed() {
+    fn get_at<'a>(&'a self, cell: &'a Cell<T>, loc: Loc, what: &'static OpName) -> Option<&'a T> {
+        match sem::lock(&cell.sem, loc, what).is_closed() {
             true => self.value(cell),
             false => None,
         }
@@ -186,7 +198,7 @@ impl<T> OnceCell<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetError<T>> {
         let cell = self.cell();
-        let mut sem = sem::lock(&cell.sem, Location::caller());
+        let mut sem = sem::lock(&cell.sem, Location::caller(), &OpName("tokio OnceCell set"));
         match sem.try_acquire(1) {
             Ok(()) => {
                 fill(cell, &mut sem, value);
@@ -236,10 +248,10 @@ impl<T> OnceCell<T> {
         Fut: Future<Output = Result<T, E>>,
     {
         let cell = self.cell();
-        if let Some(value) = self.get_at(cell, loc) {
+        if let Some(value) = self.get_at(cell, loc, &INIT[0]) {
             return Ok(value);
         }
-        if Acquire::new(&cell.sem, 1, loc).await.is_err() {
+        if Acquire::new(&cell.sem, 1, loc, INIT).await.is_err() {
             // Closed: another initializer set the value while this one waited.
             return Ok(self.value(cell).expect("the cell is closed only once set"));
         }
@@ -249,7 +261,11 @@ impl<T> OnceCell<T> {
         };
         let value = f().await?;
         std::mem::forget(permit);
-        let mut sem = sem::lock(&cell.sem, loc);
+        let mut sem = sem::lock(
+            &cell.sem,
+            loc,
+            &OpName("tokio OnceCell initialized by get_or_init"),
+        );
         fill(cell, &mut sem, value);
         Ok(cell.value.get().expect("just set"))
     }
@@ -290,7 +306,7 @@ struct Permit<'a> {
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
         if crate::runtime::in_model() {
-            sem::lock(self.sem, self.loc).release(1);
+            sem::lock(self.sem, self.loc, &INIT[1]).release(1);
         }
     }
 }

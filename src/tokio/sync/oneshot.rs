@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
 
 /// Errors of this module.
@@ -61,9 +61,9 @@ struct State<T> {
 
 type Shared<T> = Arc<Mutex<State<T>>>;
 
-/// Locks the channel for the program's operation at `loc`.
-fn lock<T>(shared: &Shared<T>, loc: Loc) -> MutexGuard<'_, State<T>> {
-    shared.lock_section_at(loc)
+/// Locks the channel for the program's operation `what` at `loc`.
+fn lock<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> MutexGuard<'a, State<T>> {
+    shared.lock_section_at(loc, what)
 }
 
 /// A channel for one value, as `tokio::sync::oneshot::channel`. The receiver's polls and
@@ -100,7 +100,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send(mut self, value: T) -> Result<(), T> {
         let shared = self.shared.take().expect("a sender sends once");
-        let mut st = lock(&shared, Location::caller());
+        let mut st = lock(&shared, Location::caller(), &OpName("tokio oneshot send"));
         st.sender_done = true;
         if st.receiver_closed {
             return Err(value);
@@ -115,9 +115,9 @@ impl<T> Sender<T> {
     /// Whether the receiver was dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.shared
-            .as_ref()
-            .is_some_and(|s| lock(s, Location::caller()).receiver_closed)
+        self.shared.as_ref().is_some_and(|s| {
+            lock(s, Location::caller(), &OpName("tokio oneshot is_closed")).receiver_closed
+        })
     }
 
     /// Waits until the receiver is dropped or closed. (An `async fn` in Tokio; here a
@@ -137,7 +137,7 @@ impl<T> Sender<T> {
 
     fn poll_closed_at(&mut self, cx: &mut Context<'_>, loc: Loc) -> Poll<()> {
         let shared = self.shared.as_ref().expect("a sender that did not send");
-        let mut st = lock(shared, loc);
+        let mut st = lock(shared, loc, &OpName("tokio oneshot closed"));
         if st.receiver_closed {
             return Poll::Ready(());
         }
@@ -154,7 +154,7 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&shared, self.loc);
+        let mut st = lock(&shared, self.loc, &OpName("tokio oneshot Sender drop"));
         st.sender_done = true;
         if let Some(waker) = st.rx_waker.take() {
             waker.wake();
@@ -175,7 +175,11 @@ impl<T> Receiver<T> {
     /// still be received.
     #[track_caller]
     pub fn close(&mut self) {
-        let mut st = lock(&self.shared, Location::caller());
+        let mut st = lock(
+            &self.shared,
+            Location::caller(),
+            &OpName("tokio oneshot close"),
+        );
         st.receiver_closed = true;
         if let Some(waker) = st.tx_waker.take() {
             waker.wake();
@@ -185,7 +189,11 @@ impl<T> Receiver<T> {
     /// The value if it was sent, without waiting.
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut st = lock(&self.shared, Location::caller());
+        let mut st = lock(
+            &self.shared,
+            Location::caller(),
+            &OpName("tokio oneshot try_recv"),
+        );
         if let Some(value) = st.value.take() {
             st.taken = true;
             return Ok(value);
@@ -211,7 +219,7 @@ impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut st = lock(&self.shared, self.loc);
+        let mut st = lock(&self.shared, self.loc, &OpName("tokio oneshot recv"));
         if let Some(value) = st.value.take() {
             st.taken = true;
             return Poll::Ready(Ok(value));
@@ -229,7 +237,11 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = lock(&self.shared, self.loc);
+        let mut st = lock(
+            &self.shared,
+            self.loc,
+            &OpName("tokio oneshot Receiver drop"),
+        );
         st.receiver_closed = true;
         if let Some(waker) = st.tx_waker.take() {
             waker.wake();

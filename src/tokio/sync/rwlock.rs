@@ -10,8 +10,23 @@ use parking_lot::RawRwLock;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::TryLockError;
-use super::sem::{self, Acquire, Sem, SemLock};
-use crate::runtime::Loc;
+use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
+use crate::runtime::{Loc, OpName};
+
+/// What reports call the operations (owned or not alike).
+const READ: &AcquireNames = &[
+    OpName("tokio RwLock read"),
+    OpName("tokio RwLock read dropped"),
+];
+const WRITE: &AcquireNames = &[
+    OpName("tokio RwLock write"),
+    OpName("tokio RwLock write dropped"),
+];
+const TRY_READ: &OpName = &OpName("tokio RwLock try_read");
+const TRY_WRITE: &OpName = &OpName("tokio RwLock try_write");
+const READ_UNLOCK: &OpName = &OpName("tokio RwLock read unlock");
+const WRITE_UNLOCK: &OpName = &OpName("tokio RwLock write unlock");
+const DOWNGRADE: &OpName = &OpName("tokio RwLock downgrade");
 
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;
@@ -70,7 +85,7 @@ impl<T> RwLock<T> {
     pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc).await;
+            let _ = Acquire::new(&self.sem, 1, loc, READ).await;
             self.read_guard(loc)
         }
     }
@@ -80,7 +95,7 @@ impl<T> RwLock<T> {
     pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, self.max as usize, loc).await;
+            let _ = Acquire::new(&self.sem, self.max as usize, loc, WRITE).await;
             self.write_guard(loc)
         }
     }
@@ -89,7 +104,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         let loc = Location::caller();
-        self.try_take(1, loc)?;
+        self.try_take(1, loc, TRY_READ)?;
         Ok(self.read_guard(loc))
     }
 
@@ -97,7 +112,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
         let loc = Location::caller();
-        self.try_take(self.max, loc)?;
+        self.try_take(self.max, loc, TRY_WRITE)?;
         Ok(self.write_guard(loc))
     }
 
@@ -126,7 +141,7 @@ impl<T> RwLock<T> {
     pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc).await;
+            let _ = Acquire::new(&self.sem, 1, loc, READ).await;
             let data = parking_lot::RwLock::read_arc(&self.data);
             OwnedRwLockReadGuard {
                 lock: self,
@@ -141,7 +156,7 @@ impl<T> RwLock<T> {
     pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, self.max as usize, loc).await;
+            let _ = Acquire::new(&self.sem, self.max as usize, loc, WRITE).await;
             let data = parking_lot::RwLock::write_arc(&self.data);
             OwnedRwLockWriteGuard {
                 lock: self,
@@ -155,7 +170,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         let loc = Location::caller();
-        self.try_take(1, loc)?;
+        self.try_take(1, loc, TRY_READ)?;
         let data = parking_lot::RwLock::read_arc(&self.data);
         Ok(OwnedRwLockReadGuard {
             lock: self,
@@ -168,7 +183,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         let loc = Location::caller();
-        self.try_take(self.max, loc)?;
+        self.try_take(self.max, loc, TRY_WRITE)?;
         let data = parking_lot::RwLock::write_arc(&self.data);
         Ok(OwnedRwLockWriteGuard {
             lock: self,
@@ -192,8 +207,8 @@ impl<T> RwLock<T> {
         }
     }
 
-    fn try_take(&self, n: u32, loc: Loc) -> Result<(), TryLockError> {
-        sem::lock(&self.sem, loc)
+    fn try_take(&self, n: u32, loc: Loc, what: &'static OpName) -> Result<(), TryLockError> {
+        sem::lock(&self.sem, loc, what)
             .try_acquire(n as usize)
             .map_err(|_| TryLockError(()))
     }
@@ -214,10 +229,11 @@ impl<T> RwLock<T> {
         }
     }
 
-    /// Gives `n` permits back (a guard's drop, reported at the lock's place `loc`).
-    fn release(&self, n: u32, loc: Loc) {
+    /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
+    /// place `loc`).
+    fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
         if crate::runtime::in_model() {
-            sem::lock(&self.sem, loc).release(n as usize);
+            sem::lock(&self.sem, loc, what).release(n as usize);
         }
     }
 }
@@ -246,7 +262,7 @@ impl<T> Deref for RwLockReadGuard<'_, T> {
 
 impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.release(1, self.loc);
+        self.lock.release(1, self.loc, READ_UNLOCK);
     }
 }
 
@@ -275,7 +291,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
         let data = parking_lot::RwLockWriteGuard::downgrade(write);
         std::mem::forget(self);
         let loc = Location::caller();
-        lock.release(lock.max - 1, loc);
+        lock.release(lock.max - 1, loc, DOWNGRADE);
         RwLockReadGuard { lock, data, loc }
     }
 }
@@ -298,7 +314,7 @@ impl<T> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         drop(self.data.take());
-        self.lock.release(self.lock.max, self.loc);
+        self.lock.release(self.lock.max, self.loc, WRITE_UNLOCK);
     }
 }
 
@@ -326,7 +342,7 @@ impl<T> Deref for OwnedRwLockReadGuard<T> {
 
 impl<T> Drop for OwnedRwLockReadGuard<T> {
     fn drop(&mut self) {
-        self.lock.release(1, self.loc);
+        self.lock.release(1, self.loc, READ_UNLOCK);
     }
 }
 
@@ -360,6 +376,6 @@ impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
 
 impl<T> Drop for OwnedRwLockWriteGuard<T> {
     fn drop(&mut self) {
-        self.lock.release(self.lock.max, self.loc);
+        self.lock.release(self.lock.max, self.loc, WRITE_UNLOCK);
     }
 }

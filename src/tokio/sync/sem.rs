@@ -13,7 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
 
 /// The semaphore's state.
@@ -199,23 +199,28 @@ pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
     Mutex::named(sem, kind)
 }
 
-/// Locks `sem` for the program's operation at `loc` (no poisoning: nothing panics while
-/// holding it).
-pub(super) fn lock(sem: &SemLock, loc: Loc) -> MutexGuard<'_, Sem> {
-    sem.lock_section_at(loc)
+/// Locks `sem` for the program's operation `what` at `loc` (no poisoning: nothing panics
+/// while holding it).
+pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> MutexGuard<'a, Sem> {
+    sem.lock_section_at(loc, what)
 }
 
 /// What holds a semaphore: its own lock, or a channel's state.
 pub(super) trait HasSem {
-    /// Runs `f` on the semaphore, under its lock, for the program's operation at `loc`.
-    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R;
+    /// Runs `f` on the semaphore, under its lock, for the program's operation `what` at
+    /// `loc`.
+    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R;
 }
 
 impl HasSem for SemLock {
-    fn with_sem<R>(&self, loc: Loc, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut lock(self, loc))
+    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut lock(self, loc, what))
     }
 }
+
+/// What reports call an acquisition's polls and, when its future is dropped while it
+/// waits, its cancellation: `[tokio Mutex lock, tokio Mutex lock dropped]`.
+pub(super) type AcquireNames = [OpName; 2];
 
 /// The future of an acquisition of `n` permits, which the program asked for at `loc`.
 #[derive(Debug)]
@@ -224,15 +229,17 @@ pub(super) struct Acquire<'a, S: HasSem> {
     n: usize,
     ticket: Option<u64>,
     loc: Loc,
+    names: &'static AcquireNames,
 }
 
 impl<'a, S: HasSem> Acquire<'a, S> {
-    pub(super) fn new(sem: &'a S, n: usize, loc: Loc) -> Self {
+    pub(super) fn new(sem: &'a S, n: usize, loc: Loc, names: &'static AcquireNames) -> Self {
         Acquire {
             sem,
             n,
             ticket: None,
             loc,
+            names,
         }
     }
 }
@@ -243,8 +250,9 @@ impl<S: HasSem> Future for Acquire<'_, S> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
         let (n, ticket) = (me.n, &mut me.ticket);
-        me.sem
-            .with_sem(me.loc, |sem| sem.poll_acquire(n, ticket, cx.waker()))
+        me.sem.with_sem(me.loc, &me.names[0], |sem| {
+            sem.poll_acquire(n, ticket, cx.waker())
+        })
     }
 }
 
@@ -254,7 +262,8 @@ impl<S: HasSem> Drop for Acquire<'_, S> {
             && crate::runtime::in_model()
         {
             let n = self.n;
-            self.sem.with_sem(self.loc, |sem| sem.cancel(id, n));
+            self.sem
+                .with_sem(self.loc, &self.names[1], |sem| sem.cancel(id, n));
         }
     }
 }

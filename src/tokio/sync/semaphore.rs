@@ -5,8 +5,16 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::per_exec::PerExecution;
-use super::sem::{self, Acquire, Sem, SemLock};
-use crate::runtime::Loc;
+use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
+use crate::runtime::{Loc, OpName};
+
+/// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
+const ACQUIRE: &AcquireNames = &[
+    OpName("tokio Semaphore acquire"),
+    OpName("tokio Semaphore acquire dropped"),
+];
+const TRY_ACQUIRE: &OpName = &OpName("tokio Semaphore try_acquire");
+const RELEASE: &OpName = &OpName("tokio Semaphore permit drop");
 
 /// A counting semaphore, as `tokio::sync::Semaphore`: waiters are served first come, first
 /// served, and one that asks for many permits is not overtaken by later ones that ask for
@@ -125,32 +133,57 @@ impl Semaphore {
     /// How many permits are free now. A switch point.
     #[track_caller]
     pub fn available_permits(&self) -> usize {
-        sem::lock(self.sem(), Location::caller()).available()
+        sem::lock(
+            self.sem(),
+            Location::caller(),
+            &OpName("tokio Semaphore available_permits"),
+        )
+        .available()
     }
 
     /// Adds `n` permits, handed to waiters first come, first served.
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
-        sem::lock(self.sem(), Location::caller()).release(n);
+        sem::lock(
+            self.sem(),
+            Location::caller(),
+            &OpName("tokio Semaphore add_permits"),
+        )
+        .release(n);
     }
 
     /// Removes up to `n` free permits for good; returns how many were removed.
     #[track_caller]
     pub fn forget_permits(&self, n: usize) -> usize {
-        sem::lock(self.sem(), Location::caller()).forget(n)
+        sem::lock(
+            self.sem(),
+            Location::caller(),
+            &OpName("tokio Semaphore forget_permits"),
+        )
+        .forget(n)
     }
 
     /// Closes the semaphore: waiters and later acquisitions fail with [`AcquireError`];
     /// permits already held stay valid.
     #[track_caller]
     pub fn close(&self) {
-        sem::lock(self.sem(), Location::caller()).close();
+        sem::lock(
+            self.sem(),
+            Location::caller(),
+            &OpName("tokio Semaphore close"),
+        )
+        .close();
     }
 
     /// Whether it was closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        sem::lock(self.sem(), Location::caller()).is_closed()
+        sem::lock(
+            self.sem(),
+            Location::caller(),
+            &OpName("tokio Semaphore is_closed"),
+        )
+        .is_closed()
     }
 
     /// Waits for one permit. Cancel-safe: dropping the future gives up its place.
@@ -167,7 +200,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
         let loc = Location::caller();
         async move {
-            Acquire::new(self.sem(), n as usize, loc)
+            Acquire::new(self.sem(), n as usize, loc, ACQUIRE)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(SemaphorePermit {
@@ -188,7 +221,7 @@ impl Semaphore {
     #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(self.sem(), loc).try_acquire(n as usize);
+        let taken = sem::lock(self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(SemaphorePermit {
             sem: self,
@@ -213,7 +246,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
         let loc = Location::caller();
         async move {
-            Acquire::new(self.sem(), n as usize, loc)
+            Acquire::new(self.sem(), n as usize, loc, ACQUIRE)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(OwnedSemaphorePermit {
@@ -237,7 +270,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(self.sem(), loc).try_acquire(n as usize);
+        let taken = sem::lock(self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
@@ -272,7 +305,7 @@ impl SemaphorePermit<'_> {
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(self.sem.sem(), self.loc).release(self.permits as usize);
+            sem::lock(self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
         }
     }
 }
@@ -307,7 +340,7 @@ impl OwnedSemaphorePermit {
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(self.sem.sem(), self.loc).release(self.permits as usize);
+            sem::lock(self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
         }
     }
 }

@@ -13,7 +13,7 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::runtime::Loc;
+use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 /// Errors of this module.
@@ -92,13 +92,13 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.state_at(Location::caller())
+    fn state(&self, what: &'static OpName) -> MutexGuard<'_, State> {
+        self.state_at(Location::caller(), what)
     }
 
-    /// Locks the state for the program's operation at `loc`.
-    fn state_at(&self, loc: Loc) -> MutexGuard<'_, State> {
-        self.state.lock_section_at(loc)
+    /// Locks the state for the program's operation `what` at `loc`.
+    fn state_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, State> {
+        self.state.lock_section_at(loc, what)
     }
 
     #[track_caller]
@@ -218,7 +218,7 @@ impl<T> Sender<T> {
             .value
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut st = self.shared.state();
+        let mut st = self.shared.state(&OpName("tokio watch send"));
         if st.receivers == 0 {
             return Err(SendError(value));
         }
@@ -248,7 +248,9 @@ impl<T> Sender<T> {
             .unwrap_or_else(PoisonError::into_inner);
         let modified = modify(&mut guard);
         if modified {
-            self.shared.state().changed_now();
+            self.shared
+                .state(&OpName("tokio watch send_if_modified"))
+                .changed_now();
         }
         modified
     }
@@ -274,7 +276,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
         let loc = Location::caller();
-        let mut st = self.shared.state_at(loc);
+        let mut st = self.shared.state_at(loc, &OpName("tokio watch subscribe"));
         st.receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
@@ -286,13 +288,17 @@ impl<T> Sender<T> {
     /// How many receivers exist.
     #[track_caller]
     pub fn receiver_count(&self) -> usize {
-        self.shared.state().receivers
+        self.shared
+            .state(&OpName("tokio watch receiver_count"))
+            .receivers
     }
 
     /// How many senders exist, this one included.
     #[track_caller]
     pub fn sender_count(&self) -> usize {
-        self.shared.state().senders
+        self.shared
+            .state(&OpName("tokio watch sender_count"))
+            .senders
     }
 
     /// Whether no receiver exists.
@@ -308,7 +314,7 @@ impl<T> Sender<T> {
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
         let loc = Location::caller();
         std::future::poll_fn(move |cx| {
-            let mut st = self.shared.state_at(loc);
+            let mut st = self.shared.state_at(loc, &OpName("tokio watch closed"));
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
@@ -339,7 +345,9 @@ impl<T: Default> Default for Sender<T> {
 impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.state().senders += 1;
+        self.shared
+            .state(&OpName("tokio watch Sender clone"))
+            .senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
             loc: Location::caller(),
@@ -352,7 +360,9 @@ impl<T> Drop for Sender<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.shared.state_at(self.loc);
+        let mut st = self
+            .shared
+            .state_at(self.loc, &OpName("tokio watch Sender drop"));
         st.senders -= 1;
         if st.senders == 0 {
             st.changed.wake_all();
@@ -376,7 +386,11 @@ impl<T> Receiver<T> {
     /// The current value, not marked as seen.
     #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
-        let (guard, version) = read_versioned(&self.shared, Location::caller());
+        let (guard, version) = read_versioned(
+            &self.shared,
+            Location::caller(),
+            &OpName("tokio watch borrow"),
+        );
         Ref {
             guard,
             has_changed: version != self.seen,
@@ -386,7 +400,11 @@ impl<T> Receiver<T> {
     /// The current value, marked as seen.
     #[track_caller]
     pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
-        let (guard, version) = read_versioned(&self.shared, Location::caller());
+        let (guard, version) = read_versioned(
+            &self.shared,
+            Location::caller(),
+            &OpName("tokio watch borrow_and_update"),
+        );
         let has_changed = std::mem::replace(&mut self.seen, version) != version;
         Ref { guard, has_changed }
     }
@@ -395,7 +413,7 @@ impl<T> Receiver<T> {
     /// `Err` once every sender is dropped (even if such a value is there, as Tokio).
     #[track_caller]
     pub fn has_changed(&self) -> Result<bool, RecvError> {
-        let st = self.shared.state();
+        let st = self.shared.state(&OpName("tokio watch has_changed"));
         match st.senders {
             0 => Err(RecvError(())),
             _ => Ok(st.version != self.seen),
@@ -405,19 +423,26 @@ impl<T> Receiver<T> {
     /// Whether every sender is dropped.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.shared.state().senders == 0
+        self.shared.state(&OpName("tokio watch is_closed")).senders == 0
     }
 
     /// Makes the current value count as unseen: `changed` returns at once.
     #[track_caller]
     pub fn mark_changed(&mut self) {
-        self.seen = self.shared.state().version.wrapping_sub(1);
+        self.seen = self
+            .shared
+            .state(&OpName("tokio watch mark_changed"))
+            .version
+            .wrapping_sub(1);
     }
 
     /// Makes the current value count as seen.
     #[track_caller]
     pub fn mark_unchanged(&mut self) {
-        self.seen = self.shared.state().version;
+        self.seen = self
+            .shared
+            .state(&OpName("tokio watch mark_unchanged"))
+            .version;
     }
 
     /// Waits for a value this receiver has not seen and marks it as seen: at once if one
@@ -425,7 +450,12 @@ impl<T> Receiver<T> {
     /// Cancel-safe: it marks nothing unless it returns `Ok`.
     #[track_caller]
     pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> + '_ {
-        changed(&self.shared, &mut self.seen, Location::caller())
+        changed(
+            &self.shared,
+            &mut self.seen,
+            Location::caller(),
+            &OpName("tokio watch changed"),
+        )
     }
 
     /// Waits until `f` holds for the value, as `watch::Receiver::wait_for`: calls `f` on
@@ -442,13 +472,13 @@ impl<T> Receiver<T> {
             let Receiver { shared, seen, .. } = self;
             let shared: &Shared<T> = shared;
             loop {
-                let (guard, version) = read_versioned(shared, loc);
+                let (guard, version) = read_versioned(shared, loc, &OpName("tokio watch wait_for"));
                 let has_changed = std::mem::replace(seen, version) != version;
                 if f(&guard) {
                     return Ok(Ref { guard, has_changed });
                 }
                 drop(guard);
-                changed(shared, seen, loc).await?;
+                changed(shared, seen, loc, &OpName("tokio watch wait_for")).await?;
             }
         }
     }
@@ -459,22 +489,28 @@ impl<T> Receiver<T> {
     }
 }
 
-/// The value's read lock and the version it holds, for the program's operation at `loc`.
-fn read_versioned<T>(shared: &Shared<T>, loc: Loc) -> (RwLockReadGuard<'_, T>, u64) {
+/// The value's read lock and the version it holds, for the program's operation `what` at
+/// `loc`.
+fn read_versioned<'a, T>(
+    shared: &'a Shared<T>,
+    loc: Loc,
+    what: &'static OpName,
+) -> (RwLockReadGuard<'a, T>, u64) {
     let guard = shared.read_at(loc);
-    let version = shared.state_at(loc).version;
+    let version = shared.state_at(loc, what).version;
     (guard, version)
 }
 
-/// Waits for a version other than `seen`, then sets `seen` to it (a wait the program
-/// began at `loc`).
+/// Waits for a version other than `seen`, then sets `seen` to it (a wait `what` the
+/// program began at `loc`).
 fn changed<'a, T>(
     shared: &'a Shared<T>,
     seen: &'a mut u64,
     loc: Loc,
+    what: &'static OpName,
 ) -> impl Future<Output = Result<(), RecvError>> + 'a {
     std::future::poll_fn(move |cx: &mut Context<'_>| {
-        let mut st = shared.state_at(loc);
+        let mut st = shared.state_at(loc, what);
         if st.version != *seen {
             *seen = st.version;
             return Poll::Ready(Ok(()));
@@ -490,7 +526,9 @@ fn changed<'a, T>(
 impl<T> Clone for Receiver<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.state().receivers += 1;
+        self.shared
+            .state(&OpName("tokio watch Receiver clone"))
+            .receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
             seen: self.seen,
@@ -504,7 +542,9 @@ impl<T> Drop for Receiver<T> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self.shared.state_at(self.loc);
+        let mut st = self
+            .shared
+            .state_at(self.loc, &OpName("tokio watch Receiver drop"));
         st.receivers -= 1;
         if st.receivers == 0 {
             st.closed.wake_all();
