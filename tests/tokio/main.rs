@@ -9,6 +9,7 @@ mod bugs;
 mod example;
 mod example_select;
 mod locations;
+mod mpsc_more;
 mod reports;
 mod runtime;
 mod statics;

@@ -1,6 +1,7 @@
 //! Multi-producer, single-consumer channels, as `tokio::sync::mpsc`: [`channel`] (bounded:
 //! a send waits for capacity, senders served first come, first served) and
-//! [`unbounded_channel`].
+//! [`unbounded_channel`], with weak senders ([`WeakSender`]) that do not keep a channel
+//! open.
 //!
 //! Capacity and closing follow Tokio's documentation: a bounded send takes a slot (a
 //! permit of a fair semaphore) and the receiver gives it back when it takes the value;
@@ -17,95 +18,27 @@ use std::task::{Context, Poll, Waker};
 
 use super::sem::{Acquire, AcquireNames, HasSem, Sem};
 use crate::runtime::{Loc, OpName};
+use crate::sync::{Mutex, MutexGuard};
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
 const SEND: &AcquireNames = &[OpName("tokio mpsc send"), OpName("tokio mpsc send dropped")];
+const SEND_TIMEOUT: &AcquireNames = &[
+    OpName("tokio mpsc send_timeout"),
+    OpName("tokio mpsc send_timeout dropped"),
+];
 const RESERVE: &AcquireNames = &[
     OpName("tokio mpsc reserve"),
     OpName("tokio mpsc reserve dropped"),
 ];
-use crate::sync::{Mutex, MutexGuard};
 
-/// Errors of this module.
-pub mod error {
-    /// The receiver is gone or closed; the value comes back, as `mpsc::error::SendError`.
-    #[derive(PartialEq, Eq, Clone, Copy)]
-    pub struct SendError<T>(pub T);
+pub mod error;
+mod unbounded;
+mod weak;
 
-    impl<T> std::fmt::Debug for SendError<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("SendError { .. }")
-        }
-    }
+pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+pub use weak::{WeakSender, WeakUnboundedSender};
 
-    impl<T> std::fmt::Display for SendError<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("channel closed")
-        }
-    }
-
-    impl<T> std::error::Error for SendError<T> {}
-
-    /// Why `try_send` failed; the value comes back.
-    #[derive(PartialEq, Eq, Clone, Copy)]
-    pub enum TrySendError<T> {
-        /// No free slot.
-        Full(T),
-        /// The receiver is gone or closed.
-        Closed(T),
-    }
-
-    impl<T> TrySendError<T> {
-        /// The value that was not sent.
-        pub fn into_inner(self) -> T {
-            match self {
-                TrySendError::Full(v) | TrySendError::Closed(v) => v,
-            }
-        }
-    }
-
-    impl<T> std::fmt::Debug for TrySendError<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            match self {
-                TrySendError::Full(_) => f.write_str("Full(..)"),
-                TrySendError::Closed(_) => f.write_str("Closed(..)"),
-            }
-        }
-    }
-
-    impl<T> std::fmt::Display for TrySendError<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            match self {
-                TrySendError::Full(_) => f.write_str("no available capacity"),
-                TrySendError::Closed(_) => f.write_str("channel closed"),
-            }
-        }
-    }
-
-    impl<T> std::error::Error for TrySendError<T> {}
-
-    /// Why `try_recv` has no value.
-    #[derive(PartialEq, Eq, Clone, Copy, Debug)]
-    pub enum TryRecvError {
-        /// Nothing to receive now.
-        Empty,
-        /// Nothing to receive ever: every sender is gone, or the channel closed.
-        Disconnected,
-    }
-
-    impl std::fmt::Display for TryRecvError {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            match self {
-                TryRecvError::Empty => f.write_str("receiving on an empty channel"),
-                TryRecvError::Disconnected => f.write_str("receiving on a closed channel"),
-            }
-        }
-    }
-
-    impl std::error::Error for TryRecvError {}
-}
-
-use error::{SendError, TryRecvError, TrySendError};
+use error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 
 #[derive(Debug)]
 struct Chan<T> {
@@ -114,6 +47,8 @@ struct Chan<T> {
     sem: Sem,
     bound: Option<usize>,
     senders: usize,
+    /// Weak senders (`WeakSender`), which do not keep the channel open.
+    weak: usize,
     closed: bool,
     rx_waker: Option<Waker>,
     closed_wakers: Vec<Waker>,
@@ -190,6 +125,32 @@ impl<T> Chan<T> {
         self.rx_waker = Some(cx.waker().clone());
         Poll::Pending
     }
+
+    /// Moves up to `limit` values (at least one) into `buffer`: how many, 0 once none can
+    /// come (or if `limit` is 0).
+    fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        if limit == 0 {
+            return Poll::Ready(0);
+        }
+        let n = limit.min(self.buf.len());
+        if n > 0 {
+            buffer.extend(self.buf.drain(..n));
+            if self.bound.is_some() {
+                self.sem.release(n);
+            }
+            return Poll::Ready(n);
+        }
+        if self.finished() {
+            return Poll::Ready(0);
+        }
+        self.rx_waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
 }
 
 fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
@@ -198,6 +159,7 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         sem: Sem::new(bound.unwrap_or(0)),
         bound,
         senders: 1,
+        weak: 0,
         closed: false,
         rx_waker: None,
         closed_wakers: Vec::new(),
@@ -237,17 +199,6 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
         end: SenderEnd::first(&shared, loc),
     };
     (tx, Receiver { shared, loc })
-}
-
-/// An unbounded channel, as `tokio::sync::mpsc::unbounded_channel`.
-#[track_caller]
-pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let shared = new_shared(None);
-    let loc = Location::caller();
-    let tx = UnboundedSender {
-        end: SenderEnd::first(&shared, loc),
-    };
-    (tx, UnboundedReceiver(Receiver { shared, loc }))
 }
 
 /// The sending side of a bounded channel, as `mpsc::Sender`.
@@ -325,6 +276,31 @@ impl<T> Sender<T> {
                     Ok(())
                 }
                 Err(_) => Err(SendError(value)),
+            }
+        }
+    }
+
+    /// Waits at most `timeout` (on the virtual clock) for a free slot, then sends; the
+    /// value comes back with the reason when it could not be sent: the receiver is gone or
+    /// closed, or the time ran out (the deadline may pass while the channel is still full,
+    /// or, as a decision, earlier than a receiver's next step). Not cancel-safe, as
+    /// [`send`](Self::send).
+    #[track_caller]
+    pub fn send_timeout(
+        &self,
+        value: T,
+        timeout: std::time::Duration,
+    ) -> impl Future<Output = Result<(), SendTimeoutError<T>>> + '_ {
+        let loc = Location::caller();
+        async move {
+            let names = SEND_TIMEOUT;
+            match crate::tokio::time::timeout(timeout, self.reserve_at(loc, names)).await {
+                Ok(Ok(permit)) => {
+                    permit.send_at(value, loc, &names[0]);
+                    Ok(())
+                }
+                Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
+                Err(_) => Err(SendTimeoutError::Timeout(value)),
             }
         }
     }
@@ -494,6 +470,37 @@ impl<T> Receiver<T> {
         })
     }
 
+    /// Waits for values and moves up to `limit` of them, in order, to the end of
+    /// `buffer`, as `recv_many`: returns how many, at least one, or 0 once none can come
+    /// (or at once if `limit` is 0). It takes only what is there when it runs, without
+    /// waiting for more. Cancel-safe: values are taken only by the poll that returns them.
+    #[track_caller]
+    pub fn recv_many<'a>(
+        &'a mut self,
+        buffer: &'a mut Vec<T>,
+        limit: usize,
+    ) -> impl Future<Output = usize> + 'a {
+        let loc = Location::caller();
+        std::future::poll_fn(move |cx| {
+            self.shared
+                .lock_at(loc, &OpName("tokio mpsc recv_many"))
+                .poll_recv_many(cx, buffer, limit)
+        })
+    }
+
+    /// Polls for values, as [`recv_many`](Self::recv_many) does.
+    #[track_caller]
+    pub fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        self.shared
+            .lock(&OpName("tokio mpsc poll_recv_many"))
+            .poll_recv_many(cx, buffer, limit)
+    }
+
     /// Polls for the next value.
     #[track_caller]
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
@@ -569,68 +576,5 @@ impl<T> Drop for Receiver<T> {
             std::mem::take(&mut chan.buf)
         };
         drop(left);
-    }
-}
-
-/// The sending side of an unbounded channel, as `mpsc::UnboundedSender`.
-#[derive(Debug)]
-pub struct UnboundedSender<T> {
-    end: SenderEnd<T>,
-}
-
-impl<T> Clone for UnboundedSender<T> {
-    #[track_caller]
-    fn clone(&self) -> Self {
-        UnboundedSender {
-            end: self.end.clone(),
-        }
-    }
-}
-
-impl<T> UnboundedSender<T> {
-    /// Sends without waiting; the value comes back if the receiver is gone or closed.
-    #[track_caller]
-    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let mut chan = self.end.shared.lock(&OpName("tokio mpsc send"));
-        if chan.closed {
-            return Err(SendError(value));
-        }
-        chan.push(value);
-        Ok(())
-    }
-
-    /// Waits until the receiver is dropped or closed.
-    #[track_caller]
-    pub fn closed(&self) -> impl Future<Output = ()> + '_ {
-        self.end.shared.closed(Location::caller())
-    }
-
-    /// Whether the receiver is dropped or closed.
-    #[track_caller]
-    pub fn is_closed(&self) -> bool {
-        self.end.shared.lock(&OpName("tokio mpsc is_closed")).closed
-    }
-
-    /// Whether `other` sends on the same channel.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.end.shared, &other.end.shared)
-    }
-}
-
-/// The receiving side of an unbounded channel, as `mpsc::UnboundedReceiver`: the methods
-/// of [`Receiver`].
-#[derive(Debug)]
-pub struct UnboundedReceiver<T>(Receiver<T>);
-
-impl<T> std::ops::Deref for UnboundedReceiver<T> {
-    type Target = Receiver<T>;
-    fn deref(&self) -> &Receiver<T> {
-        &self.0
-    }
-}
-
-impl<T> std::ops::DerefMut for UnboundedReceiver<T> {
-    fn deref_mut(&mut self) -> &mut Receiver<T> {
-        &mut self.0
     }
 }

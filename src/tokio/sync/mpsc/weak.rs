@@ -1,0 +1,156 @@
+//! Weak senders, as `tokio::sync::mpsc::WeakSender` and `WeakUnboundedSender`: they do not
+//! keep the channel open (a receiver sees the end once every strong sender is gone), and
+//! upgrade to a sender only while another one is left. Each operation on the counts is a
+//! switch point, as a sender's clone and drop are.
+
+use std::panic::Location;
+use std::sync::Arc;
+
+use super::{Sender, SenderEnd, Shared, UnboundedSender};
+use crate::runtime::{Loc, OpName};
+
+/// A sender that does not keep the channel open, as `mpsc::WeakSender`: made by
+/// [`Sender::downgrade`]; [`upgrade`](Self::upgrade) gives a [`Sender`] while another one is
+/// left.
+#[derive(Debug)]
+pub struct WeakSender<T> {
+    end: WeakEnd<T>,
+}
+
+/// [`WeakSender`] for an unbounded channel, as `mpsc::WeakUnboundedSender`.
+#[derive(Debug)]
+pub struct WeakUnboundedSender<T> {
+    end: WeakEnd<T>,
+}
+
+/// What both kinds of weak sender are: an uncounted reference to the channel, made (and
+/// dropped, in reports) where the program made it.
+#[derive(Debug)]
+struct WeakEnd<T> {
+    shared: Arc<Shared<T>>,
+    loc: Loc,
+}
+
+impl<T> WeakEnd<T> {
+    /// A weak end of `shared`, made by `what` at `loc`.
+    fn new(shared: &Arc<Shared<T>>, loc: Loc, what: &'static OpName) -> Self {
+        shared.lock_at(loc, what).weak += 1;
+        WeakEnd {
+            shared: Arc::clone(shared),
+            loc,
+        }
+    }
+
+    /// A sender, if one is left.
+    fn upgrade(&self, loc: Loc) -> Option<SenderEnd<T>> {
+        let mut chan = self
+            .shared
+            .lock_at(loc, &OpName("tokio mpsc WeakSender upgrade"));
+        if chan.senders == 0 {
+            return None;
+        }
+        chan.senders += 1;
+        drop(chan);
+        Some(SenderEnd::first(&self.shared, loc))
+    }
+
+    fn counts(&self, loc: Loc, what: &'static OpName) -> (usize, usize) {
+        let chan = self.shared.lock_at(loc, what);
+        (chan.senders, chan.weak)
+    }
+}
+
+impl<T> Clone for WeakEnd<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        let what = &OpName("tokio mpsc WeakSender clone");
+        WeakEnd::new(&self.shared, Location::caller(), what)
+    }
+}
+
+impl<T> Drop for WeakEnd<T> {
+    fn drop(&mut self) {
+        if crate::runtime::in_model() {
+            let what = &OpName("tokio mpsc WeakSender drop");
+            self.shared.lock_at(self.loc, what).weak -= 1;
+        }
+    }
+}
+
+impl<T> SenderEnd<T> {
+    /// A weak end of this sender's channel, made at `loc`.
+    fn downgrade(&self, loc: Loc) -> WeakEnd<T> {
+        WeakEnd::new(&self.shared, loc, &OpName("tokio mpsc Sender downgrade"))
+    }
+
+    /// The senders and weak senders of the channel.
+    fn counts(&self, loc: Loc, what: &'static OpName) -> (usize, usize) {
+        let chan = self.shared.lock_at(loc, what);
+        (chan.senders, chan.weak)
+    }
+}
+
+/// The names of the counts' reads, strong then weak.
+const COUNTS: [OpName; 2] = [
+    OpName("tokio mpsc strong_count"),
+    OpName("tokio mpsc weak_count"),
+];
+
+macro_rules! weak_pair {
+    ($strong:ident, $weak:ident) => {
+        impl<T> $strong<T> {
+            /// A sender that does not keep the channel open.
+            #[track_caller]
+            pub fn downgrade(&self) -> $weak<T> {
+                $weak {
+                    end: self.end.downgrade(Location::caller()),
+                }
+            }
+
+            /// How many senders the channel has (this one included).
+            #[track_caller]
+            pub fn strong_count(&self) -> usize {
+                self.end.counts(Location::caller(), &COUNTS[0]).0
+            }
+
+            /// How many weak senders the channel has.
+            #[track_caller]
+            pub fn weak_count(&self) -> usize {
+                self.end.counts(Location::caller(), &COUNTS[1]).1
+            }
+        }
+
+        impl<T> $weak<T> {
+            /// A sender of the channel, or `None` once every sender is gone.
+            #[track_caller]
+            pub fn upgrade(&self) -> Option<$strong<T>> {
+                let end = self.end.upgrade(Location::caller())?;
+                Some($strong { end })
+            }
+
+            /// How many senders the channel has.
+            #[track_caller]
+            pub fn strong_count(&self) -> usize {
+                self.end.counts(Location::caller(), &COUNTS[0]).0
+            }
+
+            /// How many weak senders the channel has (this one included).
+            #[track_caller]
+            pub fn weak_count(&self) -> usize {
+                self.end.counts(Location::caller(), &COUNTS[1]).1
+            }
+        }
+
+        impl<T> Clone for $weak<T> {
+            #[track_caller]
+            fn clone(&self) -> Self {
+                $weak {
+                    end: self.end.clone(),
+                }
+            }
+        }
+    };
+}
+
+weak_pair!(Sender, WeakSender);
+weak_pair!(UnboundedSender, WeakUnboundedSender);
