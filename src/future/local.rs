@@ -463,7 +463,7 @@ where
 }
 
 /// [`spawn_local`] of a task named `name`, called at `loc`.
-pub(super) fn spawn_local_at<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
+pub(crate) fn spawn_local_at<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,

@@ -63,8 +63,8 @@ use std::task::{Context, Poll};
 use crate::runtime;
 
 pub use builder::Builder;
-pub(crate) use local::in_block_on;
 pub use local::spawn_local;
+pub(crate) use local::{in_block_on, spawn_local_at};
 pub(crate) use task::current_id;
 pub use task::{AbortHandle, Id, JoinError, JoinHandle};
 pub use waker::AtomicWaker;

@@ -8,6 +8,7 @@ mod common;
 mod bugs;
 mod example;
 mod example_select;
+mod local_set;
 mod locations;
 mod mpsc_more;
 mod reports;

@@ -7,6 +7,7 @@
 mod builder;
 mod join_set;
 mod local;
+mod local_set;
 
 use std::future::Future;
 
@@ -17,6 +18,7 @@ pub use crate::future::{AbortHandle, Id, JoinError, JoinHandle, yield_now};
 pub use builder::Builder;
 pub use join_set::JoinSet;
 pub use local::{AccessError, LocalKey, TaskLocalFuture};
+pub use local_set::LocalSet;
 
 /// The task module's future types, as `tokio::task::futures`.
 pub mod futures {
@@ -49,8 +51,9 @@ where
     }
 }
 
-/// Spawns a `!Send` future on the executor of the calling thread's `block_on`, as
-/// `tokio::task::spawn_local`; see [`future::spawn_local`].
+/// Spawns a `!Send` future, as `tokio::task::spawn_local`: inside a [`LocalSet`] (its
+/// `run_until`'s future or one of its tasks), on that set; elsewhere, on the executor of
+/// the calling thread's `block_on` (see [`future::spawn_local`]; Tokio would panic there).
 ///
 /// # Panics
 /// Outside the future of a `block_on`.
@@ -60,7 +63,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    future::spawn_local(future)
+    local_set::spawn_local_here(future, std::panic::Location::caller())
 }
 
 /// Runs `f` as a task of its own, as on Tokio's blocking pool: it may block (on a lock,

@@ -1,0 +1,318 @@
+//! [`LocalSet`], as `tokio::task::LocalSet`: a set of `!Send` tasks that run on the
+//! calling model thread, and only while the set is driven ([`LocalSet::run_until`], or
+//! the set awaited).
+//!
+//! Its tasks are local tasks of the executor of the `block_on` that drives the set (so
+//! reports name them, and which woken task is polled next is a decision), each wrapped in
+//! a gate: polled while the set is not driven, a task parks until the set is driven again,
+//! as Tokio's set does not poll its tasks then. Dropping the set aborts its tasks.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::panic::Location;
+use std::pin::Pin;
+use std::rc::{Rc, Weak};
+use std::task::{Context, Poll, Waker};
+
+use crate::future::{self, AbortHandle, JoinHandle};
+use crate::runtime::Loc;
+use crate::tokio::runtime::Runtime;
+
+/// A set of `!Send` tasks on one thread, as `tokio::task::LocalSet`.
+///
+/// ```
+/// use std::{cell::Cell, rc::Rc};
+/// use interleave_test::tokio::task::{self, LocalSet};
+///
+/// interleave_test::check_async(|| async {
+///     let local = LocalSet::new();
+///     let seen = Rc::new(Cell::new(0));
+///     let value = local
+///         .run_until(async {
+///             let task_seen = Rc::clone(&seen);
+///             task::spawn_local(async move { task_seen.set(7) }).await.unwrap();
+///             seen.get()
+///         })
+///         .await;
+///     assert_eq!(value, 7);
+/// })
+/// .unwrap();
+/// ```
+///
+/// Differs from Tokio's: a task can be spawned on it only from code a `block_on` runs (a
+/// model's future, a runtime's `block_on`, a task), since its handle needs that executor;
+/// `spawn_local` elsewhere panics and says so.
+#[derive(Debug, Default)]
+pub struct LocalSet {
+    set: Rc<SetState>,
+    /// Whether this set, awaited, drives itself.
+    awaited: bool,
+}
+
+#[derive(Debug, Default)]
+struct SetState {
+    /// How many drivers run the set now (a `run_until`, the set awaited).
+    driven: Cell<usize>,
+    /// Tasks that were polled while the set was not driven.
+    parked: RefCell<Vec<Waker>>,
+    /// Tasks not finished.
+    live: Cell<usize>,
+    /// The waker of the awaited set, woken when the last task finishes.
+    idle: RefCell<Option<Waker>>,
+    /// The set's tasks not known to be finished: dropped and aborted when it is dropped.
+    tasks: RefCell<Vec<(Rc<dyn TaskSlot>, AbortHandle)>>,
+}
+
+/// A task's future, shared by its gate, which polls it, and its set, which drops it when
+/// the set is dropped; empty once it finished or was dropped.
+type Slot<F> = RefCell<Option<Pin<Box<F>>>>;
+
+/// What a set does with a task's [`Slot`], whatever its future's type.
+trait TaskSlot {
+    /// Whether the future is still there.
+    fn holds(&self) -> bool;
+    /// Drops the future now; whether it was still there.
+    fn drop_future(&self) -> bool;
+}
+
+impl std::fmt::Debug for dyn TaskSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.holds() { "running" } else { "finished" })
+    }
+}
+
+impl<F: Future> TaskSlot for Slot<F> {
+    fn holds(&self) -> bool {
+        self.borrow().is_some()
+    }
+
+    fn drop_future(&self) -> bool {
+        let future = self.borrow_mut().take();
+        future.is_some()
+    }
+}
+
+impl SetState {
+    /// One more driver; the first wakes the tasks that parked.
+    fn drive(&self) {
+        self.driven.set(self.driven.get() + 1);
+        if self.driven.get() == 1 {
+            for waker in self.parked.take() {
+                waker.wake();
+            }
+        }
+    }
+
+    fn undrive(&self) {
+        self.driven.set(self.driven.get() - 1);
+    }
+}
+
+std::thread_local! {
+    /// The sets whose futures this OS thread is polling, innermost last, with the model
+    /// thread that polls them (see `future/local.rs` on why a plain list).
+    static CURRENT: RefCell<Vec<(u64, crate::op::Tid, Weak<SetState>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// Polls `f` with `set` the current set of the calling model thread: `task::spawn_local`
+/// spawns on it.
+fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
+    let (exec, tid) = crate::runtime::ids("interleave_test::tokio::task::LocalSet");
+    CURRENT.with(|c| c.borrow_mut().push((exec, tid, Rc::downgrade(set))));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            let _ = CURRENT.try_with(|c| c.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    f()
+}
+
+/// Spawns `future`, called at `loc`, on the set the calling model thread is polling a
+/// future of (`tokio::task::spawn_local` inside it), or on its `block_on`'s executor.
+pub(super) fn spawn_local_here<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let current = crate::runtime::try_ids().and_then(|(exec, tid)| {
+        CURRENT.with(|c| {
+            let c = c.borrow();
+            let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
+            set.upgrade()
+        })
+    });
+    match current {
+        Some(set) => spawn_on(&set, future, loc),
+        None => future::spawn_local_at(future, None, loc),
+    }
+}
+
+impl LocalSet {
+    /// An empty set.
+    pub fn new() -> LocalSet {
+        LocalSet::default()
+    }
+
+    /// Spawns `future` on the set: it runs while the set is driven. A switch point.
+    ///
+    /// # Panics
+    /// Outside code that a `block_on` runs (see the type's docs).
+    #[track_caller]
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        spawn_on(&self.set, future, Location::caller())
+    }
+
+    /// Runs `future` to its end, driving the set meanwhile: its tasks run while the future
+    /// is polled, and stop where they are when it is done.
+    pub fn run_until<F: Future>(&self, future: F) -> impl Future<Output = F::Output> {
+        RunUntil {
+            set: &self.set,
+            future: Box::pin(future),
+            driving: false,
+        }
+    }
+
+    /// `rt.block_on(self.run_until(future))`.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, rt: &Runtime, future: F) -> F::Output {
+        rt.block_on(self.run_until(future))
+    }
+}
+
+impl Future for LocalSet {
+    type Output = ();
+
+    /// Drives the set until every task it has (spawned before or during) has finished.
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.awaited {
+            self.awaited = true;
+            self.set.drive();
+        }
+        if self.set.live.get() == 0 {
+            return Poll::Ready(());
+        }
+        *self.set.idle.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for LocalSet {
+    /// Drops the futures of the tasks not finished, here, as Tokio's set does, and aborts
+    /// them (each a switch point), so that their handles yield a cancelled `JoinError`.
+    fn drop(&mut self) {
+        if self.awaited {
+            self.set.undrive();
+        }
+        if crate::runtime::in_model() {
+            for (slot, task) in self.set.tasks.take() {
+                if slot.drop_future() {
+                    task.abort();
+                }
+            }
+        }
+    }
+}
+
+/// Spawns `future` on `set`, called at `loc`.
+fn spawn_on<F>(set: &Rc<SetState>, future: F, loc: Loc) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    assert!(
+        future::in_block_on(),
+        "LocalSet::spawn_local outside code that a block_on runs: in a model, spawn the \
+         set's tasks from inside the future of run_until, LocalSet::block_on or a task \
+         (interleave-test needs the executor that runs them to make their JoinHandle)"
+    );
+    set.live.set(set.live.get() + 1);
+    let slot: Rc<Slot<F>> = Rc::new(RefCell::new(Some(Box::pin(future))));
+    let gated = Gated {
+        set: Rc::clone(set),
+        slot: Rc::clone(&slot),
+    };
+    let handle = future::spawn_local_at(gated, None, loc);
+    let mut tasks = set.tasks.borrow_mut();
+    tasks.retain(|(slot, _)| slot.holds());
+    tasks.push((slot, handle.abort_handle()));
+    handle
+}
+
+/// A task of a set: polled only while the set is driven.
+struct Gated<F: Future> {
+    set: Rc<SetState>,
+    slot: Rc<Slot<F>>,
+}
+
+impl<F: Future> Future for Gated<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        if self.set.driven.get() == 0 {
+            self.set.parked.borrow_mut().push(cx.waker().clone());
+            return Poll::Pending;
+        }
+        // Taken out while it is polled: the set cannot be dropped meanwhile (its
+        // `run_until` borrows it, or it is the future awaited).
+        let Some(mut future) = self.slot.borrow_mut().take() else {
+            return Poll::Pending; // dropped with its set, and aborted
+        };
+        let polled = with_current(&self.set, || future.as_mut().poll(cx));
+        if polled.is_pending() {
+            *self.slot.borrow_mut() = Some(future);
+        }
+        polled
+    }
+}
+
+impl<F: Future> Drop for Gated<F> {
+    /// Finished, aborted, or dropped with its executor: no longer live.
+    fn drop(&mut self) {
+        self.set.live.set(self.set.live.get() - 1);
+        if self.set.live.get() == 0
+            && let Some(idle) = self.set.idle.take()
+        {
+            idle.wake();
+        }
+    }
+}
+
+/// The future of [`LocalSet::run_until`].
+struct RunUntil<'a, F: Future> {
+    set: &'a Rc<SetState>,
+    future: Pin<Box<F>>,
+    driving: bool,
+}
+
+impl<F: Future> Future for RunUntil<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let me = &mut *self;
+        if !me.driving {
+            me.driving = true;
+            me.set.drive();
+        }
+        let polled = with_current(me.set, || me.future.as_mut().poll(cx));
+        if polled.is_ready() {
+            me.driving = false;
+            me.set.undrive();
+        }
+        polled
+    }
+}
+
+impl<F: Future> Drop for RunUntil<'_, F> {
+    fn drop(&mut self) {
+        if self.driving {
+            self.set.undrive();
+        }
+    }
+}
