@@ -28,7 +28,10 @@ fn tasks_spawned_inside_run_until_run_on_the_set_and_give_their_values() {
 }
 
 #[test]
-#[expect(clippy::async_yields_async, reason = "the task's handle is awaited later")]
+#[expect(
+    clippy::async_yields_async,
+    reason = "the task's handle is awaited later"
+)]
 fn a_task_of_a_set_does_not_run_while_the_set_is_not_driven() {
     every_execution(|| async {
         let local = LocalSet::new();
@@ -74,7 +77,10 @@ fn awaiting_a_set_runs_every_task_including_those_its_tasks_spawn() {
 }
 
 #[test]
-#[expect(clippy::async_yields_async, reason = "the task's handle is awaited later")]
+#[expect(
+    clippy::async_yields_async,
+    reason = "the task's handle is awaited later"
+)]
 fn dropping_a_set_drops_its_unfinished_tasks_at_once_and_cancels_them() {
     every_execution(|| async {
         let local = LocalSet::new();

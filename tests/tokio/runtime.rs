@@ -308,3 +308,31 @@ fn blocking_inside_a_runtime_task_panics_as_in_tokio_but_not_in_spawn_blocking()
         assert_eq!(failure.thread().map(|t| t.id()), Some(1), "{failure}");
     }
 }
+
+/// The model has no cooperative budget: `unconstrained` polls its future as it is and
+/// `consume_budget` is ready at once, so a task interleaves with the others exactly as
+/// without them (the same outcomes under DFS).
+#[test]
+fn unconstrained_and_consume_budget_change_no_interleaving() {
+    let outcomes = |wrapped: bool| {
+        let seen = StdMutex::new(BTreeSet::new());
+        let report = dfs(SUBSTRATES[0], Reduction::Dpor, None)
+            .check_async(|| async {
+                let (tx, rx) = oneshot::channel::<u32>();
+                let task = tokio_mod::spawn(async move { tx.send(1).unwrap() });
+                let got = if wrapped {
+                    task::consume_budget().await;
+                    task::unconstrained(async { rx.await.unwrap() * 10 }).await
+                } else {
+                    async { rx.await.unwrap() * 10 }.await
+                };
+                task.await.unwrap();
+                seen.lock().unwrap().insert(got);
+            })
+            .unwrap();
+        (report.executions, seen.into_inner().unwrap())
+    };
+    let (plain, wrapped) = (outcomes(false), outcomes(true));
+    assert_eq!(wrapped.1, BTreeSet::from([10]));
+    assert_eq!(wrapped, plain);
+}

@@ -112,3 +112,36 @@ pub fn id() -> Id {
 pub fn try_id() -> Option<Id> {
     future::current_id()
 }
+
+/// Opts `inner` out of Tokio's cooperative budget, as `tokio::task::unconstrained`. The
+/// model has no budget (a task yields only where it awaits something pending), so this
+/// polls `inner` as it is.
+pub fn unconstrained<F: Future>(inner: F) -> Unconstrained<F> {
+    Unconstrained { inner }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`unconstrained`].
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct Unconstrained<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for Unconstrained<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        self.project().inner.poll(cx)
+    }
+}
+
+/// Spends a unit of Tokio's cooperative budget, as `tokio::task::consume_budget`. The model
+/// has no budget (see [`unconstrained`]): it is ready at once, as Tokio's is until a task
+/// spent its budget.
+pub async fn consume_budget() {}
