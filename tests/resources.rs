@@ -7,6 +7,7 @@ mod common;
 
 use common::SUBSTRATES;
 use interleave_test::sync::{Arc, Barrier, Mutex};
+use interleave_test::tokio::sync::{Notify, Semaphore};
 use interleave_test::{Builder, FailureKind, Substrate, thread};
 
 /// The tests of this file choose their substrates themselves: CI's second pass, on OS
@@ -62,7 +63,15 @@ mod own_substrates {
         names.join(", ")
     }
 
+    /// A `static` Tokio `Semaphore` and `Notify`: each execution after the first has a
+    /// state of its own, which must go with it (at about 200 bytes each, 90,000
+    /// executions that kept them would add some 30 MiB).
+    static PERMITS: Semaphore = Semaphore::const_new(1);
+    static READY: Notify = Notify::const_new();
+
     fn three_threads() {
+        PERMITS.try_acquire().unwrap().forget();
+        READY.notify_one();
         let m = Arc::new(Mutex::new(0));
         let hs: Vec<_> = (0..2)
             .map(|_| {

@@ -343,6 +343,9 @@ pub(crate) struct ExecState {
     pub(crate) labels: Vec<Option<Box<str>>>,
     /// The timers of futures (see `timers.rs`).
     pub(crate) timers: super::timers::Timers,
+    /// This execution's own states of primitives several executions use, by key, dropped
+    /// with it (see `tokio/sync/per_exec.rs`).
+    pub(crate) lent: Vec<(u64, std::sync::Arc<dyn std::any::Any + Send + Sync>)>,
 }
 
 impl std::fmt::Debug for ExecState {
@@ -460,6 +463,7 @@ impl Execution {
                 tasks,
                 labels: Vec::new(),
                 timers: super::timers::Timers::default(),
+                lent: Vec::new(),
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),
             origin,

@@ -364,6 +364,24 @@ pub(crate) fn try_ids() -> Option<(u64, Tid)> {
     host::with_current(|ctx| (ctx.exec.id, ctx.tid))
 }
 
+/// The calling execution's state `key` (a primitive's that several executions use, see
+/// `tokio/sync/per_exec.rs`), made by `make` on its first use and dropped when the
+/// execution is: lent for the caller's operation. Called in a model only.
+pub(crate) fn exec_state<T: Send + Sync + 'static>(key: u64, make: impl FnOnce() -> T) -> Arc<T> {
+    let lent = host::with_current(|ctx| {
+        let mut st = ctx.exec.state.lock();
+        if let Some((_, state)) = st.lent.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(state);
+        }
+        let state: Arc<dyn std::any::Any + Send + Sync> = Arc::new(make());
+        st.lent.push((key, Arc::clone(&state)));
+        state
+    })
+    .expect("a primitive's state for an execution is asked for inside a model");
+    lent.downcast()
+        .unwrap_or_else(|_| unreachable!("a key names the states of one primitive, of one type"))
+}
+
 /// The calling model thread's execution and id.
 #[track_caller]
 pub(crate) fn ids(api: &str) -> (u64, Tid) {

@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
 /// - [`notify_one`](Self::notify_one) wakes the task that waits longest (first come,
@@ -20,8 +20,8 @@ use crate::sync::{Mutex, MutexGuard};
 ///
 /// Every operation is a switch point. A `static` `Notify` (made by
 /// [`const_new`](Self::const_new)), or one made outside the model closure, starts with no
-/// permit and no waiter in every execution: each execution has a state of its own, kept
-/// until the `Notify` is dropped.
+/// permit and no waiter in every execution: each execution has a state of its own,
+/// dropped when the execution ends.
 #[derive(Debug)]
 pub struct Notify {
     /// The state of each execution that uses it (one, for a `Notify` made in a model).
@@ -74,13 +74,14 @@ impl Notify {
     }
 
     #[track_caller]
-    fn lock(&self, what: &'static OpName) -> MutexGuard<'_, State> {
-        self.lock_at(Location::caller(), what)
+    fn with<R>(&self, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
+        self.with_at(Location::caller(), what, f)
     }
 
-    /// Locks this execution's state for the program's operation `what` at `loc`.
-    fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, State> {
-        self.states.get(new_state).lock_section_at(loc, what)
+    /// Runs `f` on this execution's state, locked for the program's operation `what` at
+    /// `loc`.
+    fn with_at<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
+        f(&mut self.states.get(new_state).lock_section_at(loc, what))
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -90,7 +91,7 @@ impl Notify {
     #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
         let loc = Location::caller();
-        let rounds = self.lock_at(loc, &OpName("tokio Notify notified")).rounds;
+        let rounds = self.with_at(loc, &OpName("tokio Notify notified"), |st| st.rounds);
         Notified {
             notify: self,
             rounds,
@@ -103,33 +104,36 @@ impl Notify {
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_one(&self) {
-        let mut st = self.lock(&OpName("tokio Notify notify_one"));
-        match st.queue.pop_front() {
-            Some((id, waker)) => st.pick(id, waker),
-            None => st.permit = true,
-        }
+        self.with(&OpName("tokio Notify notify_one"), |st| {
+            match st.queue.pop_front() {
+                Some((id, waker)) => st.pick(id, waker),
+                None => st.permit = true,
+            }
+        });
     }
 
     /// Wakes the most recently registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_last(&self) {
-        let mut st = self.lock(&OpName("tokio Notify notify_last"));
-        match st.queue.pop_back() {
-            Some((id, waker)) => st.pick(id, waker),
-            None => st.permit = true,
-        }
+        self.with(&OpName("tokio Notify notify_last"), |st| {
+            match st.queue.pop_back() {
+                Some((id, waker)) => st.pick(id, waker),
+                None => st.permit = true,
+            }
+        });
     }
 
     /// Wakes every [`Notified`] made before this call; stores no permit.
     #[track_caller]
     pub fn notify_waiters(&self) {
-        let mut st = self.lock(&OpName("tokio Notify notify_waiters"));
-        st.rounds += 1;
-        for (_, waker) in std::mem::take(&mut st.queue) {
-            if let Some(waker) = waker {
-                waker.wake();
+        self.with(&OpName("tokio Notify notify_waiters"), |st| {
+            st.rounds += 1;
+            for (_, waker) in std::mem::take(&mut st.queue) {
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
             }
-        }
+        });
     }
 }
 
@@ -192,16 +196,17 @@ impl Notified<'_> {
         if me.done {
             return true;
         }
-        let mut st = me.notify.lock(&OpName("tokio Notify enable"));
-        if st.take(me.ticket, me.rounds) {
-            me.done = true;
-            me.ticket = None;
-            return true;
-        }
-        if me.ticket.is_none() {
-            me.ticket = Some(st.register(None));
-        }
-        false
+        me.notify.with(&OpName("tokio Notify enable"), |st| {
+            if st.take(me.ticket, me.rounds) {
+                me.done = true;
+                me.ticket = None;
+                return true;
+            }
+            if me.ticket.is_none() {
+                me.ticket = Some(st.register(None));
+            }
+            false
+        })
     }
 }
 
@@ -213,21 +218,23 @@ impl Future for Notified<'_> {
         if me.done {
             return Poll::Ready(());
         }
-        let mut st = me.notify.lock_at(me.loc, &OpName("tokio Notify notified"));
-        if st.take(me.ticket, me.rounds) {
-            me.done = true;
-            me.ticket = None;
-            return Poll::Ready(());
-        }
-        match me.ticket {
-            None => me.ticket = Some(st.register(Some(cx.waker().clone()))),
-            Some(id) => {
-                if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
-                    entry.1 = Some(cx.waker().clone());
+        let (notify, loc) = (me.notify, me.loc);
+        notify.with_at(loc, &OpName("tokio Notify notified"), |st| {
+            if st.take(me.ticket, me.rounds) {
+                me.done = true;
+                me.ticket = None;
+                return Poll::Ready(());
+            }
+            match me.ticket {
+                None => me.ticket = Some(st.register(Some(cx.waker().clone()))),
+                Some(id) => {
+                    if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
+                        entry.1 = Some(cx.waker().clone());
+                    }
                 }
             }
-        }
-        Poll::Pending
+            Poll::Pending
+        })
     }
 }
 
@@ -239,16 +246,16 @@ impl Drop for Notified<'_> {
         if !crate::runtime::in_model() {
             return;
         }
-        let mut st = self
-            .notify
-            .lock_at(self.loc, &OpName("tokio Notify notified dropped"));
-        st.queue.retain(|(w, _)| *w != id);
-        if let Some(i) = st.picked.iter().position(|w| *w == id) {
-            st.picked.swap_remove(i);
-            match st.queue.pop_front() {
-                Some((next, waker)) => st.pick(next, waker),
-                None => st.permit = true,
+        let what = &OpName("tokio Notify notified dropped");
+        self.notify.with_at(self.loc, what, |st| {
+            st.queue.retain(|(w, _)| *w != id);
+            if let Some(i) = st.picked.iter().position(|w| *w == id) {
+                st.picked.swap_remove(i);
+                match st.queue.pop_front() {
+                    Some((next, waker)) => st.pick(next, waker),
+                    None => st.permit = true,
+                }
             }
-        }
+        });
     }
 }

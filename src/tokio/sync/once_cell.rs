@@ -5,7 +5,7 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::OnceLock;
 
-use super::per_exec::PerExecution;
+use super::per_exec::Kept;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
 use crate::sync::PoisonError;
@@ -95,7 +95,7 @@ impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
 /// - No `const_new_with`. `SetError`'s `Display` messages are lowercase sentences.
 pub struct OnceCell<T> {
     /// The cell of each execution that uses it (one, for a cell made inside a model).
-    cells: PerExecution<Cell<T>>,
+    cells: Kept<Cell<T>>,
     /// Whether the cell was made holding a value (in the home cell), which it then holds
     /// in every execution.
     preset: bool,
@@ -134,7 +134,7 @@ impl<T> OnceCell<T> {
     /// An empty cell, usable as a `static`: each execution starts with it empty.
     pub const fn const_new() -> Self {
         OnceCell {
-            cells: PerExecution::new(Cell::new(false)),
+            cells: Kept::new(Cell::new(false)),
             preset: false,
         }
     }
@@ -147,7 +147,7 @@ impl<T> OnceCell<T> {
             let _ = home.value.set(value);
         }
         OnceCell {
-            cells: PerExecution::new(home),
+            cells: Kept::new(home),
             preset,
         }
     }

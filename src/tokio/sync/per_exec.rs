@@ -1,27 +1,29 @@
-//! [`PerExecution`]: the state of a Tokio primitive that several executions use (a
-//! `static` made by a `const_new`, or one made outside the model closure), one per
+//! [`PerExecution`] and [`Kept`]: the state of a Tokio primitive that several executions
+//! use (a `static` made by a `const_new`, or one made outside the model closure), one per
 //! execution.
 //!
 //! A primitive's state sits behind a modelled lock, which belongs to the first execution
 //! that uses it; a later execution that used the same lock would be `Misuse`. So the first
 //! execution keeps the state the primitive was made with (its home), and each later one
-//! gets a fresh state of its own, made on its first use. A later state may be borrowed for
-//! as long as the primitive lives (an `OnceCell`'s value, a permit), and this crate has no
-//! `unsafe` code to end such borrows: states are never moved or dropped before the
-//! primitive. They sit in an append-only list (`sync/slots.rs`), found by execution id,
-//! newest first (an execution looks for its own, most often the newest). A `static`
-//! primitive so grows by its state (under 200 bytes for a `Semaphore` or `Notify`) and
-//! an index entry per execution that used it, until the process exits, as a `static`
-//! `OnceLock` keeps each execution's value.
+//! gets a fresh state of its own, made on its first use. Where the later states live:
+//! - [`PerExecution`] (`Semaphore`, `Notify`): with the execution (`runtime::exec_state`),
+//!   which drops them when it ends: borrowed only inside an operation, through the `Arc`
+//!   the execution lends, so a run of many executions does not grow.
+//! - [`Kept`] (`OnceCell`): in an append-only list (`sync/slots.rs`), found by execution
+//!   id, newest first, until the primitive is dropped, since a cell's value may be
+//!   borrowed for as long as the cell lives, and this crate has no `unsafe` code to end
+//!   such borrows: a `static` cell grows by its state and an index entry per execution
+//!   that used it, as a `static` `OnceLock` keeps each execution's value.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use crate::sync::PoisonError;
 use crate::sync::slots::Slots;
 
-/// One state per execution that used the primitive (see the module).
-pub(super) struct PerExecution<T> {
+/// One state per execution that used the primitive, kept until the primitive is dropped
+/// (see the module).
+pub(super) struct Kept<T> {
     /// The state of the first execution that used the primitive.
     home: T,
     /// That execution: 0 until a first use claims it.
@@ -36,10 +38,10 @@ struct Later<T> {
     states: Slots<T>,
 }
 
-impl<T> PerExecution<T> {
+impl<T> Kept<T> {
     /// `home` for the first execution that uses it; later ones make their own.
     pub(super) const fn new(home: T) -> Self {
-        PerExecution {
+        Kept {
             home,
             owner: AtomicU64::new(0),
             later: OnceLock::new(),
@@ -50,23 +52,10 @@ impl<T> PerExecution<T> {
     /// execution is not the first. Outside a model, the home state (the operation's
     /// switch point then says what is wrong).
     pub(super) fn get(&self, make: impl FnOnce() -> T) -> &T {
-        let Some((exec, _)) = crate::runtime::try_ids() else {
-            return &self.home;
-        };
-        let owner = match self.owner.load(Ordering::Acquire) {
-            0 => match self
-                .owner
-                .compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => exec,
-                Err(owner) => owner,
-            },
-            owner => owner,
-        };
-        if owner == exec {
-            return &self.home;
+        match later_execution(&self.owner) {
+            None => &self.home,
+            Some(exec) => self.later_state(exec, make),
         }
-        self.later_state(exec, make)
     }
 
     /// The state of a later execution `exec`, made on its first use.
@@ -109,8 +98,142 @@ impl<T> PerExecution<T> {
     }
 }
 
+impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.home.fmt(f)
+    }
+}
+
+/// The calling execution, unless it is the one that owns the home state (claimed by the
+/// first use: `owner` is 0 until then), or no model runs (the operation's switch point
+/// then says what is wrong).
+fn later_execution(owner: &AtomicU64) -> Option<u64> {
+    let (exec, _) = crate::runtime::try_ids()?;
+    let claimed = match owner.load(Ordering::Acquire) {
+        0 => match owner.compare_exchange(0, exec, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => exec,
+            Err(owner) => owner,
+        },
+        owner => owner,
+    };
+    (claimed != exec).then_some(exec)
+}
+
+/// One state per execution that used the primitive; a later execution's lives with that
+/// execution (see the module).
+pub(super) struct PerExecution<T> {
+    /// The state of the first execution that used the primitive.
+    home: T,
+    /// That execution: 0 until a first use claims it.
+    owner: AtomicU64,
+    /// The primitive's key among the states an execution holds: 0 until a later execution
+    /// first uses it.
+    key: AtomicU64,
+}
+
+/// The calling execution's state of a [`PerExecution`]: the home state, or the execution's
+/// own, which it lends for the operation.
+pub(super) enum StateRef<'a, T> {
+    Home(&'a T),
+    Lent(Arc<T>),
+}
+
+impl<T> std::ops::Deref for StateRef<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            StateRef::Home(home) => home,
+            StateRef::Lent(lent) => lent,
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> PerExecution<T> {
+    /// `home` for the first execution that uses it; later ones make their own.
+    pub(super) const fn new(home: T) -> Self {
+        PerExecution {
+            home,
+            owner: AtomicU64::new(0),
+            key: AtomicU64::new(0),
+        }
+    }
+
+    /// The state of the calling execution, made by `make` on its first use if the
+    /// execution is not the first; outside a model, the home state.
+    pub(super) fn get(&self, make: impl FnOnce() -> T) -> StateRef<'_, T> {
+        let Some(_) = later_execution(&self.owner) else {
+            return StateRef::Home(&self.home);
+        };
+        static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
+        let key = match self.key.load(Ordering::Acquire) {
+            0 => {
+                let new = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+                match self
+                    .key
+                    .compare_exchange(0, new, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => new,
+                    Err(key) => key,
+                }
+            }
+            key => key,
+        };
+        StateRef::Lent(crate::runtime::exec_state(key, make))
+    }
+}
+
 impl<T: std::fmt::Debug> std::fmt::Debug for PerExecution<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.home.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    static DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+    /// A state that counts its drops, made by execution `.0` (0: the home state).
+    struct Counted(u64);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            DROPPED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    static STATE: PerExecution<Counted> = PerExecution::new(Counted(0));
+
+    /// Each later execution gets a state of its own, the same at each look, and it is
+    /// dropped when the execution ends: a run of many executions keeps none of them.
+    #[test]
+    fn a_later_executions_state_is_its_own_and_dropped_with_it() {
+        for parallelism in [1, 2] {
+            let (made, dropped) = (MADE.load(Ordering::SeqCst), DROPPED.load(Ordering::SeqCst));
+            let report = crate::Builder::new()
+                .iterations(40)
+                .parallelism(parallelism)
+                .check(|| {
+                    let (exec, _) = crate::runtime::try_ids().unwrap();
+                    let first = STATE.get(|| {
+                        MADE.fetch_add(1, Ordering::SeqCst);
+                        Counted(exec)
+                    });
+                    let again = STATE.get(|| unreachable!("made once per execution"));
+                    assert!(std::ptr::eq(&*first, &*again));
+                    assert!(first.0 == exec || matches!(first, StateRef::Home(_)));
+                })
+                .unwrap();
+            assert_eq!(report.executions, 40);
+            let made = MADE.load(Ordering::SeqCst) - made;
+            // Only the first execution of the process uses the home state.
+            assert_eq!(made, if parallelism == 1 { 39 } else { 40 });
+            assert_eq!(DROPPED.load(Ordering::SeqCst) - dropped, made);
+        }
     }
 }

@@ -4,8 +4,8 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::Arc;
 
-use super::per_exec::PerExecution;
-use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
+use super::per_exec::{PerExecution, StateRef};
+use super::sem::{self, Acquire, AcquireNames, HasSem, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
 
 /// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
@@ -39,13 +39,20 @@ const RELEASE: &OpName = &OpName("tokio Semaphore permit drop");
 ///
 /// A `static` semaphore (made by [`const_new`](Self::const_new)), or one made outside the
 /// model closure, starts with its permits in every execution: each execution has a state
-/// of its own (under 200 bytes), kept until the semaphore is dropped.
+/// of its own, dropped when the execution ends.
 #[derive(Debug)]
 pub struct Semaphore {
     /// The state of each execution that uses it (one, for a semaphore made in a model).
     sems: PerExecution<SemLock>,
     /// The permits it was made with, for the states of later executions.
     permits: usize,
+}
+
+impl HasSem for Semaphore {
+    /// On the calling execution's state, looked up at each poll of an acquisition.
+    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+        f(&mut sem::lock(&self.sem(), loc, what))
+    }
 }
 
 /// The semaphore was closed, as `tokio::sync::AcquireError`.
@@ -126,7 +133,7 @@ impl Semaphore {
     }
 
     /// The calling execution's state.
-    fn sem(&self) -> &SemLock {
+    fn sem(&self) -> StateRef<'_, SemLock> {
         self.sems.get(|| new_state(self.permits))
     }
 
@@ -134,7 +141,7 @@ impl Semaphore {
     #[track_caller]
     pub fn available_permits(&self) -> usize {
         sem::lock(
-            self.sem(),
+            &self.sem(),
             Location::caller(),
             &OpName("tokio Semaphore available_permits"),
         )
@@ -145,7 +152,7 @@ impl Semaphore {
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
         sem::lock(
-            self.sem(),
+            &self.sem(),
             Location::caller(),
             &OpName("tokio Semaphore add_permits"),
         )
@@ -156,7 +163,7 @@ impl Semaphore {
     #[track_caller]
     pub fn forget_permits(&self, n: usize) -> usize {
         sem::lock(
-            self.sem(),
+            &self.sem(),
             Location::caller(),
             &OpName("tokio Semaphore forget_permits"),
         )
@@ -168,7 +175,7 @@ impl Semaphore {
     #[track_caller]
     pub fn close(&self) {
         sem::lock(
-            self.sem(),
+            &self.sem(),
             Location::caller(),
             &OpName("tokio Semaphore close"),
         )
@@ -179,7 +186,7 @@ impl Semaphore {
     #[track_caller]
     pub fn is_closed(&self) -> bool {
         sem::lock(
-            self.sem(),
+            &self.sem(),
             Location::caller(),
             &OpName("tokio Semaphore is_closed"),
         )
@@ -200,7 +207,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
         let loc = Location::caller();
         async move {
-            Acquire::new(self.sem(), n as usize, loc, ACQUIRE)
+            Acquire::new(&*self, n as usize, loc, ACQUIRE)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(SemaphorePermit {
@@ -221,7 +228,7 @@ impl Semaphore {
     #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
+        let taken = sem::lock(&self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(SemaphorePermit {
             sem: self,
@@ -246,7 +253,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
         let loc = Location::caller();
         async move {
-            Acquire::new(self.sem(), n as usize, loc, ACQUIRE)
+            Acquire::new(&*self, n as usize, loc, ACQUIRE)
                 .await
                 .map_err(|_| AcquireError(()))?;
             Ok(OwnedSemaphorePermit {
@@ -270,7 +277,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         let loc = Location::caller();
-        let taken = sem::lock(self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
+        let taken = sem::lock(&self.sem(), loc, TRY_ACQUIRE).try_acquire(n as usize);
         taken.map_err(try_error)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
@@ -305,7 +312,7 @@ impl SemaphorePermit<'_> {
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
+            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
         }
     }
 }
@@ -340,7 +347,7 @@ impl OwnedSemaphorePermit {
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
+            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
         }
     }
 }
