@@ -30,6 +30,17 @@ enum Data {
 /// `n` 0, or more than `dfs_limit` under a depth-first search, is a `Misuse`.
 #[track_caller]
 pub(crate) fn choose(api: &str, n: usize, dfs_limit: usize) -> usize {
+    choose_as(api, n, dfs_limit, None)
+}
+
+/// [`choose`], reported as `what` (the schedule records a `choose`).
+#[track_caller]
+pub(crate) fn choose_as(
+    api: &str,
+    n: usize,
+    dfs_limit: usize,
+    what: Option<&'static super::OpName>,
+) -> usize {
     let how = |st: &ExecState, _: Tid| match n {
         0 => Data::Refuse("there is no value to choose from: pass n of at least 1".to_owned()),
         _ if n > dfs_limit && exhaustive(st) => Data::Refuse(format!(
@@ -41,7 +52,7 @@ pub(crate) fn choose(api: &str, n: usize, dfs_limit: usize) -> usize {
     };
     let loc = std::panic::Location::caller();
     let call = format!("{api}({n})");
-    decide_data((api, &call), PickKind::Choose, n, how, loc)
+    decide_data((api, &call), (PickKind::Choose, what), n, how, loc)
 }
 
 /// 32 random bits for the calling thread, drawn by the strategy (`PickKind::Random`).
@@ -65,7 +76,7 @@ pub(crate) fn draw(api: &str) -> u32 {
         }
     };
     let loc = std::panic::Location::caller();
-    let bits = decide_data((api, api), PickKind::Random, DRAW_OPTIONS, how, loc);
+    let bits = decide_data((api, api), (PickKind::Random, None), DRAW_OPTIONS, how, loc);
     u32::try_from(bits).expect("a draw is below 2^32")
 }
 
@@ -79,18 +90,25 @@ fn exhaustive(st: &ExecState) -> bool {
             .is_some_and(|s| s.name() == StrategyName::Dfs)
 }
 
-/// A decision of `kind` among `n` values, as `how` says: made by the strategy, fixed, or
-/// refused with a `Misuse` at `loc` that names `call`. `api` names the function if it is
-/// called outside a model.
+/// A decision of `kind` among `n` values (reported as `what`, if named), as `how` says:
+/// made by the strategy, fixed, or refused with a `Misuse` at `loc` that names `call`.
+/// `api` names the function if it is called outside a model.
 fn decide_data(
     (api, call): (&str, &str),
-    kind: PickKind,
+    (kind, what): (PickKind, Option<&'static super::OpName>),
     n: usize,
     how: impl FnOnce(&ExecState, Tid) -> Data,
     loc: Loc,
 ) -> usize {
     let decided = atomics::with_memory(api, |st, me| match how(st, me) {
-        Data::Decide => sched::decide(st, me, kind, n).map(Ok),
+        Data::Decide => {
+            let recorded = st.decisions.len();
+            let value = sched::decide(st, me, kind, n)?;
+            if let Some(decision) = st.decisions.get_mut(recorded) {
+                decision.named = what;
+            }
+            Ok(Ok(value))
+        }
         Data::Fixed(value) => Ok(Ok(value)),
         Data::Refuse(why) => Ok(Err(why)),
     });

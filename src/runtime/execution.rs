@@ -266,6 +266,9 @@ pub(crate) struct DecisionRecord {
     pub(crate) pick: Option<(PickKind, usize)>,
     /// For the pick of a `notify_one`: the thread it woke (for reports).
     pub(crate) woke: Option<Tid>,
+    /// What reports call the pick, when its kind does not say (`select!`'s start branch
+    /// is a `choose`).
+    pub(crate) named: Option<&'static super::OpName>,
 }
 
 /// A failure as the runtime sees it; the driver adds schedule, seed and iteration.

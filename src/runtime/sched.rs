@@ -396,6 +396,7 @@ fn ask_strategy(
         op,
         pick: None,
         woke: None,
+        named: None,
     });
     Ok(chosen)
 }
@@ -428,6 +429,7 @@ pub(super) fn decide(
         op: st.threads[me].pending,
         pick: Some((kind, value)),
         woke: None,
+        named: None,
     });
     Ok(value)
 }

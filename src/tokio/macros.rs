@@ -15,11 +15,17 @@ pub mod __private {
     pub use core::task::{Context, Poll};
 
     /// Which of `k` enabled branches a `select!` polls first: a decision of the search
-    /// (`interleave_test::choose(k)`), recorded and replayed; under DFS every start in
-    /// turn. `k` is at least 2 (one branch decides nothing).
+    /// (a `choose(k)`, reported as `select! start branch`), recorded and replayed; under
+    /// DFS every start in turn. `k` is at least 2 (one branch decides nothing).
     #[track_caller]
     pub fn start(k: usize) -> usize {
-        crate::choose(k)
+        let what = &crate::runtime::OpName("select! start branch");
+        crate::runtime::data::choose_as(
+            "interleave_test::tokio::select!'s start branch",
+            k,
+            crate::DFS_CHOOSE_LIMIT,
+            Some(what),
+        )
     }
 
     /// The branch (its index among all, in written order) a `select!` polls first, given

@@ -250,3 +250,40 @@ fn a_join_set_s_own_polls_are_not_where_the_program_waits() {
         );
     }
 }
+
+/// A `select!`'s start branch is a `choose` in the schedule, which replay compares, and
+/// `select! start branch` in the report's last decisions (joined to the line of the
+/// operation at which its thread was chosen, as every pick is).
+#[test]
+fn a_reports_last_decisions_name_selects_start_branch() {
+    let failure = Builder::new()
+        .strategy(interleave_test::StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+        .check_async(|| async {
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                tokio::select! {
+                    v = async { 1 } => got.push(v),
+                    v = async { 2 } => got.push(v),
+                }
+            }
+            assert_eq!(got, [1, 1], "the second branch won");
+        })
+        .expect_err("DFS tries the second branch first");
+    let named: Vec<_> = failure
+        .recent()
+        .iter()
+        .filter(|s| s.op().contains("select! start branch"))
+        .collect();
+    assert!(!named.is_empty(), "{failure}");
+    for step in named {
+        let decision = failure
+            .schedule()
+            .decisions()
+            .iter()
+            .find(|d| d.step() == step.step() && d.pick().is_some())
+            .expect("the step's pick is in the schedule");
+        assert_eq!(decision.pick().unwrap().0, "choose");
+    }
+}
