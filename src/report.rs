@@ -281,9 +281,10 @@ fn write_tasks(f: &mut fmt::Formatter<'_>, tasks: &[TaskInfo]) -> fmt::Result {
     let at_operation = tasks.iter().filter(|t| t.waits_at().is_some());
     let elsewhere = tasks.iter().filter(|t| t.waits_at().is_none());
     for task in at_operation.chain(elsewhere).take(TASKS_SHOWN) {
-        match task.waits_at() {
-            Some(at) => write!(f, "\n      {task} waits at {at}")?,
-            None => write!(
+        match (task.waits_at(), task.waits_in()) {
+            (Some(at), Some(op)) => write!(f, "\n      {task} waits in `{op}` at {at}")?,
+            (Some(at), None) => write!(f, "\n      {task} waits at {at}")?,
+            (None, _) => write!(
                 f,
                 "\n      {task} returned Pending from a poll with no operation of the model \
                  (it waits for a timer, say)"

@@ -13,6 +13,7 @@ pub struct TaskInfo {
     name: Option<String>,
     spawned_at: SourceLocation,
     waits_at: Option<SourceLocation>,
+    waits_in: Option<&'static str>,
 }
 
 impl TaskInfo {
@@ -20,13 +21,15 @@ impl TaskInfo {
         number: u32,
         name: Option<String>,
         spawned_at: SourceLocation,
-        waits_at: Option<SourceLocation>,
+        waits: Option<(SourceLocation, &'static str)>,
     ) -> Self {
+        let (waits_at, waits_in) = waits.map_or((None, None), |(at, op)| (Some(at), Some(op)));
         TaskInfo {
             number,
             name,
             spawned_at,
             waits_at,
+            waits_in,
         }
     }
 
@@ -51,6 +54,12 @@ impl TaskInfo {
     /// if that poll reached neither (it awaited a timer, say), or if it was never polled.
     pub fn waits_at(&self) -> Option<&SourceLocation> {
         self.waits_at.as_ref()
+    }
+
+    /// The operation it waits in, where [`waits_at`](Self::waits_at) places it, as reports
+    /// name operations: `tokio Mutex lock`, `JoinHandle await`.
+    pub fn waits_in(&self) -> Option<&str> {
+        self.waits_in
     }
 }
 

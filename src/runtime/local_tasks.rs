@@ -32,8 +32,8 @@ struct Record {
     number: u32,
     name: Option<String>,
     spawned_at: Loc,
-    /// The last operation of its last poll that returned `Pending`.
-    waits_at: Option<Loc>,
+    /// The last operation of its last poll that returned `Pending`, and its name.
+    waits_at: Option<(Loc, &'static str)>,
 }
 
 impl Record {
@@ -42,7 +42,7 @@ impl Record {
             self.number,
             self.name.clone(),
             self.spawned_at.into(),
-            self.waits_at.map(SourceLocation::from),
+            self.waits_at.map(|(at, op)| (SourceLocation::from(at), op)),
         )
     }
 }
@@ -96,14 +96,15 @@ pub(crate) fn polled(api: &str, key: u32, began: u64, pending: bool) {
     });
 }
 
-/// Where thread `me`'s future, polled from step `began` on, waits: at the `.await` of a
-/// `JoinHandle` if no operation came after it in the poll, else at the last operation of
-/// the poll; `None` if the poll reached neither.
-pub(crate) fn waits_at(st: &mut ExecState, me: Tid, began: u64) -> Option<Loc> {
+/// Where thread `me`'s future, polled from step `began` on, waits, and in what: at the
+/// `.await` of a `JoinHandle` if no operation came after it in the poll, else at the last
+/// operation of the poll; `None` if the poll reached neither.
+pub(crate) fn waits_at(st: &mut ExecState, me: Tid, began: u64) -> Option<(Loc, &'static str)> {
     let step = st.step;
-    let last = (step > began).then(|| st.threads[me].pending.loc);
+    let pending = &st.threads[me].pending;
+    let last = (step > began).then(|| (pending.loc, pending.name()));
     match task_mut(st, me).locals.awaited.take() {
-        Some((loc, at)) if at >= began && at == step => Some(loc),
+        Some((loc, at)) if at >= began && at == step => Some((loc, "JoinHandle await")),
         _ => last,
     }
 }

@@ -48,6 +48,8 @@ pub(crate) struct TaskState {
     pub(super) locals: super::local_tasks::LocalTasks,
     /// The step count when its spawned task's last poll began.
     poll_began: u64,
+    /// The operation its spawned task's last poll that returned `Pending` waits in.
+    waits_in: Option<&'static str>,
 }
 
 /// What a spawned task's thread tells when it finishes.
@@ -204,6 +206,7 @@ pub(crate) fn before_poll(api: &str) -> Option<std::task::Waker> {
             return None;
         }
         task.poll_began = step;
+        task.waits_in = None;
         let wake = task
             .waker
             .get_or_insert_with(|| Arc::new(TaskWake { exec, tid: me }));
@@ -362,10 +365,13 @@ fn look(
 }
 
 /// Where a spawned task that returned `Pending` waits, as its wait between polls is
-/// reported: the last operation of its poll, if the poll reached one.
+/// reported: the last operation of its poll, if the poll reached one (whose name the
+/// deadlock report gives, `waiting_words`).
 fn waits_at(st: &mut ExecState, me: Tid) -> Option<Loc> {
     let began = task_mut(st, me).poll_began;
-    super::local_tasks::waits_at(st, me, began)
+    let waits = super::local_tasks::waits_at(st, me, began);
+    task_mut(st, me).waits_in = waits.map(|(_, op)| op);
+    waits.map(|(at, _)| at)
 }
 
 /// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the
@@ -413,8 +419,12 @@ pub(crate) fn waiting_words(st: &ExecState, tid: Tid) -> String {
         .and_then(Option::as_ref)
         .and_then(|t| t.waker.as_ref())
         .map_or(0, |w| Arc::strong_count(w) - 1);
-    match alive {
+    let mut words = match alive {
         0 => "returned Pending and nothing woke it; no Waker of it is alive".to_owned(),
         _ => "returned Pending and nothing woke it".to_owned(),
+    };
+    if let Some(op) = task(st, tid).and_then(|t| t.waits_in) {
+        words.push_str(&format!("; it waits in `{op}`"));
     }
+    words
 }

@@ -287,3 +287,48 @@ fn a_reports_last_decisions_name_selects_start_branch() {
         assert_eq!(decision.pick().unwrap().0, "choose");
     }
 }
+
+/// A deadlock report says what each future waits in: the block_on future in the `.await`
+/// of a task's handle (`JoinHandle await`) or a Tokio operation (`tokio Mutex lock`), a
+/// spawned task's thread in the operation its last poll ended in (`tokio Notify notified`).
+#[test]
+fn a_deadlock_report_names_the_operation_each_future_waits_in() {
+    for substrate in SUBSTRATES {
+        let failure = Builder::new()
+            .substrate(substrate)
+            .check_async(|| async {
+                let notify = Arc::new(tokio::sync::Notify::new());
+                let woken = Arc::clone(&notify);
+                let worker = tokio::spawn(async move { woken.notified().await });
+                worker.await.unwrap(); // @awaits-worker
+            })
+            .expect_err("nothing notifies the worker");
+        assert_eq!(failure.kind(), FailureKind::Deadlock, "{failure}");
+        let [main, worker] = failure.threads() else {
+            panic!("two threads: {failure}");
+        };
+        let task = &main.tasks()[0];
+        assert_eq!(task.waits_in(), Some("JoinHandle await"), "{failure}");
+        assert_eq!(place(task.waits_at().unwrap()), at("awaits-worker"));
+        assert!(
+            worker
+                .state()
+                .ends_with("; it waits in `tokio Notify notified`"),
+            "{failure}"
+        );
+        let text = failure.to_string();
+        assert!(text.contains("waits in `JoinHandle await` at"), "{text}");
+
+        let failure = Builder::new()
+            .substrate(substrate)
+            .check_async(|| async {
+                let lock = Mutex::new(0);
+                std::mem::forget(lock.lock().await);
+                *lock.lock().await += 1; // @relock
+            })
+            .expect_err("the guard was leaked");
+        let task = &failure.threads()[0].tasks()[0];
+        assert_eq!(task.waits_in(), Some("tokio Mutex lock"), "{failure}");
+        assert_eq!(place(task.waits_at().unwrap()), at("relock"));
+    }
+}
