@@ -138,3 +138,48 @@ fn spawning_on_a_set_outside_a_block_on_says_where_to_spawn() {
     );
     assert_eq!(failure.thread().unwrap().name(), Some("main"));
 }
+
+/// Two threads drive a set each on the same OS thread (coroutines), and switch to each
+/// other inside `run_until`: each `spawn_local` inside goes to its own thread's set, and
+/// one after `run_until` returned goes to the `block_on`'s executor (it runs at once).
+#[test]
+fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
+    use interleave_test::sync::atomic::{AtomicUsize, Ordering};
+    use interleave_test::thread;
+
+    let report = crate::common::dfs(
+        interleave_test::Substrate::Coroutines,
+        interleave_test::Reduction::Dpor,
+        None,
+    )
+    .check(|| {
+        let shared = std::sync::Arc::new(AtomicUsize::new(0));
+        let drive = |shared: std::sync::Arc<AtomicUsize>| {
+            interleave_test::future::block_on(async move {
+                let local = LocalSet::new();
+                let ran = Rc::new(Cell::new(0));
+                local
+                    .run_until(async {
+                        shared.fetch_add(1, Ordering::SeqCst);
+                        let r = Rc::clone(&ran);
+                        drop(task::spawn_local(async move { r.set(r.get() + 1) }));
+                    })
+                    .await;
+                let r = Rc::clone(&ran);
+                task::spawn_local(async move { r.set(r.get() + 10) })
+                    .await
+                    .unwrap();
+                local.await;
+                assert_eq!(ran.get(), 11);
+            });
+        };
+        let other = thread::spawn({
+            let shared = std::sync::Arc::clone(&shared);
+            move || drive(shared)
+        });
+        drive(shared);
+        other.join().unwrap();
+    })
+    .unwrap_or_else(|f| panic!("{f}"));
+    assert!(report.exhausted);
+}

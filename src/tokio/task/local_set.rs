@@ -116,17 +116,28 @@ std::thread_local! {
 }
 
 /// Polls `f` with `set` the current set of the calling model thread: `task::spawn_local`
-/// spawns on it.
+/// spawns on it. The entry is taken off by its thread, not as the last one: `f` may switch
+/// to another model thread on the same OS thread (a coroutine), which pushes its own.
 fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
     let (exec, tid) = crate::runtime::ids("interleave_test::tokio::task::LocalSet");
-    CURRENT.with(|c| c.borrow_mut().push((exec, tid, Rc::downgrade(set))));
-    struct Pop;
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        // Entries of other executions are those of threads left behind: stale.
+        c.retain(|(e, _, _)| *e == exec);
+        c.push((exec, tid, Rc::downgrade(set)));
+    });
+    struct Pop(u64, crate::op::Tid);
     impl Drop for Pop {
         fn drop(&mut self) {
-            let _ = CURRENT.try_with(|c| c.borrow_mut().pop());
+            let _ = CURRENT.try_with(|c| {
+                let mut c = c.borrow_mut();
+                if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == (self.0, self.1)) {
+                    c.remove(at);
+                }
+            });
         }
     }
-    let _pop = Pop;
+    let _pop = Pop(exec, tid);
     f()
 }
 
