@@ -1,4 +1,4 @@
-//! Tasks, with the names of `tokio::task`: [`spawn`], [`spawn_local`],
+//! Tasks, with the names of `tokio::task`: [`spawn`], [`spawn_local`] and [`LocalSet`],
 //! [`spawn_blocking`], [`yield_now`], [`JoinHandle`], [`JoinSet`], [`id`].
 //!
 //! A task is a model task of `interleave_test::future`; which runtime shape it runs in is
