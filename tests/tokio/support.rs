@@ -26,6 +26,16 @@ pub(crate) fn every_execution_of<Fut: Future<Output = ()>>(
     }
 }
 
+/// [`every_execution`] for a synchronous model (threads that call `block_on` themselves).
+pub(crate) fn every_execution_sync(model: impl Fn() + Sync) {
+    for substrate in SUBSTRATES {
+        let report = dfs(substrate, Reduction::Dpor, None)
+            .check(&model)
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert!(report.exhausted, "{substrate:?}");
+    }
+}
+
 /// Polls `fut` once: whether it completed.
 pub(crate) async fn poll_once<F: Future>(fut: Pin<&mut F>) -> bool {
     let mut fut = Some(fut);

@@ -134,7 +134,9 @@ pub(super) struct PerExecution<T> {
 /// The calling execution's state of a [`PerExecution`]: the home state, or the execution's
 /// own, which it lends for the operation.
 pub(super) enum StateRef<'a, T> {
+    /// The first execution's (or a primitive's used by one execution only).
     Home(&'a T),
+    /// A later execution's, which holds it and drops it when it ends.
     Lent(Arc<T>),
 }
 
@@ -213,11 +215,16 @@ mod tests {
     /// dropped when the execution ends: a run of many executions keeps none of them.
     #[test]
     fn a_later_executions_state_is_its_own_and_dropped_with_it() {
-        for parallelism in [1, 2] {
+        use crate::Substrate::{Coroutines, Threads};
+        let runs = [1, 2]
+            .into_iter()
+            .flat_map(|p| [(p, Coroutines), (p, Threads)]);
+        for (n, (parallelism, substrate)) in runs.enumerate() {
             let (made, dropped) = (MADE.load(Ordering::SeqCst), DROPPED.load(Ordering::SeqCst));
             let report = crate::Builder::new()
                 .iterations(40)
                 .parallelism(parallelism)
+                .substrate(substrate)
                 .check(|| {
                     let (exec, _) = crate::runtime::try_ids().unwrap();
                     let first = STATE.get(|| {
@@ -232,7 +239,7 @@ mod tests {
             assert_eq!(report.executions, 40);
             let made = MADE.load(Ordering::SeqCst) - made;
             // Only the first execution of the process uses the home state.
-            assert_eq!(made, if parallelism == 1 { 39 } else { 40 });
+            assert_eq!(made, if n == 0 { 39 } else { 40 }, "{substrate:?}");
             assert_eq!(DROPPED.load(Ordering::SeqCst) - dropped, made);
         }
     }
