@@ -22,7 +22,8 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use parking_lot::Mutex;
 
-use super::task::{JoinHandle, Outcome, Shared, Source};
+use super::task::{JoinHandle, Outcome, Shared};
+use super::unbound::Prepared;
 use crate::op::Tid;
 use crate::runtime::{self, Loc, OpKind, local_tasks, tasks};
 
@@ -89,7 +90,7 @@ impl Drop for Exit {
 }
 
 /// The executor of the innermost `block_on` of the calling model thread.
-fn current() -> Option<Rc<Executor>> {
+pub(super) fn current() -> Option<Rc<Executor>> {
     let (exec, tid) = runtime::ids(API);
     CURRENT.with(|all| {
         all.borrow()
@@ -178,6 +179,8 @@ impl Wake for LocalWake {
 /// A task of the executor: its future (which writes its value to the handle's outcome)
 /// and what it shares with its handles.
 struct Local {
+    /// Its number among its thread's local tasks (its [`Id`](super::Id)'s).
+    id: usize,
     future: Pin<Box<dyn Future<Output = ()>>>,
     /// Its key for reports (`runtime::local_tasks`).
     key: u32,
@@ -187,7 +190,7 @@ struct Local {
 }
 
 /// One `block_on`'s executor.
-struct Executor {
+pub(super) struct Executor {
     owner: Tid,
     thread: Arc<tasks::TaskWake>,
     ready: Arc<Ready>,
@@ -199,8 +202,8 @@ struct Executor {
     /// or not the program keeps a copy, so a deadlock report does not say "no Waker of it
     /// is alive" of a `block_on`'s thread, only of a spawned task's.
     wakers: RefCell<Vec<Option<Waker>>>,
-    /// The index of the local task being polled, `MAIN` between their polls.
-    polling: std::cell::Cell<usize>,
+    /// The index and id of the local task being polled, `MAIN` between their polls.
+    polling: std::cell::Cell<(usize, usize)>,
     /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
     unwaited: std::cell::Cell<u32>,
     /// The key of `block_on`'s own future for reports (`runtime::local_tasks`).
@@ -229,7 +232,7 @@ impl Executor {
             ready,
             tasks: RefCell::new(Vec::new()),
             wakers: RefCell::new(Vec::new()),
-            polling: std::cell::Cell::new(MAIN),
+            polling: std::cell::Cell::new((MAIN, 0)),
             unwaited: std::cell::Cell::new(0),
             main_key: local_tasks::joined(API, None, loc, true),
             began: std::cell::Cell::new(0),
@@ -304,11 +307,11 @@ impl Executor {
             return end(self.owner, &task.shared);
         }
         let waker = self.waker(index);
-        self.polling.set(index);
+        self.polling.set((index, task.id));
         let polled = catch_unwind(AssertUnwindSafe(|| {
             task.future.as_mut().poll(&mut Context::from_waker(&waker))
         }));
-        self.polling.set(MAIN);
+        self.polling.set((MAIN, 0));
         let began = self.began.get();
         match polled {
             Ok(Poll::Pending) => {
@@ -342,16 +345,33 @@ impl Executor {
         F: Future + 'static,
         F::Output: 'static,
     {
-        let outcome = Arc::new(Mutex::new(Outcome::Running));
-        let shared = Arc::new(Shared::default());
-        let (done, failed) = (Arc::clone(&outcome), Arc::clone(&outcome));
+        let task = Prepared::new(self.thread.exec(), self.owner);
+        let handle = task.handle();
+        self.add(future, name, loc, task);
+        handle
+    }
+
+    /// Adds `future` as task `task` (whose handle exists) and wakes it.
+    pub(super) fn add<F>(
+        &self,
+        future: F,
+        name: Option<String>,
+        loc: Loc,
+        task: Prepared<F::Output>,
+    )
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let (done, failed) = (Arc::clone(&task.outcome), task.outcome);
         let local = Local {
+            id: task.id,
             future: Box::pin(async move {
                 let value = future.await;
                 *done.lock() = Outcome::Done(Ok(value));
             }),
             key: local_tasks::joined(API, name, loc, false),
-            shared: Arc::clone(&shared),
+            shared: task.shared,
             panicked: Box::new(move |payload| *failed.lock() = Outcome::Done(Err(payload))),
         };
         let index = {
@@ -363,19 +383,13 @@ impl Executor {
             tasks.len() - 1
         };
         self.ready.push(index);
-        let source = Source::Local {
-            exec: self.thread.exec(),
-            owner: self.owner,
-            index,
-            waker: self.waker(index),
-        };
-        JoinHandle::new(source, shared, outcome)
+        let _ = task.waker.set(self.waker(index));
     }
 }
 
 /// A local task ended (its outcome written, unless it was cancelled): its handles see it
 /// and its joiner is woken.
-fn end(owner: Tid, shared: &Shared) {
+pub(super) fn end(owner: Tid, shared: &Shared) {
     tasks::publish(API, owner);
     shared.ended.store(true, Ordering::Release);
     shared.wake_joiner();
@@ -407,8 +421,8 @@ pub(crate) fn in_block_on() -> bool {
 /// The id of the local task the calling thread's innermost `block_on` polls, if any.
 pub(super) fn current_task() -> Option<(Tid, usize)> {
     let executor = current()?;
-    let index = executor.polling.get();
-    (index != MAIN).then_some((executor.owner, index))
+    let (index, id) = executor.polling.get();
+    (index != MAIN).then_some((executor.owner, id))
 }
 
 /// Runs `future` to completion on the calling model thread, with the tasks

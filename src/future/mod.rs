@@ -54,6 +54,7 @@
 mod builder;
 mod local;
 mod task;
+mod unbound;
 mod waker;
 
 use std::future::Future;
@@ -65,6 +66,7 @@ use crate::runtime;
 pub use builder::Builder;
 pub use local::spawn_local;
 pub(crate) use local::{in_block_on, spawn_local_at};
+pub(crate) use unbound::{Unbound, spawn_unbound};
 pub(crate) use task::current_id;
 pub use task::{AbortHandle, Id, JoinError, JoinHandle};
 pub use waker::AtomicWaker;

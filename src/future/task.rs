@@ -11,8 +11,8 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::Location;
 use std::pin::{Pin, pin};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
@@ -66,13 +66,14 @@ impl tasks::Finish for Shared {
 pub(super) enum Source {
     /// On a model thread of its own.
     Thread { exec: u64, tid: Tid },
-    /// On the executor of a `block_on` of thread `owner`, at `index`; `waker` wakes it
-    /// there.
+    /// On the executor of a `block_on` of thread `owner`, its `local`-th local task (see
+    /// [`Id`]); `waker` wakes it there, once an executor has it (a `LocalSet`'s task
+    /// spawned before the set first runs has none yet).
     Local {
         exec: u64,
         owner: Tid,
-        index: usize,
-        waker: Waker,
+        local: usize,
+        waker: Arc<OnceLock<Waker>>,
     },
 }
 
@@ -89,9 +90,9 @@ impl Source {
                 thread: *tid,
                 local: 0,
             },
-            Source::Local { owner, index, .. } => Id {
+            Source::Local { owner, local, .. } => Id {
                 thread: *owner,
-                local: *index,
+                local: *local,
             },
         }
     }
@@ -301,7 +302,10 @@ impl AbortHandle {
                 tasks::publish(api, *owner);
                 if !shared.ended.load(Ordering::Acquire) {
                     shared.aborted.store(true, Ordering::Release);
-                    waker.wake_by_ref();
+                    // Unbound, it sees the request at its first poll.
+                    if let Some(waker) = waker.get() {
+                        waker.wake_by_ref();
+                    }
                 }
             }
         }
@@ -322,8 +326,8 @@ impl AbortHandle {
 
 /// A task's identity, as `tokio::task::Id`: unique among the tasks of an execution, and
 /// the same in every execution that spawns the same tasks in the same order. It prints as
-/// the task's model thread, `#n` in reports, followed by `.k` for the `k`-th local task of
-/// a `block_on` of that thread.
+/// the task's model thread, `#n` in reports, followed by `.k` for the `k`-th local task
+/// that thread spawned (counted over all its `block_on`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Id {
     thread: Tid,

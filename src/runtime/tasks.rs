@@ -50,6 +50,8 @@ pub(crate) struct TaskState {
     poll_began: u64,
     /// The operation its spawned task's last poll that returned `Pending` waits in.
     waits_in: Option<&'static str>,
+    /// How many local tasks (`spawn_local`) it spawned: their ids.
+    locals_spawned: usize,
 }
 
 /// What a spawned task's thread tells when it finishes.
@@ -156,6 +158,17 @@ pub(crate) fn thread_wake(api: &str) -> Arc<TaskWake> {
             task.waker
                 .get_or_insert_with(|| Arc::new(TaskWake { exec, tid })),
         )
+    })
+}
+
+/// The number of the calling thread's next local task (`spawn_local`), from 1: with the
+/// thread, its task id, unique in the execution whichever `block_on` runs it.
+#[track_caller]
+pub(crate) fn next_local_id(api: &str) -> usize {
+    with_state(api, |a| {
+        let task = task_mut(a.st, a.me);
+        task.locals_spawned += 1;
+        task.locals_spawned
     })
 }
 

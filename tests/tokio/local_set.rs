@@ -4,13 +4,14 @@
 //! on both substrates.
 
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
 
 use interleave_test::tokio::runtime;
 use interleave_test::tokio::task::{self, LocalSet};
 use interleave_test::{Builder, StrategyKind};
 
-use crate::support::every_execution;
+use crate::support::{every_execution, every_execution_sync};
 
 #[test]
 fn tasks_spawned_inside_run_until_run_on_the_set_and_give_their_values() {
@@ -120,23 +121,132 @@ fn block_on_of_a_set_runs_its_future_on_the_runtime() {
     assert!(report.exhausted);
 }
 
+/// Tokio's own pattern: tasks spawned on a set in plain code, before any `block_on`,
+/// run once the set is driven (not before), give their values through their handles, and
+/// have the ids they see inside.
 #[test]
-fn spawning_on_a_set_outside_a_block_on_says_where_to_spawn() {
+fn tasks_spawned_before_the_set_runs_run_once_it_is_driven() {
+    every_execution_sync(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let local = LocalSet::new();
+        let ran = Rc::new(Cell::new(0));
+        let (tx, rx) = interleave_test::tokio::sync::oneshot::channel::<u32>();
+        let r = Rc::clone(&ran);
+        let sender = local.spawn_local(async move {
+            r.set(r.get() + 1);
+            tx.send(4).unwrap();
+            task::id()
+        });
+        let r = Rc::clone(&ran);
+        let receiver = local.spawn_local(async move {
+            r.set(r.get() + 1);
+            (rx.await.unwrap(), task::id())
+        });
+        let (sender_id, receiver_id) = (sender.id(), receiver.id());
+        assert_ne!(sender_id, receiver_id);
+        rt.block_on(async {
+            task::yield_now().await;
+        });
+        assert_eq!(ran.get(), 0, "a task ran before its set was driven");
+        let (value, seen_receiver, seen_sender) = local.block_on(&rt, async {
+            let (value, seen_receiver) = receiver.await.unwrap();
+            (value, seen_receiver, sender.await.unwrap())
+        });
+        assert_eq!(ran.get(), 2);
+        assert_eq!(value, 4);
+        assert_eq!((seen_sender, seen_receiver), (sender_id, receiver_id));
+    });
+}
+
+/// A set awaited by a runtime's `block_on` runs the tasks spawned on it before.
+#[test]
+fn a_set_awaited_by_block_on_runs_the_tasks_spawned_before() {
+    every_execution_sync(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let local = LocalSet::new();
+        let ran = Rc::new(Cell::new(0));
+        for k in 1..=2 {
+            let r = Rc::clone(&ran);
+            drop(local.spawn_local(async move {
+                task::yield_now().await;
+                r.set(r.get() + k);
+            }));
+        }
+        rt.block_on(local);
+        assert_eq!(ran.get(), 3);
+    });
+}
+
+/// A task spawned before its set runs: aborted, it never runs; its set dropped undriven,
+/// its future is dropped at once and its handle is cancelled.
+#[test]
+fn unbound_tasks_aborted_or_dropped_with_their_set_are_cancelled() {
+    every_execution_sync(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let local = LocalSet::new();
+        let ran = Rc::new(Cell::new(false));
+        let r = Rc::clone(&ran);
+        let aborted = local.spawn_local(async move { r.set(true) });
+        aborted.abort();
+        let kept = local.spawn_local(async { 1 });
+        let value = local.block_on(&rt, async { kept.await.unwrap() });
+        assert_eq!(value, 1);
+        assert!(!ran.get(), "an aborted task ran");
+        assert!(rt.block_on(aborted).unwrap_err().is_cancelled());
+
+        let undriven = LocalSet::new();
+        let alive = Rc::new(());
+        let held = Rc::clone(&alive);
+        let handle = undriven.spawn_local(async move { drop(held) });
+        assert_eq!(Rc::strong_count(&alive), 2);
+        drop(undriven);
+        assert_eq!(Rc::strong_count(&alive), 1, "the task outlived its set");
+        assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+    });
+}
+
+/// A set with tasks spawned before it ran, polled by some other executor than a
+/// `block_on`'s, fails with what to do.
+#[test]
+fn a_set_with_unbound_tasks_driven_outside_a_block_on_says_what_to_do() {
     let failure = Builder::new()
         .iterations(1)
         .check(|| {
             let local = LocalSet::new();
             drop(local.spawn_local(async {}));
+            let mut run = std::pin::pin!(local.run_until(async {}));
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            let _ = run.as_mut().poll(&mut cx);
         })
-        .expect_err("spawning outside a block_on panics");
+        .expect_err("driving the set outside a block_on panics");
     assert!(
         failure
             .message()
-            .contains("LocalSet::spawn_local outside code that a block_on runs"),
+            .contains("drive it (run_until, or the set awaited) from the future of a block_on"),
         "{}",
         failure.message()
     );
     assert_eq!(failure.thread().unwrap().name(), Some("main"));
+}
+
+/// Local tasks of two `block_on`s of one thread, one after the other, have different ids.
+#[test]
+fn local_task_ids_differ_across_block_ons_of_a_thread() {
+    every_execution_sync(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let ids: Vec<_> = (0..2)
+            .map(|_| {
+                rt.block_on(async {
+                    let task = task::spawn_local(async { task::id() });
+                    let id = task.id();
+                    assert_eq!(task.await.unwrap(), id);
+                    id
+                })
+            })
+            .collect();
+        assert_ne!(ids[0], ids[1]);
+        assert_eq!(ids[1].to_string(), "0.2");
+    });
 }
 
 /// Two threads drive a set each (on coroutines, on the same OS thread), and switch to
@@ -147,7 +257,7 @@ fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
     use interleave_test::sync::atomic::{AtomicUsize, Ordering};
     use interleave_test::thread;
 
-    crate::support::every_execution_sync(|| {
+    every_execution_sync(|| {
         let shared = std::sync::Arc::new(AtomicUsize::new(0));
         let drive = |shared: std::sync::Arc<AtomicUsize>| {
             interleave_test::future::block_on(async move {

@@ -5,7 +5,10 @@
 //! Its tasks are local tasks of the executor of the `block_on` that drives the set (so
 //! reports name them, and which woken task is polled next is a decision), each wrapped in
 //! a gate: polled while the set is not driven, a task parks until the set is driven again,
-//! as Tokio's set does not poll its tasks then. Dropping the set aborts its tasks.
+//! as Tokio's set does not poll its tasks then. A task spawned outside any `block_on`
+//! (Tokio's usual pattern: spawn, then `local.block_on(&rt, ..)`) waits, unbound, until
+//! the set is first driven, and then goes to that `block_on`'s executor. Dropping the set
+//! aborts its tasks.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -39,9 +42,23 @@ use crate::tokio::runtime::Runtime;
 /// .unwrap();
 /// ```
 ///
-/// Differs from Tokio's: a task can be spawned on it only from code a `block_on` runs (a
-/// model's future, a runtime's `block_on`, a task), since its handle needs that executor;
-/// `spawn_local` elsewhere panics and says so.
+/// Tasks may be spawned on it before it runs, as in Tokio's own examples:
+///
+/// ```
+/// use interleave_test::tokio::{runtime::Runtime, task::LocalSet};
+///
+/// interleave_test::check(|| {
+///     let rt = Runtime::new().unwrap();
+///     let local = LocalSet::new();
+///     let task = local.spawn_local(async { 3 });
+///     let value = local.block_on(&rt, async { task.await.unwrap() });
+///     assert_eq!(value, 3);
+/// })
+/// .unwrap();
+/// ```
+///
+/// Such a task is given to the executor of the first `block_on` that drives the set; its
+/// handle's [`id`](JoinHandle::id) is known at once.
 #[derive(Debug, Default)]
 pub struct LocalSet {
     set: Rc<SetState>,
@@ -61,6 +78,9 @@ struct SetState {
     idle: RefCell<Option<Waker>>,
     /// The set's tasks not known to be finished: dropped and aborted when it is dropped.
     tasks: RefCell<Vec<(Rc<dyn TaskSlot>, AbortHandle)>>,
+    /// Tasks spawned outside a `block_on`, given to the executor of the first `block_on`
+    /// that drives the set.
+    unbound: RefCell<Vec<future::Unbound>>,
 }
 
 /// A task's future, shared by its gate, which polls it, and its set, which drops it when
@@ -93,12 +113,16 @@ impl<F: Future> TaskSlot for Slot<F> {
 }
 
 impl SetState {
-    /// One more driver; the first wakes the tasks that parked.
+    /// One more driver; the first wakes the tasks that parked and gives the executor
+    /// that drives the set the tasks spawned outside a `block_on`.
     fn drive(&self) {
         self.driven.set(self.driven.get() + 1);
         if self.driven.get() == 1 {
             for waker in self.parked.take() {
                 waker.wake();
+            }
+            for task in self.unbound.take() {
+                task.bind();
             }
         }
     }
@@ -170,7 +194,7 @@ impl LocalSet {
     /// Spawns `future` on the set: it runs while the set is driven. A switch point.
     ///
     /// # Panics
-    /// Outside code that a `block_on` runs (see the type's docs).
+    /// Outside a model.
     #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
@@ -221,6 +245,8 @@ impl Drop for LocalSet {
         if self.awaited {
             self.set.undrive();
         }
+        // Tasks never given to an executor end here, cancelled (after the abort below).
+        let unbound = self.set.unbound.take();
         if crate::runtime::in_model() {
             for (slot, task) in self.set.tasks.take() {
                 if slot.drop_future() {
@@ -228,28 +254,31 @@ impl Drop for LocalSet {
                 }
             }
         }
+        drop(unbound);
     }
 }
 
-/// Spawns `future` on `set`, called at `loc`.
+/// Spawns `future` on `set`, called at `loc`: on the executor of the `block_on` that runs
+/// the calling code, or, outside one, on the first that drives the set.
 fn spawn_on<F>(set: &Rc<SetState>, future: F, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
-    assert!(
-        future::in_block_on(),
-        "LocalSet::spawn_local outside code that a block_on runs: in a model, spawn the \
-         set's tasks from inside the future of run_until, LocalSet::block_on or a task \
-         (interleave-test needs the executor that runs them to make their JoinHandle)"
-    );
+    crate::runtime::ids("interleave_test::tokio::task::LocalSet::spawn_local");
     set.live.set(set.live.get() + 1);
     let slot: Rc<Slot<F>> = Rc::new(RefCell::new(Some(Box::pin(future))));
     let gated = Gated {
         set: Rc::clone(set),
         slot: Rc::clone(&slot),
     };
-    let handle = future::spawn_local_at(gated, None, loc);
+    let handle = if future::in_block_on() {
+        future::spawn_local_at(gated, None, loc)
+    } else {
+        let (handle, unbound) = future::spawn_unbound(gated, loc);
+        set.unbound.borrow_mut().push(unbound);
+        handle
+    };
     let mut tasks = set.tasks.borrow_mut();
     tasks.retain(|(slot, _)| slot.holds());
     tasks.push((slot, handle.abort_handle()));
