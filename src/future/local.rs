@@ -358,8 +358,7 @@ impl Executor {
         name: Option<String>,
         loc: Loc,
         task: Prepared<F::Output>,
-    )
-    where
+    ) where
         F: Future + 'static,
         F::Output: 'static,
     {

@@ -66,9 +66,9 @@ use crate::runtime;
 pub use builder::Builder;
 pub use local::spawn_local;
 pub(crate) use local::{in_block_on, spawn_local_at};
-pub(crate) use unbound::{Unbound, spawn_unbound};
 pub(crate) use task::current_id;
 pub use task::{AbortHandle, Id, JoinError, JoinHandle};
+pub(crate) use unbound::{Unbound, spawn_unbound};
 pub use waker::AtomicWaker;
 
 /// Spawns `future` as a task, as `tokio::spawn`: it runs as a model task of its own,
