@@ -1,4 +1,5 @@
-//! `mpsc`'s batch receive, send with a timeout, and weak senders, as Tokio documents them:
+//! `mpsc`'s batch receive, send with a timeout, weak senders, owned permits and
+//! `reserve_many`, as Tokio documents them:
 //! the exact set of outcomes over every execution of exhaustive DFS, the same on both
 //! substrates.
 
@@ -8,7 +9,7 @@ use std::sync::Mutex as StdMutex;
 use std::time::Duration;
 
 use interleave_test::Reduction;
-use interleave_test::tokio::sync::mpsc::{self, error::SendTimeoutError};
+use interleave_test::tokio::sync::mpsc::{self, error::SendTimeoutError, error::TrySendError};
 use interleave_test::tokio::{self, time};
 
 use crate::common::{SUBSTRATES, dfs};
@@ -202,4 +203,101 @@ fn an_upgrade_racing_the_last_senders_drop_either_sends_or_finds_none() {
         got
     });
     assert_eq!(got, BTreeSet::from([None, Some(7)]));
+}
+
+// ---- owned permits, reserve_many, the receiver's counts ----
+
+#[test]
+fn an_owned_permit_holds_a_slot_until_it_sends_or_is_released() {
+    let got = outcomes(|| async {
+        let (tx, mut rx) = mpsc::channel::<u32>(1);
+        let permit = tx.clone().reserve_owned().await.unwrap();
+        let full_while_held = matches!(tx.try_send(1), Err(TrySendError::Full(1)));
+        let tx2 = permit.send(5);
+        let first = rx.recv().await;
+        let tx2 = tx2.try_reserve_owned().unwrap().release();
+        let free_after_release = tx2.try_send(6).is_ok();
+        (full_while_held, first, free_after_release, rx.recv().await)
+    });
+    assert_eq!(got, BTreeSet::from([(true, Some(5), true, Some(6))]));
+}
+
+#[test]
+fn try_reserve_owned_gives_the_sender_back_when_full_or_closed() {
+    let got = outcomes(|| async {
+        let (tx, mut rx) = mpsc::channel::<u32>(1);
+        tx.send(1).await.unwrap();
+        let Err(TrySendError::Full(tx)) = tx.try_reserve_owned() else {
+            panic!("a full channel gave an owned permit");
+        };
+        let first = rx.recv().await;
+        drop(rx);
+        let closed = matches!(tx.try_reserve_owned(), Err(TrySendError::Closed(_)));
+        (first, closed)
+    });
+    assert_eq!(got, BTreeSet::from([(Some(1), true)]));
+}
+
+/// The last sender, held by an owned permit that is dropped unused: the slot goes back
+/// and the receiver sees the end.
+#[test]
+fn dropping_an_owned_permit_of_the_last_sender_ends_the_channel() {
+    let got = outcomes(|| async {
+        let (tx, mut rx) = mpsc::channel::<u32>(1);
+        let task = tokio::spawn(async move {
+            let permit = tx.reserve_owned().await.unwrap();
+            drop(permit);
+        });
+        let got = rx.recv().await;
+        task.await.unwrap();
+        got
+    });
+    assert_eq!(got, BTreeSet::from([None]));
+}
+
+/// A task and main's `join!` each `reserve_many(2)` on a channel of 2 slots while main
+/// receives: each takes both slots at once, in the fair queue, so their values never
+/// interleave (taken one by one, each could hold one slot and wait forever for the other).
+#[test]
+fn reserve_many_takes_all_its_slots_at_once_in_the_fair_queue() {
+    let got = outcomes(|| async {
+        let (tx, mut rx) = mpsc::channel::<u32>(2);
+        let reserve_and_send = |tx: mpsc::Sender<u32>, first: u32| async move {
+            for (permit, v) in tx.reserve_many(2).await.unwrap().zip(first..) {
+                permit.send(v);
+            }
+        };
+        drop(tokio::spawn(reserve_and_send(tx.clone(), 10)));
+        let receive = async {
+            let mut order = Vec::new();
+            for _ in 0..4 {
+                order.push(rx.recv().await.unwrap());
+            }
+            order
+        };
+        tokio::join!(reserve_and_send(tx, 20), receive).1
+    });
+    assert_eq!(
+        got,
+        BTreeSet::from([vec![10, 11, 20, 21], vec![20, 21, 10, 11]])
+    );
+}
+
+#[test]
+fn reserve_many_beyond_the_capacity_fails_and_unused_permits_go_back() {
+    let got = outcomes(|| async {
+        let (tx, rx) = mpsc::channel::<u32>(3);
+        let too_many = tx.reserve_many(4).await.is_err();
+        let try_too_many = matches!(tx.try_reserve_many(4), Err(TrySendError::Full(())));
+        let none = tx.reserve_many(0).await.unwrap().len();
+        let mut permits = tx.try_reserve_many(3).unwrap();
+        permits.next().unwrap().send(1);
+        let left = permits.len();
+        drop(permits);
+        let weak = tx.downgrade();
+        let counts = (rx.sender_strong_count(), rx.sender_weak_count());
+        drop(weak);
+        (too_many, try_too_many, none, left, tx.capacity(), counts)
+    });
+    assert_eq!(got, BTreeSet::from([(true, true, 0, 2, 2, (1, 1))]));
 }

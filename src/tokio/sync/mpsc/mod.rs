@@ -32,9 +32,11 @@ const RESERVE: &AcquireNames = &[
 ];
 
 pub mod error;
+mod permits;
 mod unbounded;
 mod weak;
 
+pub use permits::{OwnedPermit, PermitIterator};
 pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 pub use weak::{WeakSender, WeakUnboundedSender};
 
@@ -55,7 +57,11 @@ struct Chan<T> {
 }
 
 #[derive(Debug)]
-struct Shared<T>(Mutex<Chan<T>>);
+struct Shared<T> {
+    chan: Mutex<Chan<T>>,
+    /// The channel's slots (`None`: unbounded), fixed: read without a switch point.
+    bound: Option<usize>,
+}
 
 impl<T> Shared<T> {
     #[track_caller]
@@ -65,7 +71,21 @@ impl<T> Shared<T> {
 
     /// Locks the channel for the program's operation `what` at `loc`.
     fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
-        self.0.lock_section_at(loc, what)
+        self.chan.lock_section_at(loc, what)
+    }
+
+    /// Gives back `n` reserved slots (`what`, at `loc`), unless the model is over.
+    fn give_back(&self, n: usize, loc: Loc, what: &'static OpName) {
+        if !crate::runtime::in_model() {
+            return;
+        }
+        let mut chan = self.lock_at(loc, what);
+        chan.sem.release(n);
+        if chan.finished()
+            && let Some(waker) = chan.rx_waker.take()
+        {
+            waker.wake();
+        }
     }
 
     /// Waits until the receiver is dropped or closed (a sender's `closed`, called at
@@ -164,7 +184,10 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         rx_waker: None,
         closed_wakers: Vec::new(),
     };
-    Arc::new(Shared(Mutex::named(chan, "tokio mpsc channel")))
+    Arc::new(Shared {
+        chan: Mutex::named(chan, "tokio mpsc channel"),
+        bound,
+    })
 }
 
 /// A bounded channel of `buffer` slots, as `tokio::sync::mpsc::channel`.
@@ -391,14 +414,9 @@ impl<T> Sender<T> {
             .available()
     }
 
-    /// The channel's number of slots.
-    #[track_caller]
+    /// The channel's number of slots (fixed: no switch point).
     pub fn max_capacity(&self) -> usize {
-        self.end
-            .shared
-            .lock(&OpName("tokio mpsc max_capacity"))
-            .bound
-            .unwrap_or(usize::MAX)
+        self.end.shared.bound.unwrap_or(usize::MAX)
     }
 
     /// Whether `other` sends on the same channel.
@@ -432,19 +450,9 @@ impl<T> Permit<'_, T> {
 
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
-        if let Some(sender) = self.sender.take()
-            && crate::runtime::in_model()
-        {
-            let mut chan = sender
-                .end
-                .shared
-                .lock_at(self.loc, &OpName("tokio mpsc Permit drop"));
-            chan.sem.release(1);
-            if chan.finished()
-                && let Some(waker) = chan.rx_waker.take()
-            {
-                waker.wake();
-            }
+        if let Some(sender) = self.sender.take() {
+            let what = &OpName("tokio mpsc Permit drop");
+            sender.end.shared.give_back(1, self.loc, what);
         }
     }
 }

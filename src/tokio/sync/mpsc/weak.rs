@@ -6,7 +6,7 @@
 use std::panic::Location;
 use std::sync::Arc;
 
-use super::{Sender, SenderEnd, Shared, UnboundedSender};
+use super::{Receiver, Sender, SenderEnd, Shared, UnboundedSender};
 use crate::runtime::{Loc, OpName};
 
 /// A sender that does not keep the channel open, as `mpsc::WeakSender`: made by
@@ -154,3 +154,19 @@ macro_rules! weak_pair {
 
 weak_pair!(Sender, WeakSender);
 weak_pair!(UnboundedSender, WeakUnboundedSender);
+
+impl<T> Receiver<T> {
+    /// How many senders the channel has, as `sender_strong_count`.
+    #[track_caller]
+    pub fn sender_strong_count(&self) -> usize {
+        let what = &OpName("tokio mpsc sender_strong_count");
+        self.shared.lock_at(Location::caller(), what).senders
+    }
+
+    /// How many weak senders the channel has, as `sender_weak_count`.
+    #[track_caller]
+    pub fn sender_weak_count(&self) -> usize {
+        let what = &OpName("tokio mpsc sender_weak_count");
+        self.shared.lock_at(Location::caller(), what).weak
+    }
+}
