@@ -11,6 +11,7 @@ mod example_select;
 mod local_set;
 mod locations;
 mod mpsc_more;
+mod real;
 mod reports;
 mod runtime;
 mod statics;
