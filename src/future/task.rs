@@ -322,6 +322,13 @@ impl AbortHandle {
         runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
         ended(&self.source, &self.shared, None)
     }
+
+    /// Whether the task has finished, read in the caller's step (it passed the switch
+    /// point): for reads of many tasks' ends at once.
+    #[track_caller]
+    pub(crate) fn ended_now(&self) -> bool {
+        ended(&self.source, &self.shared, None)
+    }
 }
 
 /// A task's identity, as `tokio::task::Id`: unique among the tasks of an execution, and

@@ -1,4 +1,5 @@
-//! Runtimes, with the names of `tokio::runtime`: [`Runtime`], [`Builder`], [`Handle`].
+//! Runtimes, with the names of `tokio::runtime`: [`Runtime`], [`Builder`], [`Handle`],
+//! [`RuntimeMetrics`].
 //!
 //! A runtime here is a way to run futures on the model's threads, in one of Tokio's two
 //! shapes:
@@ -9,8 +10,9 @@
 //!   as `#[tokio::test]` does.
 //! - **multi-thread** ([`Builder::new_multi_thread`], [`Runtime::new`]): each spawned task
 //!   is a model task of its own, preempted at any switch point, as on a pool of workers.
-//!   The worker count is accepted and has no effect: the search already covers every
-//!   assignment of tasks to workers (each task may run while any other is stopped).
+//!   The worker count only sets what [`RuntimeMetrics::num_workers`] says: the search
+//!   already covers every assignment of tasks to workers (each task may run while any
+//!   other is stopped).
 //!
 //! [`spawn_blocking`](crate::tokio::task::spawn_blocking) runs its closure as a task of its
 //! own under both shapes, as on Tokio's blocking pool. A runtime's context is entered on
@@ -48,9 +50,16 @@ pub enum RuntimeFlavor {
 struct Shared {
     flavor: RuntimeFlavor,
     start_paused: bool,
+    /// Its number of workers, as its metrics tell it.
+    workers: usize,
     /// The tasks of its own spawned on it, aborted when it shuts down.
     tasks: Mutex<Vec<AbortHandle>>,
+    /// The tasks spawned on it (not blocking ones) not yet seen finished, for its metrics.
+    alive: Mutex<Vec<AbortHandle>>,
 }
+
+/// The workers of a multi-thread runtime built without `worker_threads`.
+const DEFAULT_WORKERS: usize = 2;
 
 /// A handle to a runtime, as `tokio::runtime::Handle`: spawns on it from anywhere.
 #[derive(Clone, Debug)]
@@ -198,7 +207,16 @@ impl Handle {
             RuntimeFlavor::CurrentThread if on_local_executor(self) => builder.spawn_local(future),
             _ => self.spawn_own(builder, future, false),
         };
-        spawned.expect("spawning a model task does not fail")
+        let task = spawned.expect("spawning a model task does not fail");
+        self.shared.alive.lock().push(task.abort_handle());
+        task
+    }
+
+    /// The runtime's metrics, as `Handle::metrics`.
+    pub fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics {
+            shared: Arc::clone(&self.shared),
+        }
     }
 
     /// Spawns `future` as a task of its own that runs in this runtime's context.
@@ -340,6 +358,11 @@ impl Runtime {
         self.handle.enter()
     }
 
+    /// The runtime's metrics; see [`Handle::metrics`].
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.handle.metrics()
+    }
+
     /// Shuts the runtime down, as dropping it does; the timeout has no effect (tasks are
     /// aborted at once).
     pub fn shutdown_timeout(self, _timeout: Duration) {}
@@ -368,6 +391,7 @@ impl Drop for Runtime {
 pub struct Builder {
     flavor: RuntimeFlavor,
     start_paused: bool,
+    workers: Option<usize>,
 }
 
 impl Builder {
@@ -376,6 +400,7 @@ impl Builder {
         Builder {
             flavor: RuntimeFlavor::CurrentThread,
             start_paused: false,
+            workers: None,
         }
     }
 
@@ -384,6 +409,7 @@ impl Builder {
         Builder {
             flavor: RuntimeFlavor::MultiThread,
             start_paused: false,
+            workers: None,
         }
     }
 
@@ -409,12 +435,14 @@ impl Builder {
         self
     }
 
-    /// The number of worker threads: accepted, no effect (see the [module docs](self)).
+    /// The number of worker threads of a multi-thread runtime: what its metrics tell
+    /// (`num_workers`), and nothing else (see the [module docs](self)).
     ///
     /// # Panics
     /// If `n` is zero (Tokio's message).
     pub fn worker_threads(&mut self, n: usize) -> &mut Builder {
         assert!(n > 0, "Worker threads cannot be set to 0");
+        self.workers = Some(n);
         self
     }
 
@@ -450,10 +478,45 @@ impl Builder {
                 shared: Arc::new(Shared {
                     flavor: self.flavor,
                     start_paused: self.start_paused,
+                    workers: match self.flavor {
+                        RuntimeFlavor::CurrentThread => 1,
+                        RuntimeFlavor::MultiThread => self.workers.unwrap_or(DEFAULT_WORKERS),
+                    },
                     tasks: Mutex::new(Vec::new()),
+                    alive: Mutex::new(Vec::new()),
                 }),
             },
         })
+    }
+}
+
+/// What a runtime tells of itself, as `tokio::runtime::RuntimeMetrics` (its stable part:
+/// `num_workers`, `num_alive_tasks`).
+#[derive(Clone, Debug)]
+pub struct RuntimeMetrics {
+    shared: Arc<Shared>,
+}
+
+impl RuntimeMetrics {
+    /// Its number of workers: 1 for a current-thread runtime; for a multi-thread one the
+    /// value given to [`Builder::worker_threads`], else 2. Tokio's default is the
+    /// machine's number of cores, which would make a model behave differently on each
+    /// machine. (The model has no workers: a multi-thread runtime's tasks are preempted
+    /// anywhere, whatever the number.)
+    pub fn num_workers(&self) -> usize {
+        self.shared.workers
+    }
+
+    /// How many tasks spawned on the runtime (`spawn`, not `spawn_blocking` nor a
+    /// `LocalSet`'s, as in Tokio) have not finished: a switch point, which reads the end of
+    /// each of them.
+    #[track_caller]
+    pub fn num_alive_tasks(&self) -> usize {
+        let loc = std::panic::Location::caller();
+        engine::switch_point(engine::OpKind::ThreadIsFinished, None, loc);
+        let mut alive = self.shared.alive.lock();
+        alive.retain(|task| !task.ended_now());
+        alive.len()
     }
 }
 

@@ -336,3 +336,69 @@ fn unconstrained_and_consume_budget_change_no_interleaving() {
     assert_eq!(wrapped.1, BTreeSet::from([10]));
     assert_eq!(wrapped, plain);
 }
+
+#[test]
+fn metrics_tell_the_workers_given_and_a_fixed_default() {
+    interleave_test::check(|| {
+        let workers = |b: &mut runtime::Builder| b.build().unwrap().metrics().num_workers();
+        assert_eq!(workers(&mut runtime::Builder::new_current_thread()), 1);
+        assert_eq!(workers(&mut runtime::Builder::new_multi_thread()), 2);
+        let three = runtime::Builder::new_multi_thread()
+            .worker_threads(3)
+            .build()
+            .unwrap();
+        assert_eq!(three.metrics().num_workers(), 3);
+        assert_eq!(three.handle().metrics().num_workers(), 3);
+    })
+    .unwrap();
+}
+
+/// On a current-thread runtime tasks run only when the `block_on` future waits: the count
+/// falls exactly as the tasks end. On a multi-thread one a task races the read; a blocking
+/// task is never counted, as in Tokio.
+#[test]
+fn num_alive_tasks_counts_the_spawned_tasks_not_yet_finished() {
+    for substrate in SUBSTRATES {
+        let report = dfs(substrate, Reduction::Dpor, None)
+            .check(|| {
+                let rt = runtime::Builder::new_current_thread().build().unwrap();
+                rt.block_on(async {
+                    let metrics = Handle::current().metrics();
+                    let (tx, rx) = oneshot::channel::<()>();
+                    let first = tokio_mod::spawn(async {});
+                    let second = tokio_mod::spawn(async move { rx.await.unwrap() });
+                    assert_eq!(metrics.num_alive_tasks(), 2);
+                    first.await.unwrap();
+                    assert_eq!(metrics.num_alive_tasks(), 1);
+                    tx.send(()).unwrap();
+                    second.await.unwrap();
+                    assert_eq!(metrics.num_alive_tasks(), 0);
+                });
+            })
+            .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+        assert!(report.exhausted);
+    }
+    let seen = StdMutex::new(BTreeSet::new());
+    let report = dfs(
+        interleave_test::Substrate::Coroutines,
+        Reduction::Dpor,
+        None,
+    )
+    .check(|| {
+        let rt = runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let (tx, rx) = interleave_test::sync::mpsc::channel::<()>();
+            let blocking = tokio_mod::task::spawn_blocking(move || rx.recv().unwrap());
+            let task = tokio_mod::spawn(async {});
+            let alive = rt.metrics().num_alive_tasks();
+            seen.lock().unwrap().insert(alive);
+            task.await.unwrap();
+            assert_eq!(rt.metrics().num_alive_tasks(), 0);
+            tx.send(()).unwrap();
+            blocking.await.unwrap();
+        });
+    })
+    .unwrap();
+    assert!(report.exhausted);
+    assert_eq!(seen.into_inner().unwrap(), BTreeSet::from([0, 1]));
+}
