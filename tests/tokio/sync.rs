@@ -266,3 +266,82 @@ fn lock_guards_are_send_so_a_spawned_task_holds_one_across_an_await() {
         assert_eq!(task.await.unwrap(), 2);
     });
 }
+
+#[test]
+fn a_oneshot_receiver_is_empty_until_a_send_and_terminated_once_it_gave_its_outcome() {
+    every_execution(|| async {
+        let (tx, mut rx) = oneshot::channel::<u32>();
+        assert!(rx.is_empty() && !rx.is_terminated());
+        assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Empty));
+        assert!(
+            !rx.is_terminated(),
+            "an empty try_recv terminated the receiver"
+        );
+        tx.send(4).unwrap();
+        assert!(!rx.is_empty(), "a sent value is not seen");
+        assert_eq!(rx.try_recv(), Ok(4));
+        assert!(rx.is_empty() && rx.is_terminated());
+
+        let (tx, rx) = oneshot::channel::<u32>();
+        let mut rx = std::pin::pin!(rx);
+        let waiter = tokio::spawn(async move { tx.send(5).unwrap() });
+        assert_eq!(rx.as_mut().await, Ok(5));
+        assert!(rx.is_terminated());
+        waiter.await.unwrap();
+
+        let (tx, mut rx) = oneshot::channel::<u32>();
+        drop(tx);
+        assert!(rx.is_empty() && !rx.is_terminated());
+        assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Closed));
+        assert!(
+            rx.is_terminated(),
+            "a closed try_recv did not terminate the receiver"
+        );
+    });
+}
+
+#[test]
+fn semaphore_permits_split_and_merge_without_touching_the_semaphore() {
+    every_execution(|| async {
+        let sem = std::sync::Arc::new(Semaphore::new(4));
+        let mut three = sem.acquire_many(3).await.unwrap();
+        assert!(three.split(4).is_none());
+        let one = three.split(1).unwrap();
+        assert_eq!((three.num_permits(), one.num_permits()), (2, 1));
+        assert_eq!(sem.available_permits(), 1);
+        drop(one);
+        assert_eq!(sem.available_permits(), 2);
+        let other = sem.acquire().await.unwrap();
+        three.merge(other);
+        assert_eq!(three.num_permits(), 3);
+        drop(three);
+        assert_eq!(sem.available_permits(), 4);
+
+        let mut owned = std::sync::Arc::clone(&sem)
+            .acquire_many_owned(2)
+            .await
+            .unwrap();
+        let half = owned.split(1).unwrap();
+        assert_eq!(sem.available_permits(), 2);
+        owned.merge(half);
+        assert_eq!(owned.num_permits(), 2);
+        drop(owned);
+        assert_eq!(sem.available_permits(), 4);
+    });
+}
+
+#[test]
+fn merging_permits_of_two_semaphores_panics_with_tokios_message() {
+    let failure = Builder::new()
+        .iterations(1)
+        .check_async(|| async {
+            let (a, b) = (Semaphore::new(1), Semaphore::new(1));
+            let mut pa = a.acquire().await.unwrap();
+            pa.merge(b.acquire().await.unwrap());
+        })
+        .expect_err("merging permits of two semaphores panics");
+    assert_eq!(
+        failure.message(),
+        "merging permits from different semaphore instances"
+    );
+}

@@ -84,7 +84,14 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         shared: Some(Arc::clone(&shared)),
         loc,
     };
-    (sender, Receiver { shared, loc })
+    (
+        sender,
+        Receiver {
+            shared,
+            loc,
+            terminated: false,
+        },
+    )
 }
 
 /// Sends the value, as `oneshot::Sender`.
@@ -168,6 +175,8 @@ pub struct Receiver<T> {
     shared: Shared<T>,
     /// Where the program made the channel.
     loc: Loc,
+    /// It gave its outcome: awaited to the end, or `try_recv` gave the value or `Closed`.
+    terminated: bool,
 }
 
 impl<T> Receiver<T> {
@@ -196,12 +205,35 @@ impl<T> Receiver<T> {
         );
         if let Some(value) = st.value.take() {
             st.taken = true;
+            drop(st);
+            self.terminated = true;
             return Ok(value);
         }
-        match st.sender_done || st.taken {
+        let closed = st.sender_done || st.taken;
+        drop(st);
+        self.terminated |= closed;
+        match closed {
             true => Err(TryRecvError::Closed),
             false => Err(TryRecvError::Empty),
         }
+    }
+
+    /// Whether it already gave its outcome (awaited to the end, or `try_recv` gave the
+    /// value or `Closed`), as `is_terminated`: it must not be polled again. No switch
+    /// point: only this receiver knows.
+    pub fn is_terminated(&self) -> bool {
+        self.terminated
+    }
+
+    /// Whether no value waits to be received, as `is_empty`: nothing was sent, the sender
+    /// was dropped without sending, or the value was taken.
+    #[track_caller]
+    pub fn is_empty(&self) -> bool {
+        if self.terminated {
+            return true;
+        }
+        let what = &OpName("tokio oneshot is_empty");
+        lock(&self.shared, Location::caller(), what).value.is_none()
     }
 
     /// Waits for the value from synchronous code.
@@ -218,17 +250,20 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut st = lock(&self.shared, self.loc, &OpName("tokio oneshot recv"));
-        if let Some(value) = st.value.take() {
+        let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
-            return Poll::Ready(Ok(value));
-        }
-        if st.sender_done || st.taken {
-            return Poll::Ready(Err(RecvError(())));
-        }
-        st.rx_waker = Some(cx.waker().clone());
-        Poll::Pending
+            Ok(value)
+        } else if st.sender_done || st.taken {
+            Err(RecvError(()))
+        } else {
+            st.rx_waker = Some(cx.waker().clone());
+            return Poll::Pending;
+        };
+        drop(st);
+        self.terminated = true;
+        Poll::Ready(outcome)
     }
 }
 

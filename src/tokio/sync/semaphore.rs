@@ -307,6 +307,30 @@ impl SemaphorePermit<'_> {
     pub fn num_permits(&self) -> usize {
         self.permits as usize
     }
+
+    /// Takes `other`'s permits into this one (no switch point: the semaphore is not
+    /// touched).
+    ///
+    /// # Panics
+    /// If `other` is of another semaphore (Tokio's message).
+    pub fn merge(&mut self, mut other: Self) {
+        assert!(
+            std::ptr::eq(self.sem, other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits += std::mem::take(&mut other.permits);
+    }
+
+    /// Moves `n` of its permits into a new permit; `None` if it holds fewer.
+    pub fn split(&mut self, n: usize) -> Option<Self> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(SemaphorePermit {
+            sem: self.sem,
+            permits: n,
+            loc: self.loc,
+        })
+    }
 }
 
 impl Drop for SemaphorePermit<'_> {
@@ -341,6 +365,29 @@ impl OwnedSemaphorePermit {
     /// The semaphore.
     pub fn semaphore(&self) -> &Arc<Semaphore> {
         &self.sem
+    }
+
+    /// Takes `other`'s permits into this one, as [`SemaphorePermit::merge`].
+    ///
+    /// # Panics
+    /// If `other` is of another semaphore (Tokio's message).
+    pub fn merge(&mut self, mut other: Self) {
+        assert!(
+            Arc::ptr_eq(&self.sem, &other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits += std::mem::take(&mut other.permits);
+    }
+
+    /// Moves `n` of its permits into a new permit; `None` if it holds fewer.
+    pub fn split(&mut self, n: usize) -> Option<Self> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(OwnedSemaphorePermit {
+            sem: Arc::clone(&self.sem),
+            permits: n,
+            loc: self.loc,
+        })
     }
 }
 
