@@ -345,3 +345,41 @@ fn merging_permits_of_two_semaphores_panics_with_tokios_message() {
         "merging permits from different semaphore instances"
     );
 }
+
+/// A mapped guard holds the lock until it is dropped (a task waiting for it runs only
+/// then) and gives access to the part it maps; `try_map` gives the guard back when there
+/// is no such part.
+#[test]
+fn a_mapped_mutex_guard_holds_the_lock_until_dropped() {
+    every_execution(|| async {
+        let lock = std::sync::Arc::new(Mutex::new((1u32, vec![2u32])));
+        let mut part = sync::MutexGuard::map(lock.lock().await, |(_, v)| v);
+        let waiter = tokio::spawn({
+            let lock = lock.clone();
+            async move { lock.lock().await.1.clone() }
+        });
+        tokio::task::yield_now().await;
+        assert!(lock.try_lock().is_err(), "a mapped guard released the lock");
+        part.push(3);
+        let guard = match sync::MappedMutexGuard::try_map(part, |v| v.get_mut(5)) {
+            Ok(_) => panic!("mapped a part that is not there"),
+            Err(part) => part,
+        };
+        let mut first = sync::MappedMutexGuard::map(guard, |v| &mut v[0]);
+        *first = 20;
+        drop(first);
+        assert_eq!(waiter.await.unwrap(), [20, 3]);
+        let whole = sync::MutexGuard::into_mapped(lock.lock().await);
+        assert_eq!(whole.0, 1);
+        drop(whole);
+        let Err(back) = sync::MutexGuard::try_map(lock.lock().await, |_| None::<&mut u32>) else {
+            panic!("mapped a part that is not there");
+        };
+        assert!(
+            lock.try_lock().is_err(),
+            "a guard given back by try_map was released"
+        );
+        drop(back);
+        assert!(lock.try_lock().is_ok());
+    });
+}

@@ -27,7 +27,7 @@ mod semaphore;
 pub mod watch;
 
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard};
+pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard};
 pub use notify::{Notified, Notify};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{

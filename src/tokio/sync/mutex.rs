@@ -125,7 +125,10 @@ impl<T> Mutex<T> {
         MutexGuard {
             lock: self,
             data: self.data.lock(),
-            loc,
+            permit: Permit {
+                sem: &self.sem,
+                loc,
+            },
         }
     }
 
@@ -152,8 +155,23 @@ impl<T> Mutex<T> {
 pub struct MutexGuard<'a, T> {
     lock: &'a Mutex<T>,
     data: parking_lot::MutexGuard<'a, T>,
-    /// Where the program took the lock.
+    /// Gives the lock back when dropped, after the value's guard (the fields' order).
+    permit: Permit<'a>,
+}
+
+/// The permit of a locked [`Mutex`]: given back when dropped (reported where the program
+/// took the lock, `loc`; nothing outside a model).
+struct Permit<'a> {
+    sem: &'a SemLock,
     loc: Loc,
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if crate::runtime::in_model() {
+            sem::lock(self.sem, self.loc, UNLOCK).release(1);
+        }
+    }
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
@@ -162,10 +180,46 @@ impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
     }
 }
 
-impl<T> MutexGuard<'_, T> {
+impl<'a, T> MutexGuard<'a, T> {
     /// The mutex it locks.
     pub fn mutex(this: &Self) -> &Mutex<T> {
         this.lock
+    }
+
+    /// A guard of a part of the value, as `MutexGuard::map`: the lock is held until it is
+    /// dropped. No switch point.
+    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
+    where
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        MappedMutexGuard {
+            data: parking_lot::MutexGuard::map(this.data, f),
+            permit: this.permit,
+        }
+    }
+
+    /// A guard of a part of the value if `f` finds one, else this guard back, as
+    /// `MutexGuard::try_map`.
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
+    where
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        match parking_lot::MutexGuard::try_map(this.data, f) {
+            Ok(data) => Ok(MappedMutexGuard {
+                data,
+                permit: this.permit,
+            }),
+            Err(data) => Err(MutexGuard {
+                lock: this.lock,
+                data,
+                permit: this.permit,
+            }),
+        }
+    }
+
+    /// The same lock as a [`MappedMutexGuard`] of the whole value.
+    pub fn into_mapped(this: Self) -> MappedMutexGuard<'a, T> {
+        MutexGuard::map(this, |value| value)
     }
 }
 
@@ -182,9 +236,60 @@ impl<T> DerefMut for MutexGuard<'_, T> {
     }
 }
 
-impl<T> Drop for MutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.unlock(self.loc);
+/// The lock of a [`Mutex`] that gives access to a part of its value, as
+/// `tokio::sync::MappedMutexGuard`: made by [`MutexGuard::map`], released when dropped.
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MappedMutexGuard<'a, T> {
+    data: parking_lot::MappedMutexGuard<'a, T>,
+    permit: Permit<'a>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.data, f)
+    }
+}
+
+impl<'a, T> MappedMutexGuard<'a, T> {
+    /// A guard of a part of this part, as [`MutexGuard::map`].
+    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
+    where
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        MappedMutexGuard {
+            data: parking_lot::MappedMutexGuard::map(this.data, f),
+            permit: this.permit,
+        }
+    }
+
+    /// A guard of a part of this part if `f` finds one, else this guard back.
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
+    where
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        match parking_lot::MappedMutexGuard::try_map(this.data, f) {
+            Ok(data) => Ok(MappedMutexGuard {
+                data,
+                permit: this.permit,
+            }),
+            Err(data) => Err(MappedMutexGuard {
+                data,
+                permit: this.permit,
+            }),
+        }
+    }
+}
+
+impl<T> Deref for MappedMutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> DerefMut for MappedMutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.data
     }
 }
 
