@@ -383,3 +383,46 @@ fn a_mapped_mutex_guard_holds_the_lock_until_dropped() {
         assert!(lock.try_lock().is_ok());
     });
 }
+
+/// Mapped `RwLock` guards hold their lock until dropped: a mapped read guard admits
+/// readers but no writer, a mapped write guard neither; `downgrade_map` turns the write
+/// lock into a read lock of a part; `try_map` gives the guard back when there is no part.
+#[test]
+fn mapped_rwlock_guards_hold_their_lock_until_dropped() {
+    every_execution(|| async {
+        let lock = RwLock::new((1u32, vec![2u32]));
+        let first = sync::RwLockReadGuard::map(lock.read().await, |(a, _)| a);
+        assert!(lock.try_read().is_ok() && lock.try_write().is_err());
+        assert_eq!(*first, 1);
+        drop(first);
+
+        let mut list = sync::RwLockWriteGuard::map(lock.write().await, |(_, v)| v);
+        assert!(
+            lock.try_read().is_err(),
+            "a mapped write guard admitted a reader"
+        );
+        list.push(3);
+        let Err(list) = sync::RwLockMappedWriteGuard::try_map(list, |v| v.get_mut(9)) else {
+            panic!("mapped a part that is not there");
+        };
+        assert!(lock.try_read().is_err());
+        drop(list);
+
+        let read = sync::RwLockWriteGuard::downgrade_map(lock.write().await, |(_, v)| v);
+        assert_eq!(*read, [2, 3]);
+        assert!(lock.try_read().is_ok() && lock.try_write().is_err());
+        drop(read);
+        let Err(back) = sync::RwLockReadGuard::try_map(lock.read().await, |_| None::<&u32>) else {
+            panic!("mapped a part that is not there");
+        };
+        assert!(
+            lock.try_write().is_err(),
+            "a guard given back by try_map was released"
+        );
+        drop(back);
+        let whole = sync::RwLockWriteGuard::into_mapped(lock.write().await);
+        assert_eq!(whole.0, 1);
+        drop(whole);
+        assert!(lock.try_write().is_ok());
+    });
+}

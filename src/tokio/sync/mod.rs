@@ -22,6 +22,7 @@ mod once_cell;
 pub mod oneshot;
 mod per_exec;
 mod rwlock;
+mod rwlock_guards;
 mod sem;
 mod semaphore;
 pub mod watch;
@@ -30,9 +31,8 @@ pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard};
 pub use notify::{Notified, Notify};
 pub use once_cell::{OnceCell, SetError};
-pub use rwlock::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
+pub use rwlock::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
+pub use rwlock_guards::{RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard};
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };

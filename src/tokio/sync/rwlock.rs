@@ -10,6 +10,7 @@ use parking_lot::RawRwLock;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::TryLockError;
+use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
 
@@ -24,9 +25,9 @@ const WRITE: &AcquireNames = &[
 ];
 const TRY_READ: &OpName = &OpName("tokio RwLock try_read");
 const TRY_WRITE: &OpName = &OpName("tokio RwLock try_write");
-const READ_UNLOCK: &OpName = &OpName("tokio RwLock read unlock");
-const WRITE_UNLOCK: &OpName = &OpName("tokio RwLock write unlock");
-const DOWNGRADE: &OpName = &OpName("tokio RwLock downgrade");
+pub(super) const READ_UNLOCK: &OpName = &OpName("tokio RwLock read unlock");
+pub(super) const WRITE_UNLOCK: &OpName = &OpName("tokio RwLock write unlock");
+pub(super) const DOWNGRADE: &OpName = &OpName("tokio RwLock downgrade");
 
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;
@@ -214,19 +215,11 @@ impl<T> RwLock<T> {
     }
 
     fn read_guard(&self, loc: Loc) -> RwLockReadGuard<'_, T> {
-        RwLockReadGuard {
-            lock: self,
-            data: self.data.read(),
-            loc,
-        }
+        RwLockReadGuard::new(self.data.read(), &self.sem, loc)
     }
 
     fn write_guard(&self, loc: Loc) -> RwLockWriteGuard<'_, T> {
-        RwLockWriteGuard {
-            lock: self,
-            data: Some(self.data.write()),
-            loc,
-        }
+        RwLockWriteGuard::new(self.data.write(), &self.sem, self.max, loc)
     }
 
     /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
@@ -235,86 +228,6 @@ impl<T> RwLock<T> {
         if crate::runtime::in_model() {
             sem::lock(&self.sem, loc, what).release(n as usize);
         }
-    }
-}
-
-/// Shared access to a [`RwLock`]'s value, released when dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct RwLockReadGuard<'a, T> {
-    lock: &'a RwLock<T>,
-    data: parking_lot::RwLockReadGuard<'a, T>,
-    /// Where the program took the lock.
-    loc: Loc,
-}
-
-impl<T: std::fmt::Debug> std::fmt::Debug for RwLockReadGuard<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&*self.data, f)
-    }
-}
-
-impl<T> Deref for RwLockReadGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.data
-    }
-}
-
-impl<T> Drop for RwLockReadGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.release(1, self.loc, READ_UNLOCK);
-    }
-}
-
-/// Exclusive access to a [`RwLock`]'s value, released when dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct RwLockWriteGuard<'a, T> {
-    lock: &'a RwLock<T>,
-    /// Taken out by `downgrade`.
-    data: Option<parking_lot::RwLockWriteGuard<'a, T>>,
-    /// Where the program took the lock.
-    loc: Loc,
-}
-
-impl<T: std::fmt::Debug> std::fmt::Debug for RwLockWriteGuard<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<'a, T> RwLockWriteGuard<'a, T> {
-    /// Turns the write access into a read access without letting a writer in between.
-    #[track_caller]
-    pub fn downgrade(mut self) -> RwLockReadGuard<'a, T> {
-        let lock = self.lock;
-        let write = self.data.take().expect("a write guard holds its data");
-        let data = parking_lot::RwLockWriteGuard::downgrade(write);
-        std::mem::forget(self);
-        let loc = Location::caller();
-        lock.release(lock.max - 1, loc, DOWNGRADE);
-        RwLockReadGuard { lock, data, loc }
-    }
-}
-
-impl<T> Deref for RwLockWriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.data.as_deref().expect("a write guard holds its data")
-    }
-}
-
-impl<T> DerefMut for RwLockWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.data
-            .as_deref_mut()
-            .expect("a write guard holds its data")
-    }
-}
-
-impl<T> Drop for RwLockWriteGuard<'_, T> {
-    fn drop(&mut self) {
-        drop(self.data.take());
-        self.lock.release(self.lock.max, self.loc, WRITE_UNLOCK);
     }
 }
 
