@@ -378,27 +378,35 @@ fn num_alive_tasks_counts_the_spawned_tasks_not_yet_finished() {
             .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
         assert!(report.exhausted);
     }
+    for substrate in SUBSTRATES {
+        multi_thread_alive_tasks(substrate);
+    }
+}
+
+/// A task racing the read on a multi-thread runtime: both counts are seen; a blocking task
+/// is never counted.
+fn multi_thread_alive_tasks(substrate: interleave_test::Substrate) {
     let seen = StdMutex::new(BTreeSet::new());
-    let report = dfs(
-        interleave_test::Substrate::Coroutines,
-        Reduction::Dpor,
-        None,
-    )
-    .check(|| {
-        let rt = runtime::Runtime::new().unwrap();
-        rt.block_on(async {
-            let (tx, rx) = interleave_test::sync::mpsc::channel::<()>();
-            let blocking = tokio_mod::task::spawn_blocking(move || rx.recv().unwrap());
-            let task = tokio_mod::spawn(async {});
-            let alive = rt.metrics().num_alive_tasks();
-            seen.lock().unwrap().insert(alive);
-            task.await.unwrap();
-            assert_eq!(rt.metrics().num_alive_tasks(), 0);
-            tx.send(()).unwrap();
-            blocking.await.unwrap();
-        });
-    })
-    .unwrap();
-    assert!(report.exhausted);
-    assert_eq!(seen.into_inner().unwrap(), BTreeSet::from([0, 1]));
+    let report = dfs(substrate, Reduction::Dpor, None)
+        .check(|| {
+            let rt = runtime::Runtime::new().unwrap();
+            rt.block_on(async {
+                let (tx, rx) = interleave_test::sync::mpsc::channel::<()>();
+                let blocking = tokio_mod::task::spawn_blocking(move || rx.recv().unwrap());
+                let task = tokio_mod::spawn(async {});
+                let alive = rt.metrics().num_alive_tasks();
+                seen.lock().unwrap().insert(alive);
+                task.await.unwrap();
+                assert_eq!(rt.metrics().num_alive_tasks(), 0);
+                tx.send(()).unwrap();
+                blocking.await.unwrap();
+            });
+        })
+        .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
+    assert!(report.exhausted, "{substrate:?}");
+    assert_eq!(
+        seen.into_inner().unwrap(),
+        BTreeSet::from([0, 1]),
+        "{substrate:?}"
+    );
 }

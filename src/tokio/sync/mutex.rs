@@ -135,9 +135,7 @@ impl<T> Mutex<T> {
     /// Gives the lock back (a guard's drop, reported at the lock's place `loc`; nothing
     /// outside a model).
     fn unlock(&self, loc: Loc) {
-        if crate::runtime::in_model() {
-            sem::lock(&self.sem, loc, UNLOCK).release(1);
-        }
+        sem::give_back(&self.sem, 1, loc, UNLOCK);
     }
 
     fn owned_guard(self: Arc<Self>, loc: Loc) -> OwnedMutexGuard<T> {
@@ -168,9 +166,7 @@ struct Permit<'a> {
 
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
-        if crate::runtime::in_model() {
-            sem::lock(self.sem, self.loc, UNLOCK).release(1);
-        }
+        sem::give_back(self.sem, 1, self.loc, UNLOCK);
     }
 }
 

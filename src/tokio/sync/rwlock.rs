@@ -225,9 +225,7 @@ impl<T> RwLock<T> {
     /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
     /// place `loc`).
     fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
-        if crate::runtime::in_model() {
-            sem::lock(&self.sem, loc, what).release(n as usize);
-        }
+        sem::give_back(&self.sem, n as usize, loc, what);
     }
 }
 

@@ -21,9 +21,7 @@ struct Permits<'a> {
 
 impl Drop for Permits<'_> {
     fn drop(&mut self) {
-        if crate::runtime::in_model() {
-            sem::lock(self.sem, self.loc, self.what).release(self.n as usize);
-        }
+        sem::give_back(self.sem, self.n as usize, self.loc, self.what);
     }
 }
 
@@ -132,9 +130,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
         let all = std::mem::replace(&mut permits.n, 1);
         permits.what = READ_UNLOCK;
         permits.loc = loc;
-        if crate::runtime::in_model() {
-            sem::lock(permits.sem, loc, DOWNGRADE).release(all as usize - 1);
-        }
+        sem::give_back(permits.sem, all as usize - 1, loc, DOWNGRADE);
         RwLockReadGuard {
             data: parking_lot::RwLockReadGuard::map(data, |value| value),
             permits,

@@ -205,6 +205,14 @@ pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Mut
     sem.lock_section_at(loc, what)
 }
 
+/// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`), unless
+/// the model is over (a guard dropped after it).
+pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static OpName) {
+    if crate::runtime::in_model() {
+        lock(sem, loc, what).release(n);
+    }
+}
+
 /// What holds a semaphore: its own lock, or a channel's state.
 pub(super) trait HasSem {
     /// Runs `f` on the semaphore, under its lock, for the program's operation `what` at

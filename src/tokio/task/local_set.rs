@@ -265,6 +265,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
+    // Outside a model, this panics and says so, naming this method.
     crate::runtime::ids("interleave_test::tokio::task::LocalSet::spawn_local");
     set.live.set(set.live.get() + 1);
     let slot: Rc<Slot<F>> = Rc::new(RefCell::new(Some(Box::pin(future))));
