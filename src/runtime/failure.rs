@@ -228,8 +228,8 @@ pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> F
              data the explorer cannot put back to its initial state between them. Create it \
              inside the model closure and share it with an Arc{static_advice}. (Static \
              atomics, condvars, barriers, `Once`s, `OnceLock`s and `LazyLock`s, and Tokio's \
-             `OnceCell`, `Semaphore` and `Notify`, are reset for every execution and need no \
-             change.)",
+             `OnceCell`, `Semaphore` and `Notify`, and its `Mutex` and `RwLock` made by \
+             `const_new`, are reset for every execution and need no change.)",
             static_advice = static_advice(kind),
         ),
         loc,
@@ -244,9 +244,14 @@ fn static_advice(kind: &str) -> String {
         Some(_) => return String::new(), // a channel: made by a function, in the model
         None => kind.to_owned(),
     };
+    let const_new = match kind.starts_with("tokio ") {
+        true => format!(" (or `{ty}::const_new(..)`, for a value that is `Clone`)"),
+        false => String::new(),
+    };
     format!(
         ", or, for a `static`, write `static NAME: LazyLock<{ty}<T>> = \
-         LazyLock::new(|| {ty}::new(..))`: a static LazyLock starts afresh in every execution"
+         LazyLock::new(|| {ty}::new(..))`{const_new}: a static LazyLock starts afresh in \
+         every execution"
     )
 }
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
-use interleave_test::tokio::sync::{Notify, OnceCell, Semaphore, SetError};
+use interleave_test::tokio::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, SetError};
 use interleave_test::tokio::{self, task};
 use interleave_test::{Builder, Reduction, StrategyKind};
 
@@ -76,9 +76,11 @@ fn a_static_cell_starts_empty_in_every_execution_and_is_explored_as_a_local_one(
     }
 }
 
-#[test]
-fn a_static_cell_serves_executions_that_run_at_once() {
-    static CELL: OnceCell<u32> = OnceCell::const_new();
+/// The values `model` returns over 300 executions of Random and of PCT (seed 5), two
+/// executions at a time.
+fn at_once<V: Ord + Send, Fut: std::future::Future<Output = V>>(
+    model: impl Fn() -> Fut + Sync,
+) -> BTreeSet<V> {
     let seen = StdMutex::new(BTreeSet::new());
     for strategy in [StrategyKind::Random, StrategyKind::Pct { depth: 3 }] {
         let report = Builder::new()
@@ -87,13 +89,19 @@ fn a_static_cell_serves_executions_that_run_at_once() {
             .iterations(300)
             .parallelism(2)
             .check_async(|| async {
-                let won = race(&CELL).await;
-                seen.lock().unwrap().insert(won);
+                let value = model().await;
+                seen.lock().unwrap().insert(value);
             })
             .unwrap_or_else(|f| panic!("{strategy:?}, seed 5: {f}"));
         assert_eq!(report.executions, 300, "{strategy:?}");
     }
-    assert_eq!(seen.into_inner().unwrap(), BTreeSet::from([1, 2]));
+    seen.into_inner().unwrap()
+}
+
+#[test]
+fn a_static_cell_serves_executions_that_run_at_once() {
+    static CELL: OnceCell<u32> = OnceCell::const_new();
+    assert_eq!(at_once(|| race(&CELL)), BTreeSet::from([1, 2]));
 }
 
 #[test]
@@ -187,6 +195,8 @@ fn a_shared_tokio_mutex_or_channel_is_misuse_saying_what_to_write() {
     let message = failure.message();
     assert!(
         message.contains("this tokio Mutex was first used in another execution")
+            && message
+                .contains("(or `tokio::sync::Mutex::const_new(..)`, for a value that is `Clone`)")
             && message.contains(
                 "`static NAME: LazyLock<tokio::sync::Mutex<T>> = LazyLock::new(|| \
                  tokio::sync::Mutex::new(..))`"
@@ -207,4 +217,97 @@ fn a_shared_tokio_mutex_or_channel_is_misuse_saying_what_to_write() {
             && !message.contains("LazyLock<"),
         "{message}"
     );
+}
+
+/// Two tasks push their number onto `list` (one yields while it holds the lock) after
+/// checking that it starts empty; returns the order.
+async fn push_race(list: &'static Mutex<Vec<u32>>) -> Vec<u32> {
+    assert!(
+        list.lock().await.is_empty(),
+        "each execution starts with a copy"
+    );
+    let other = tokio::spawn(async move {
+        let mut guard = list.lock().await;
+        task::yield_now().await;
+        guard.push(1);
+    });
+    list.lock().await.push(2);
+    other.await.unwrap();
+    list.lock().await.clone()
+}
+
+/// The orders `push_race` gives on the lists `list` returns under an exhaustive DFS, and
+/// the number of executions.
+fn push_orders(
+    builder: Builder,
+    list: impl Fn() -> &'static Mutex<Vec<u32>> + Sync,
+) -> (BTreeSet<Vec<u32>>, u64) {
+    let seen = StdMutex::new(BTreeSet::new());
+    let report = builder
+        .check_async(|| async {
+            let order = push_race(list()).await;
+            seen.lock().unwrap().insert(order);
+        })
+        .unwrap_or_else(|f| panic!("{f}"));
+    assert!(report.exhausted, "{report}");
+    (seen.into_inner().unwrap(), report.executions)
+}
+
+#[test]
+fn a_static_mutex_starts_with_a_copy_and_is_explored_as_a_local_one() {
+    static LIST: Mutex<Vec<u32>> = Mutex::const_new(Vec::new());
+    let both = BTreeSet::from([vec![1, 2], vec![2, 1]]);
+    for substrate in SUBSTRATES {
+        for reduction in [Reduction::Dpor, Reduction::Off] {
+            let (orders, runs) = push_orders(dfs(substrate, reduction, None), || &LIST);
+            assert_eq!(orders, both, "{substrate:?}, {reduction:?}");
+            let local = || &*Box::leak(Box::new(Mutex::new(Vec::new())));
+            let (local_orders, local_runs) = push_orders(dfs(substrate, reduction, None), local);
+            assert_eq!(local_orders, both, "{substrate:?}, {reduction:?}");
+            assert_eq!(runs, local_runs, "{substrate:?}, {reduction:?}: executions");
+        }
+    }
+}
+
+#[test]
+fn a_static_mutex_serves_executions_that_run_at_once() {
+    static LIST: Mutex<Vec<u32>> = Mutex::const_new(Vec::new());
+    let orders = at_once(|| push_race(&LIST));
+    assert_eq!(orders, BTreeSet::from([vec![1, 2], vec![2, 1]]));
+}
+
+#[test]
+fn a_static_rwlock_starts_with_a_copy_in_every_execution() {
+    static LOCK: RwLock<u32> = RwLock::const_new(3);
+    static FEW: RwLock<u32> = RwLock::const_with_max_readers(0, 1);
+    every_execution(|| async {
+        assert_eq!(*LOCK.read().await, 3, "each execution starts with a copy");
+        let writer = tokio::spawn(async { *LOCK.write().await += 1 });
+        let seen = *LOCK.read().await;
+        writer.await.unwrap();
+        assert!(seen == 3 || seen == 4, "{seen}");
+        assert_eq!(*LOCK.read().await, 4);
+        // One reader at a time: a second read waits for the first guard.
+        let first = FEW.read().await;
+        assert!(FEW.try_read().is_err(), "max_readers 1 admits one reader");
+        drop(first);
+        *FEW.write().await += 1;
+        assert_eq!(*FEW.read().await, 1, "each execution starts with 0");
+    });
+}
+
+#[test]
+fn a_const_lock_outside_any_execution_holds_its_initial_value() {
+    let mut lock = Mutex::const_new(vec![1]);
+    lock.get_mut().push(2);
+    assert_eq!(lock.into_inner(), [1, 2]);
+    assert_eq!(Mutex::const_new(5).into_inner(), 5);
+    let mut rw = RwLock::const_new(String::from("a"));
+    rw.get_mut().push('b');
+    assert_eq!(
+        format!("{rw:?}"),
+        r#"RwLock { data: "ab", max_readers: 536870911 }"#
+    );
+    assert_eq!(rw.into_inner(), "ab");
+    assert_eq!(format!("{:?}", Mutex::const_new(7)), "Mutex { data: 7 }");
 }

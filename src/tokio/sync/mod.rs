@@ -15,6 +15,7 @@
 
 mod barrier;
 pub mod broadcast;
+mod copied;
 pub mod mpsc;
 mod mutex;
 mod notify;

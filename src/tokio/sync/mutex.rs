@@ -10,6 +10,7 @@ use parking_lot::RawMutex;
 use parking_lot::lock_api::ArcMutexGuard;
 
 use super::TryLockError;
+use super::copied::Copied;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
 
@@ -24,11 +25,51 @@ const UNLOCK: &OpName = &OpName("tokio Mutex unlock");
 /// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
 /// blocked thread) and tasks get the lock in the order they asked for it. It does not
 /// poison. Locking and unlocking are switch points.
-#[derive(Debug)]
+///
+/// A `static` mutex is made by [`const_new`](Self::const_new); each execution starts with
+/// a copy of its value:
+///
+/// ```
+/// use interleave_test::tokio::{self, sync::Mutex};
+///
+/// static COUNT: Mutex<u32> = Mutex::const_new(0);
+///
+/// interleave_test::check_async(|| async {
+///     let task = tokio::spawn(async { *COUNT.lock().await += 1 });
+///     *COUNT.lock().await += 1;
+///     task.await.unwrap();
+///     assert_eq!(*COUNT.lock().await, 2, "each execution starts from 0");
+/// })
+/// .unwrap();
+/// ```
 pub struct Mutex<T> {
+    /// The lock and value of each execution that uses the mutex (see [`Copied`]).
+    states: Copied<State<T>, T>,
+}
+
+/// The lock and value of a [`Mutex`] in one execution.
+struct State<T> {
     sem: SemLock,
     /// The value; only the holder of the permit locks it, so it is never contended.
     data: Arc<parking_lot::Mutex<T>>,
+}
+
+impl<T> State<T> {
+    fn new(value: T) -> Self {
+        State {
+            sem: sem::new_lock(Sem::new(1), "tokio Mutex"),
+            data: Arc::new(parking_lot::Mutex::new(value)),
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = f.debug_struct("Mutex");
+        self.states
+            .debug_data(&mut out, |state| state.data.try_lock());
+        out.finish()
+    }
 }
 
 impl<T: Default> Default for Mutex<T> {
@@ -47,9 +88,26 @@ impl<T> Mutex<T> {
     /// An unlocked mutex holding `value`.
     pub fn new(value: T) -> Self {
         Mutex {
-            sem: sem::new_lock(Sem::new(1), "tokio Mutex"),
-            data: Arc::new(parking_lot::Mutex::new(value)),
+            states: Copied::made(State::new(value)),
         }
+    }
+
+    /// An unlocked mutex holding `value`, usable as a `static`: each execution starts
+    /// with a copy of `value` (so `T: Clone` here, unlike Tokio's, and each execution that
+    /// uses the mutex keeps its small state until the mutex is dropped, for a `static`
+    /// until the process exits).
+    pub const fn const_new(value: T) -> Self
+    where
+        T: Clone,
+    {
+        Mutex {
+            states: Copied::from_init(value, T::clone),
+        }
+    }
+
+    /// The calling execution's lock and value.
+    fn state(&self) -> &State<T> {
+        self.states.get(State::new)
     }
 
     /// Waits for the lock. Cancel-safe: dropping the future gives up its place in the queue.
@@ -59,7 +117,7 @@ impl<T> Mutex<T> {
     pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc, LOCK).await;
+            let _ = Acquire::new(&self.state().sem, 1, loc, LOCK).await;
             self.guard(loc)
         }
     }
@@ -68,7 +126,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
         let loc = Location::caller();
-        match sem::lock(&self.sem, loc, TRY_LOCK).try_acquire(1) {
+        match sem::lock(&self.state().sem, loc, TRY_LOCK).try_acquire(1) {
             Ok(()) => Ok(self.guard(loc)),
             Err(_) => Err(TryLockError(())),
         }
@@ -90,7 +148,7 @@ impl<T> Mutex<T> {
     pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc, LOCK).await;
+            let _ = Acquire::new(&self.state().sem, 1, loc, LOCK).await;
             self.owned_guard(loc)
         }
     }
@@ -99,7 +157,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         let loc = Location::caller();
-        match sem::lock(&self.sem, loc, TRY_LOCK).try_acquire(1) {
+        match sem::lock(&self.state().sem, loc, TRY_LOCK).try_acquire(1) {
             Ok(()) => {}
             Err(_) => return Err(TryLockError(())),
         }
@@ -108,25 +166,27 @@ impl<T> Mutex<T> {
 
     /// The value, mutably (no lock needed: the borrow is exclusive).
     pub fn get_mut(&mut self) -> &mut T {
-        Arc::get_mut(&mut self.data)
+        let state = self.states.get_mut(State::new);
+        Arc::get_mut(&mut state.data)
             .expect("no guard outlives an exclusive borrow of its mutex")
             .get_mut()
     }
 
     /// The value.
     pub fn into_inner(self) -> T {
-        match Arc::try_unwrap(self.data) {
+        match Arc::try_unwrap(self.states.into_state(State::new).data) {
             Ok(data) => data.into_inner(),
             Err(_) => unreachable!("no guard outlives the mutex it borrows"),
         }
     }
 
     fn guard(&self, loc: Loc) -> MutexGuard<'_, T> {
+        let state = self.state();
         MutexGuard {
             lock: self,
-            data: self.data.lock(),
+            data: state.data.lock(),
             permit: Permit {
-                sem: &self.sem,
+                sem: &state.sem,
                 loc,
             },
         }
@@ -135,11 +195,11 @@ impl<T> Mutex<T> {
     /// Gives the lock back (a guard's drop, reported at the lock's place `loc`; nothing
     /// outside a model).
     fn unlock(&self, loc: Loc) {
-        sem::give_back(&self.sem, 1, loc, UNLOCK);
+        sem::give_back(&self.state().sem, 1, loc, UNLOCK);
     }
 
     fn owned_guard(self: Arc<Self>, loc: Loc) -> OwnedMutexGuard<T> {
-        let data = parking_lot::Mutex::lock_arc(&self.data);
+        let data = parking_lot::Mutex::lock_arc(&self.state().data);
         OwnedMutexGuard {
             lock: self,
             data,

@@ -10,6 +10,7 @@ use parking_lot::RawRwLock;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::TryLockError;
+use super::copied::Copied;
 use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
@@ -32,17 +33,55 @@ pub(super) const DOWNGRADE: &OpName = &OpName("tokio RwLock downgrade");
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;
 
+/// Tokio's rules for the readers a lock admits (its messages; 536870911 is `MAX_READS`).
+const _: () = assert!(MAX_READS == 536_870_911);
+const fn check_max_reads(max_reads: u32) {
+    assert!(
+        max_reads <= MAX_READS,
+        "a RwLock may not be created with more than 536870911 readers"
+    );
+    assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
+}
+
 /// An async reader-writer lock, as `tokio::sync::RwLock`: readers take one permit of a
 /// fair semaphore, a writer takes them all, so requests are served in the order they
 /// came (a writer is not starved by a stream of readers, and a reader that asks after a
 /// waiting writer waits for it). Holding a read guard across an `.await` while another
 /// task asks to write, and then asking to read again, deadlocks as in Tokio, and the
 /// search finds it. Locking and unlocking are switch points.
-#[derive(Debug)]
+///
+/// A `static` lock is made by [`const_new`](Self::const_new); each execution starts with a
+/// copy of its value.
 pub struct RwLock<T> {
-    sem: SemLock,
+    /// The lock and value of each execution that uses the lock (see [`Copied`]).
+    states: Copied<State<T>, T>,
+    /// The readers it admits at once.
     max: u32,
+}
+
+/// The lock and value of a [`RwLock`] in one execution.
+struct State<T> {
+    sem: SemLock,
+    /// The value; locked only as the permits held allow, so never contended.
     data: Arc<parking_lot::RwLock<T>>,
+}
+
+impl<T> State<T> {
+    fn new(value: T, max: u32) -> Self {
+        State {
+            sem: sem::new_lock(Sem::new(max as usize), "tokio RwLock"),
+            data: Arc::new(parking_lot::RwLock::new(value)),
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for RwLock<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = f.debug_struct("RwLock");
+        self.states
+            .debug_data(&mut out, |state| state.data.try_read());
+        out.field("max_readers", &self.max).finish()
+    }
 }
 
 impl<T: Default> Default for RwLock<T> {
@@ -68,16 +107,42 @@ impl<T> RwLock<T> {
     /// # Panics
     /// If `max_reads` is 0 or more than `u32::MAX >> 3` (Tokio's rules).
     pub fn with_max_readers(value: T, max_reads: u32) -> Self {
-        assert!(
-            max_reads <= MAX_READS,
-            "a RwLock may not be created with more than {MAX_READS} readers"
-        );
-        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
+        check_max_reads(max_reads);
         RwLock {
-            sem: sem::new_lock(Sem::new(max_reads as usize), "tokio RwLock"),
+            states: Copied::made(State::new(value, max_reads)),
             max: max_reads,
-            data: Arc::new(parking_lot::RwLock::new(value)),
         }
+    }
+
+    /// An unlocked lock holding `value`, usable as a `static`: each execution starts with
+    /// a copy of `value` (so `T: Clone` here, unlike Tokio's, and each execution that uses
+    /// the lock keeps its small state until the lock is dropped, for a `static` until the
+    /// process exits).
+    pub const fn const_new(value: T) -> Self
+    where
+        T: Clone,
+    {
+        RwLock::const_with_max_readers(value, MAX_READS)
+    }
+
+    /// [`const_new`](Self::const_new) admitting at most `max_reads` readers at once.
+    ///
+    /// # Panics
+    /// As [`with_max_readers`](Self::with_max_readers) (at compile time in a `static`).
+    pub const fn const_with_max_readers(value: T, max_reads: u32) -> Self
+    where
+        T: Clone,
+    {
+        check_max_reads(max_reads);
+        RwLock {
+            states: Copied::from_init(value, T::clone),
+            max: max_reads,
+        }
+    }
+
+    /// The calling execution's lock and value.
+    fn state(&self) -> &State<T> {
+        self.states.get(|value| State::new(value, self.max))
     }
 
     /// Waits to read. Cancel-safe. (An `async fn` in Tokio; here a function that returns
@@ -86,7 +151,7 @@ impl<T> RwLock<T> {
     pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc, READ).await;
+            let _ = Acquire::new(&self.state().sem, 1, loc, READ).await;
             self.read_guard(loc)
         }
     }
@@ -96,7 +161,7 @@ impl<T> RwLock<T> {
     pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> + '_ {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, self.max as usize, loc, WRITE).await;
+            let _ = Acquire::new(&self.state().sem, self.max as usize, loc, WRITE).await;
             self.write_guard(loc)
         }
     }
@@ -142,8 +207,8 @@ impl<T> RwLock<T> {
     pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, 1, loc, READ).await;
-            let data = parking_lot::RwLock::read_arc(&self.data);
+            let _ = Acquire::new(&self.state().sem, 1, loc, READ).await;
+            let data = parking_lot::RwLock::read_arc(&self.state().data);
             OwnedRwLockReadGuard {
                 lock: self,
                 data,
@@ -157,8 +222,8 @@ impl<T> RwLock<T> {
     pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
         let loc = Location::caller();
         async move {
-            let _ = Acquire::new(&self.sem, self.max as usize, loc, WRITE).await;
-            let data = parking_lot::RwLock::write_arc(&self.data);
+            let _ = Acquire::new(&self.state().sem, self.max as usize, loc, WRITE).await;
+            let data = parking_lot::RwLock::write_arc(&self.state().data);
             OwnedRwLockWriteGuard {
                 lock: self,
                 data,
@@ -172,7 +237,7 @@ impl<T> RwLock<T> {
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         let loc = Location::caller();
         self.try_take(1, loc, TRY_READ)?;
-        let data = parking_lot::RwLock::read_arc(&self.data);
+        let data = parking_lot::RwLock::read_arc(&self.state().data);
         Ok(OwnedRwLockReadGuard {
             lock: self,
             data,
@@ -185,7 +250,7 @@ impl<T> RwLock<T> {
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         let loc = Location::caller();
         self.try_take(self.max, loc, TRY_WRITE)?;
-        let data = parking_lot::RwLock::write_arc(&self.data);
+        let data = parking_lot::RwLock::write_arc(&self.state().data);
         Ok(OwnedRwLockWriteGuard {
             lock: self,
             data,
@@ -195,37 +260,43 @@ impl<T> RwLock<T> {
 
     /// The value, mutably (no lock needed: the borrow is exclusive).
     pub fn get_mut(&mut self) -> &mut T {
-        Arc::get_mut(&mut self.data)
+        let max = self.max;
+        let state = self.states.get_mut(|value| State::new(value, max));
+        Arc::get_mut(&mut state.data)
             .expect("no guard outlives an exclusive borrow of its lock")
             .get_mut()
     }
 
     /// The value.
     pub fn into_inner(self) -> T {
-        match Arc::try_unwrap(self.data) {
+        let max = self.max;
+        let state = self.states.into_state(|value| State::new(value, max));
+        match Arc::try_unwrap(state.data) {
             Ok(data) => data.into_inner(),
             Err(_) => unreachable!("no guard outlives the lock it borrows"),
         }
     }
 
     fn try_take(&self, n: u32, loc: Loc, what: &'static OpName) -> Result<(), TryLockError> {
-        sem::lock(&self.sem, loc, what)
+        sem::lock(&self.state().sem, loc, what)
             .try_acquire(n as usize)
             .map_err(|_| TryLockError(()))
     }
 
     fn read_guard(&self, loc: Loc) -> RwLockReadGuard<'_, T> {
-        RwLockReadGuard::new(self.data.read(), &self.sem, loc)
+        let state = self.state();
+        RwLockReadGuard::new(state.data.read(), &state.sem, loc)
     }
 
     fn write_guard(&self, loc: Loc) -> RwLockWriteGuard<'_, T> {
-        RwLockWriteGuard::new(self.data.write(), &self.sem, self.max, loc)
+        let state = self.state();
+        RwLockWriteGuard::new(state.data.write(), &state.sem, self.max, loc)
     }
 
     /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
     /// place `loc`).
     fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
-        sem::give_back(&self.sem, n as usize, loc, what);
+        sem::give_back(&self.state().sem, n as usize, loc, what);
     }
 }
 
