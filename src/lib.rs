@@ -160,10 +160,12 @@ pub mod __private {
     pub use crate::test_support::{TestSpec, run_test};
 
     /// The body of an `async fn` test: `future` run by a Tokio-shaped runtime's
-    /// `block_on`, current-thread unless `multi_thread`, as `#[tokio::test]` runs it.
+    /// `block_on`, current-thread unless `multi_thread` (with `workers` if given), as
+    /// `#[tokio::test]` runs it.
     #[track_caller]
     pub fn block_on_runtime<F: core::future::Future>(
         multi_thread: bool,
+        workers: Option<usize>,
         start_paused: bool,
         future: F,
     ) -> F::Output {
@@ -171,10 +173,50 @@ pub mod __private {
             true => crate::tokio::runtime::Builder::new_multi_thread(),
             false => crate::tokio::runtime::Builder::new_current_thread(),
         };
+        if let Some(workers) = workers {
+            builder.worker_threads(workers);
+        }
         let runtime = builder
             .start_paused(start_paused)
             .build()
             .expect("the runtime of an async test");
         runtime.block_on(future)
+    }
+
+    /// `future`, whose output the compiler now knows: an `async` test body's `?` needs it.
+    pub fn returning<T, F: core::future::Future<Output = T>>(future: F) -> F {
+        future
+    }
+
+    /// What a test function may return: `()`, or `Result<(), E>` whose `Err` fails the
+    /// execution as a panic with `Error: {e:?}` (the standard test harness's words).
+    #[diagnostic::on_unimplemented(
+        message = "an #[interleave] test returns `()` or `Result<(), E>` with `E: Debug`, \
+                   not `{Self}`",
+        label = "the test's return type"
+    )]
+    pub trait TestOutcome {
+        /// Panics if the outcome is a failure.
+        #[track_caller]
+        fn check(self);
+    }
+
+    impl TestOutcome for () {
+        fn check(self) {}
+    }
+
+    impl<E: core::fmt::Debug> TestOutcome for Result<(), E> {
+        #[track_caller]
+        fn check(self) {
+            if let Err(error) = self {
+                panic!("Error: {error:?}");
+            }
+        }
+    }
+
+    /// Checks the value a test function returned (see [`TestOutcome`]).
+    #[track_caller]
+    pub fn test_outcome<T: TestOutcome>(outcome: T) {
+        outcome.check();
     }
 }

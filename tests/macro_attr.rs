@@ -108,6 +108,37 @@ async fn async_body_runs_past_an_await() {
     panic!("after the await");
 }
 
+/// A test may return `Result<(), E>`, as a `#[test]` may: `Ok` passes, and `?` inside the
+/// body returns from the body (here a `JoinError`, which converts into a boxed error).
+#[interleave(strategy = "dfs")]
+fn returns_ok() -> Result<(), String> {
+    let n = thread::spawn(|| 2)
+        .join()
+        .map_err(|_| "the thread panicked")?;
+    assert_eq!(n, 2);
+    Ok(())
+}
+
+#[interleave(strategy = "dfs", flavor = "multi_thread")]
+async fn async_returns_ok_through_question_marks()
+-> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let task = interleave_test::tokio::spawn(async { 7 });
+    assert_eq!(task.await?, 7);
+    let parsed: u32 = "12".parse()?;
+    assert_eq!(parsed, 12);
+    Ok(())
+}
+
+/// An `Err` the body returns fails the execution as a panic with the error's `Debug`, in
+/// the standard harness's words (and the schedule is stored, as the racy counter's is).
+#[interleave(iterations = 10, seed = 4)]
+#[should_panic(expected = "Error: ParseIntError { kind: InvalidDigit }")]
+async fn async_returned_err_fails_the_test() -> Result<(), std::num::ParseIntError> {
+    interleave_test::future::yield_now().await;
+    let _: u32 = "x".parse()?;
+    Ok(())
+}
+
 /// Load then store: an update is lost when both threads load before either stores. The
 /// random strategy finds that within its first few executions from seed 1.
 #[interleave(iterations = 1000, seed = 1)]

@@ -150,11 +150,12 @@ pub(crate) struct Args {
     pub(crate) runtime: Option<(Runtime, TokenStream)>,
 }
 
-/// The Tokio-shaped runtime of an `async fn` test: `flavor`, `start_paused` (and
-/// `worker_threads`, accepted with `flavor = "multi_thread"` and without effect).
+/// The Tokio-shaped runtime of an `async fn` test: `flavor`, `worker_threads` (with
+/// `flavor = "multi_thread"`: what the runtime's metrics report), `start_paused`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Runtime {
     pub(crate) multi_thread: bool,
+    pub(crate) worker_threads: Option<u32>,
     pub(crate) start_paused: bool,
 }
 
@@ -206,7 +207,7 @@ struct Raw<'a> {
     krate: Option<Path>,
     /// `flavor`: whether it is `"multi_thread"`.
     flavor: Option<(bool, &'a Arg)>,
-    worker_threads: Option<&'a Arg>,
+    worker_threads: Option<(u32, &'a Arg)>,
     start_paused: Option<(bool, &'a Arg)>,
 }
 
@@ -241,8 +242,8 @@ impl<'a> Raw<'a> {
             "partial" => self.partial = Some(boolean(&key, value)?),
             "flavor" => self.flavor = Some((flavor(value)?, arg)),
             "worker_threads" => {
-                at_least_one(int::<u32>(&key, value)?, &key, value)?;
-                self.worker_threads = Some(arg);
+                let n = at_least_one(int::<u32>(&key, value)?, &key, value)?;
+                self.worker_threads = Some((n, arg));
             }
             "start_paused" => self.start_paused = Some((boolean(&key, value)?, arg)),
             _ => self.krate = Some(crate_path(value)?),
@@ -287,7 +288,7 @@ impl Raw<'_> {
     fn runtime(&self) -> syn::Result<Option<(Runtime, TokenStream)>> {
         let multi_thread = self.flavor.is_some_and(|(multi, _)| multi);
         let mut errors = Errors::default();
-        if let Some(arg) = self.worker_threads.filter(|_| !multi_thread) {
+        if let Some((_, arg)) = self.worker_threads.filter(|_| !multi_thread) {
             let message = "`worker_threads` is a parameter of `flavor = \"multi_thread\"` \
                            only; add `flavor = \"multi_thread\"` or remove `worker_threads`";
             errors.push(syn::Error::new_spanned(arg, message));
@@ -300,7 +301,7 @@ impl Raw<'_> {
         errors.finish()?;
         let first = [
             self.flavor.map(|(_, a)| a),
-            self.worker_threads,
+            self.worker_threads.map(|(_, a)| a),
             self.start_paused.map(|(_, a)| a),
         ];
         let Some(first) = first.into_iter().flatten().next() else {
@@ -308,6 +309,7 @@ impl Raw<'_> {
         };
         let runtime = Runtime {
             multi_thread,
+            worker_threads: self.worker_threads.map(|(n, _)| n),
             start_paused: self.start_paused.is_some_and(|(on, _)| on),
         };
         Ok(Some((runtime, first.to_token_stream())))

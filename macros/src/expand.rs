@@ -45,7 +45,8 @@ fn checked(attr: TokenStream, item: TokenStream) -> syn::Result<(Args, ItemFn)> 
     }
 }
 
-/// The function, if it can be a test: no arguments, not generic, returns `()`.
+/// The function, if it can be a test: no arguments, not generic, returns `()` or a
+/// `Result`.
 fn test_function(item: Item) -> syn::Result<ItemFn> {
     let Item::Fn(function) = item else {
         let (what, tokens) = describe(&item);
@@ -137,13 +138,28 @@ fn check_signature(sig: &Signature, errors: &mut Errors) {
         );
     }
     if let ReturnType::Type(_, ty) = &sig.output {
-        if !is_unit(ty) {
+        if !is_unit(ty) && !is_result(ty) {
             error(
                 ty,
-                "#[interleave] test functions return `()`; check results with `assert!` inside \
-                 the function instead",
+                "#[interleave] test functions return `()` or a `Result<(), E>` (an `Err` fails \
+                 the execution, as a panic); check other results with `assert!` inside the \
+                 function instead",
             );
         }
+    }
+}
+
+/// A type named `Result` or `...Result` (`io::Result<()>`, `anyhow::Result<()>`, an alias):
+/// that it is `Result<(), E>` with `E: Debug` is checked by the expansion's trait bound.
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().ends_with("Result")),
+        Type::Paren(p) => is_result(&p.elem),
+        _ => false,
     }
 }
 
@@ -172,13 +188,31 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     // main thread, as in `#[tokio::test]`: current-thread unless `flavor` says otherwise.
     let runtime = args.runtime.as_ref().map(|(r, _)| *r).unwrap_or_default();
     let (multi_thread, start_paused) = (runtime.multi_thread, runtime.start_paused);
-    let body = match sig.asyncness.take() {
-        Some(_) => quote!(#krate::__private::block_on_runtime(
-            #multi_thread,
-            #start_paused,
-            async #block,
+    let workers = option(
+        runtime
+            .worker_threads
+            .map(|n| Literal::usize_unsuffixed(n as usize)),
+    );
+    let runtime = quote!(#multi_thread, #workers, #start_paused);
+    // A `Result` the body returns (`?` inside it returns from the body alone) is checked
+    // by `test_outcome`, and the test returns `()`.
+    let output = match &sig.output {
+        ReturnType::Type(_, ty) if !is_unit(ty) => Some(ty.clone()),
+        _ => None,
+    };
+    if output.is_some() {
+        sig.output = ReturnType::Default;
+    }
+    let body = match (sig.asyncness.take(), &output) {
+        (Some(_), None) => quote!(#krate::__private::block_on_runtime(#runtime, async #block)),
+        (Some(_), Some(ty)) => quote!(#krate::__private::test_outcome::<#ty>(
+            #krate::__private::block_on_runtime(
+                #runtime,
+                #krate::__private::returning::<#ty, _>(async #block),
+            )
         )),
-        None => block.to_token_stream(),
+        (None, None) => block.to_token_stream(),
+        (None, Some(ty)) => quote!(#krate::__private::test_outcome::<#ty>((|| -> #ty #block)())),
     };
     let name = sig.ident.unraw().to_string();
     let iterations = option(args.iterations.map(Literal::u64_unsuffixed));

@@ -76,13 +76,22 @@ mod select;
 /// | `max_preemptions` | integer, only with `strategy = "dfs"` | DFS preemption bound; unbounded if not given |
 /// | `partial` | `true` or `false` | whether a DFS search that did not finish (stopped by `INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME`) passes; by default it fails, as `INTERLEAVE_PARTIAL` unset |
 /// | `flavor` | `"current_thread"` or `"multi_thread"`, only on an `async fn` | the runtime the body runs in, as `#[tokio::test]`'s; `"current_thread"` if not given |
-/// | `worker_threads` | integer ≥ 1, only with `flavor = "multi_thread"` | accepted as Tokio's, without effect: every task is a model thread |
+/// | `worker_threads` | integer ≥ 1, only with `flavor = "multi_thread"` | as Tokio's: what the runtime's metrics report (every task is a model thread, preempted anywhere, whatever the count) |
 /// | `start_paused` | `true` or `false`, not with `flavor = "multi_thread"` | start with the virtual clock paused (`tokio::time::pause`) |
 /// | `crate` | a path, such as `my_reexports::interleave_test` | where `interleave_test` is, for a crate that re-exports it (default `::interleave_test`) |
 ///
+/// # Returning a `Result`
+///
+/// A test may return `()` or, as a `#[test]` may, `Result<(), E>` with `E: Debug` (its
+/// return type named `Result` or `...Result`: `io::Result<()>`, `anyhow::Result<()>`, an
+/// alias). `?` inside the body returns from the body; an `Err` fails the execution as a
+/// panic with the message `Error: {e:?}`, reported, stored and replayed as any panic.
+///
 /// # `async fn` tests
 ///
-/// `#[interleave]` on an `async fn` stands in for `#[tokio::test]`: the body is the future
+/// `#[interleave]` on an `async fn` stands in for `#[tokio::test]` (and is re-exported as
+/// `interleave_test::tokio::test`, so `#[tokio::test]` itself works under the `cfg`
+/// switch): the body is the future
 /// a runtime of `interleave_test::tokio` runs with `block_on` on the model's main thread,
 /// a current-thread one unless `flavor = "multi_thread"`. On the current-thread runtime,
 /// tasks spawned with `tokio::spawn` run on the test's thread, only while it awaits; on
@@ -145,7 +154,8 @@ mod select;
 /// strategy, or a number that does not fit; `iterations`, `max_steps` or `depth` equal to 0;
 /// `depth` without `strategy = "pct"` or `max_preemptions` without `strategy = "dfs"`; an item
 /// that is not a function; a function that takes arguments, returns something other than
-/// `()`, is generic, `const`, `unsafe` or `extern`; a `#[test]` attribute beside
+/// `()` or a `Result` (an `E` without `Debug` is the compiler's error), is generic,
+/// `const`, `unsafe` or `extern`; a `#[test]` attribute beside
 /// `#[interleave]` (it adds its own); `worker_threads` without `flavor = "multi_thread"`,
 /// `start_paused = true` with it, or any of the three on a function that is not `async`.
 #[proc_macro_attribute]

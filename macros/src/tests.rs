@@ -163,28 +163,35 @@ fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
 #[test]
 fn an_async_fn_becomes_a_test_whose_model_blocks_on_its_body() {
     // Current-thread and not paused by default, as `#[tokio::test]`.
-    let runtime = |args| {
+    let runtime = |args: &str| {
         format!(
-            ":: interleave_test :: __private :: block_on_runtime ({args} async {{ g () . await ; }} ,)"
+            ":: interleave_test :: __private :: block_on_runtime ({args} , async {{ g () . await ; }})"
         )
     };
+    let none = ":: core :: option :: Option :: None";
     let cases = [
-        (quote!(), "false , false ,"),
-        (quote!(flavor = "current_thread"), "false , false ,"),
+        (quote!(), format!("false , {none} , false")),
+        (
+            quote!(flavor = "current_thread"),
+            format!("false , {none} , false"),
+        ),
         (
             quote!(flavor = "multi_thread", worker_threads = 4),
-            "true , false ,",
+            "true , :: core :: option :: Option :: Some (4) , false".to_string(),
         ),
-        (quote!(start_paused = true), "false , true ,"),
+        (
+            quote!(start_paused = true),
+            format!("false , {none} , true"),
+        ),
         (
             quote!(flavor = "current_thread", start_paused = false),
-            "false , false ,",
+            format!("false , {none} , false"),
         ),
     ];
     for (attr, args) in cases {
         let got = expand(attr.clone(), quote! { async fn f() { g().await; } });
         assert!(
-            got.contains("fn f ()") && !got.contains("async fn") && got.contains(&runtime(args)),
+            got.contains("fn f ()") && !got.contains("async fn") && got.contains(&runtime(&args)),
             "#[interleave({attr})]: {got}"
         );
     }
@@ -427,4 +434,36 @@ fn join_takes_biased_only_before_a_semicolon() {
     );
     let error = crate::join::join(crate::join::Kind::Join, quote!(a b));
     assert_eq!(block_errors(error), ["expected `,`"]);
+}
+
+#[test]
+fn a_result_returned_is_checked_by_the_model_and_the_test_returns_unit() {
+    let got = expand(
+        quote!(),
+        quote! { fn f() -> Result<(), E> { g()?; Ok(()) } },
+    );
+    assert!(
+        got.contains("fn f ()")
+            && !got.contains("fn f () ->")
+            && got.contains(
+                ":: interleave_test :: __private :: test_outcome :: < Result < () , E > > \
+                 ((|| -> Result < () , E > { g () ? ; Ok (()) }) ())"
+            ),
+        "{got}"
+    );
+    let got = expand(
+        quote!(),
+        quote! { async fn f() -> io::Result<()> { Ok(()) } },
+    );
+    assert!(
+        got.contains("fn f ()")
+            && got.contains(
+                ":: interleave_test :: __private :: test_outcome :: < io :: Result < () > >"
+            )
+            && got.contains(
+                ":: interleave_test :: __private :: returning :: < io :: Result < () > , _ > \
+                 (async { Ok (()) })"
+            ),
+        "{got}"
+    );
 }

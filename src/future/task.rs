@@ -78,12 +78,6 @@ pub(super) enum Source {
 }
 
 impl Source {
-    fn id(&self) -> Tid {
-        match self {
-            Source::Thread { tid, .. } | Source::Local { owner: tid, .. } => *tid,
-        }
-    }
-
     fn task_id(&self) -> Id {
         match self {
             Source::Thread { tid, .. } => Id {
@@ -253,7 +247,7 @@ impl<T> Future for JoinHandle<T> {
             *shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }
-        let id = self.source.id();
+        let id = self.source.task_id();
         let outcome = std::mem::replace(&mut *self.outcome.lock(), Outcome::Taken);
         Poll::Ready(match outcome {
             Outcome::Done(Ok(value)) => Ok(value),
@@ -366,20 +360,23 @@ pub(crate) fn current_id() -> Option<Id> {
 }
 
 /// Why a task has no value, as `tokio::task::JoinError`: it was aborted, or it panicked.
+/// `Send` and `Sync`, as Tokio's, so `?` turns it into `Box<dyn Error + Send + Sync>` or
+/// `std::io::Error`.
 pub struct JoinError {
-    tid: Tid,
-    panic: Option<Box<dyn Any + Send>>,
+    id: Id,
+    /// The panic's payload, in a lock only to make the error `Sync` (taken, never shared).
+    panic: Option<std::sync::Mutex<Box<dyn Any + Send>>>,
 }
 
 impl JoinError {
-    fn cancelled(tid: Tid) -> Self {
-        JoinError { tid, panic: None }
+    fn cancelled(id: Id) -> Self {
+        JoinError { id, panic: None }
     }
 
-    fn panic(tid: Tid, payload: Box<dyn Any + Send>) -> Self {
+    fn panic(id: Id, payload: Box<dyn Any + Send>) -> Self {
         JoinError {
-            tid,
-            panic: Some(payload),
+            id,
+            panic: Some(std::sync::Mutex::new(payload)),
         }
     }
 
@@ -391,6 +388,11 @@ impl JoinError {
     /// Whether the task panicked.
     pub fn is_panic(&self) -> bool {
         self.panic.is_some()
+    }
+
+    /// The id of the task.
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// The payload the task panicked with.
@@ -405,8 +407,24 @@ impl JoinError {
     /// The payload the task panicked with, or the error itself when it was cancelled.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send>, JoinError> {
         match self.panic {
-            Some(payload) => Ok(payload),
+            Some(payload) => Ok(payload
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)),
             None => Err(self),
+        }
+    }
+
+    /// The panic's message, if its payload is a string.
+    fn message(&self) -> Option<String> {
+        let payload = self.panic.as_ref()?.lock();
+        let payload = payload.unwrap_or_else(std::sync::PoisonError::into_inner);
+        match (
+            payload.downcast_ref::<&str>(),
+            payload.downcast_ref::<String>(),
+        ) {
+            (Some(message), _) => Some(message.to_string()),
+            (None, Some(message)) => Some(message.clone()),
+            (None, None) => None,
         }
     }
 }
@@ -414,19 +432,30 @@ impl JoinError {
 impl std::fmt::Debug for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.panic {
-            None => write!(f, "JoinError::Cancelled(#{})", self.tid),
-            Some(_) => write!(f, "JoinError::Panic(#{}, ...)", self.tid),
+            None => write!(f, "JoinError::Cancelled(#{})", self.id),
+            Some(_) => write!(f, "JoinError::Panic(#{}, ...)", self.id),
         }
     }
 }
 
+/// As Tokio's: `task #3 was cancelled`, `task #3 panicked with message "boom"`.
 impl std::fmt::Display for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.panic {
-            None => write!(f, "task on thread #{} was cancelled", self.tid),
-            Some(_) => write!(f, "task on thread #{} panicked", self.tid),
+        match (&self.panic, self.message()) {
+            (None, _) => write!(f, "task #{} was cancelled", self.id),
+            (Some(_), None) => write!(f, "task #{} panicked", self.id),
+            (Some(_), Some(message)) => {
+                write!(f, "task #{} panicked with message {message:?}", self.id)
+            }
         }
     }
 }
 
 impl std::error::Error for JoinError {}
+
+/// As Tokio's: an `io::Error` of kind `Other` whose message is the error's.
+impl From<JoinError> for std::io::Error {
+    fn from(error: JoinError) -> Self {
+        std::io::Error::other(error.to_string())
+    }
+}

@@ -29,6 +29,12 @@ pub mod runtime;
 pub mod sync;
 pub mod task;
 pub mod time;
+/// `#[tokio::test]`: the [`#[interleave]`](crate::interleave) attribute under Tokio's name,
+/// so a test written `#[tokio::test]` (with `flavor`, `worker_threads`, `start_paused`)
+/// becomes a model test under the `cfg` switch. Its other arguments are `#[interleave]`'s
+/// (`iterations`, `strategy`, ...); Tokio's `crate` and `unhandled_panic` are not taken
+/// (`crate` names the path of `interleave_test` here).
+pub use interleave_test_macros::interleave as test;
 #[doc(hidden)]
 pub use macros::__private;
 pub use macros::{join, select, try_join};

@@ -6,6 +6,7 @@
 mod common;
 
 mod bugs;
+mod compat;
 mod example;
 mod example_select;
 mod local_set;

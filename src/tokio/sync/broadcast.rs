@@ -219,7 +219,6 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 
 /// The sending half, as `broadcast::Sender`; cloning it (a switch point) makes another
 /// sender, and receivers see the channel closed once every sender is dropped.
-#[derive(Debug)]
 pub struct Sender<T> {
     shared: Shared<T>,
     /// Where the program made it (its drop is reported there).
@@ -322,7 +321,6 @@ impl<T> Drop for Sender<T> {
 /// The receiving half, as `broadcast::Receiver`: it gets every value sent while it exists,
 /// in order, unless they are overwritten first. Not `Clone` (as Tokio); see
 /// [`resubscribe`](Self::resubscribe).
-#[derive(Debug)]
 pub struct Receiver<T> {
     shared: Shared<T>,
     /// The position of the next value this receiver gets.
@@ -423,3 +421,5 @@ impl<T> Drop for Receiver<T> {
         st.trim();
     }
 }
+
+debug_without_bound!(Sender, Receiver);

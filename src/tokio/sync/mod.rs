@@ -10,8 +10,21 @@
 //!
 //! A `static` `OnceCell`, `Semaphore` or `Notify` (their `const_new`), or one made outside
 //! the model closure, has a state of its own in each execution, as it was made
-//! (`per_exec.rs`). A `Mutex`, `RwLock`, `Barrier` or channel is one execution's: a
-//! second execution that uses it is `Misuse`, with what to write instead.
+//! (`per_exec.rs`); so has a `Mutex` or `RwLock` made by `const_new`, with a copy of its
+//! value (`copied.rs`). Any other `Mutex`, `RwLock`, `Barrier` or channel is one
+//! execution's: a second execution that uses it is `Misuse`, with what to write instead.
+
+/// `Debug` for channel handles without a `T: Debug` bound, as Tokio's (`Sender { .. }`):
+/// a `#[derive(Debug)]` struct that holds a channel of a type without `Debug` compiles.
+macro_rules! debug_without_bound {
+    ($($name:ident $(<$lt:lifetime>)?),* $(,)?) => {$(
+        impl<$($lt,)? T> std::fmt::Debug for $name<$($lt,)? T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).finish_non_exhaustive()
+            }
+        }
+    )*};
+}
 
 mod barrier;
 pub mod broadcast;
@@ -27,6 +40,12 @@ mod rwlock_guards;
 mod sem;
 mod semaphore;
 pub mod watch;
+
+/// The named futures of this module's primitives, at Tokio's path
+/// (`tokio::sync::futures::Notified`).
+pub mod futures {
+    pub use super::notify::Notified;
+}
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard};

@@ -166,8 +166,7 @@ impl<T> JoinSet<T> {
 
     /// [`join_next`](Self::join_next) with the task's id.
     pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        let done = poll_fn(|cx| self.poll_next_entry(cx)).await;
-        done.map(|(id, result)| result.map(|value| (id, value)))
+        poll_fn(|cx| self.poll_join_next_with_id(cx)).await
     }
 
     /// The result of a task that already finished, if any, without waiting.
@@ -176,6 +175,23 @@ impl<T> JoinSet<T> {
             Poll::Ready(done) => done,
             Poll::Pending => None,
         }
+    }
+
+    /// [`try_join_next`](Self::try_join_next) with the task's id.
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        match self.poll_join_next_with_id(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(done) => done,
+            Poll::Pending => None,
+        }
+    }
+
+    /// [`poll_join_next`](Self::poll_join_next) with the task's id.
+    pub fn poll_join_next_with_id(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
+        self.poll_next_entry(cx)
+            .map(|done| done.map(|(id, result)| result.map(|value| (id, value))))
     }
 
     /// Aborts every task and waits until all have ended.
@@ -232,6 +248,34 @@ impl<T: Send + 'static> JoinSet<T> {
     {
         let (task, returned) = self.numbered(async move { f() });
         self.insert(super::spawn(task), returned)
+    }
+}
+
+/// Spawns each future into a new set, as Tokio's (`futures.collect::<JoinSet<_>>()`).
+impl<T, F> FromIterator<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = F>>(futures: I) -> Self {
+        let mut set = JoinSet::new();
+        set.extend(futures);
+        set
+    }
+}
+
+/// Spawns each future into the set, as Tokio's.
+impl<T, F> Extend<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = F>>(&mut self, futures: I) {
+        for task in futures {
+            self.spawn(task);
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 use interleave_test::interleave;
 
 #[interleave]
-fn returns_result() -> Result<(), String> {
-    Ok(())
+fn returns_option() -> Option<()> {
+    Some(())
 }
 
 #[interleave]

@@ -225,7 +225,6 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
 }
 
 /// The sending side of a bounded channel, as `mpsc::Sender`.
-#[derive(Debug)]
 pub struct Sender<T> {
     end: SenderEnd<T>,
 }
@@ -427,7 +426,6 @@ impl<T> Sender<T> {
 
 /// A reserved slot of a bounded channel: sends without waiting, or gives the slot back
 /// when dropped.
-#[derive(Debug)]
 pub struct Permit<'a, T> {
     sender: Option<&'a Sender<T>>,
     /// Where the program reserved it (its drop is reported there).
@@ -458,7 +456,6 @@ impl<T> Drop for Permit<'_, T> {
 }
 
 /// The receiving side of a bounded channel, as `mpsc::Receiver`.
-#[derive(Debug)]
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// Where the program made it (its drop is reported there).
@@ -586,3 +583,5 @@ impl<T> Drop for Receiver<T> {
         drop(left);
     }
 }
+
+debug_without_bound!(Sender, Permit<'a>, Receiver);

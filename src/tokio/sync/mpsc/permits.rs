@@ -106,7 +106,6 @@ impl<T> Sender<T> {
 /// A reserved slot of a bounded channel that owns its sender, as `mpsc::OwnedPermit`:
 /// [`send`](Self::send) fills it and gives the sender back; dropped unused, it gives the
 /// slot back, then drops the sender.
-#[derive(Debug)]
 pub struct OwnedPermit<T> {
     sender: Option<Sender<T>>,
     /// Where the program reserved it (its drop is reported there).
@@ -162,7 +161,6 @@ impl<T> Drop for OwnedPermit<T> {
 
 /// The permits of [`Sender::reserve_many`], as `mpsc::PermitIterator`: each yields a
 /// [`Permit`]; the slots of those not taken go back when it is dropped.
-#[derive(Debug)]
 pub struct PermitIterator<'a, T> {
     sender: &'a Sender<T>,
     left: usize,
@@ -201,3 +199,5 @@ impl<T> Drop for PermitIterator<'_, T> {
         }
     }
 }
+
+debug_without_bound!(OwnedPermit, PermitIterator<'a>);

@@ -20,7 +20,6 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
 }
 
 /// The sending side of an unbounded channel, as `mpsc::UnboundedSender`.
-#[derive(Debug)]
 pub struct UnboundedSender<T> {
     pub(super) end: SenderEnd<T>,
 }
@@ -66,7 +65,6 @@ impl<T> UnboundedSender<T> {
 
 /// The receiving side of an unbounded channel, as `mpsc::UnboundedReceiver`: the methods
 /// of [`Receiver`].
-#[derive(Debug)]
 pub struct UnboundedReceiver<T>(Receiver<T>);
 
 impl<T> std::ops::Deref for UnboundedReceiver<T> {
@@ -81,3 +79,5 @@ impl<T> std::ops::DerefMut for UnboundedReceiver<T> {
         &mut self.0
     }
 }
+
+debug_without_bound!(UnboundedSender, UnboundedReceiver);

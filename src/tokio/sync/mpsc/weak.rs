@@ -12,13 +12,11 @@ use crate::runtime::{Loc, OpName};
 /// A sender that does not keep the channel open, as `mpsc::WeakSender`: made by
 /// [`Sender::downgrade`]; [`upgrade`](Self::upgrade) gives a [`Sender`] while another one is
 /// left.
-#[derive(Debug)]
 pub struct WeakSender<T> {
     end: WeakEnd<T>,
 }
 
 /// [`WeakSender`] for an unbounded channel, as `mpsc::WeakUnboundedSender`.
-#[derive(Debug)]
 pub struct WeakUnboundedSender<T> {
     end: WeakEnd<T>,
 }
@@ -170,3 +168,5 @@ impl<T> Receiver<T> {
         self.shared.lock_at(Location::caller(), what).weak
     }
 }
+
+debug_without_bound!(WeakSender, WeakUnboundedSender);

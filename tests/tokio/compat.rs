@@ -1,0 +1,164 @@
+//! What code written against `tokio` needs to compile and run unchanged under the `cfg`
+//! switch: `#[tokio::test]`, `JoinError` as a `Send + Sync` error behind `?`, channel
+//! handles in `#[derive(Debug)]` structs whatever their item type, `JoinSet` built from an
+//! iterator, `sync::futures::Notified`.
+
+use std::time::Duration;
+
+use interleave_test::tokio::runtime::{Handle, RuntimeFlavor};
+use interleave_test::tokio::sync::{Notify, broadcast, futures::Notified, mpsc};
+use interleave_test::tokio::task::{self, JoinError, JoinSet};
+
+use crate::support::{every_execution, every_execution_of};
+use interleave_test::tokio;
+
+/// `#[tokio::test]` is `#[interleave]`: a current-thread runtime by default, whose tasks
+/// run as model tasks (a `spawn` outside a model panics), and `?` on a `JoinError`.
+#[tokio::test(strategy = "dfs")]
+async fn tokio_test_runs_the_body_as_a_model() -> Result<(), JoinError> {
+    assert_eq!(
+        Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
+    let value = tokio::spawn(async { 3 }).await?;
+    assert_eq!(value, 3);
+    Ok(())
+}
+
+/// Tokio's runtime arguments pass through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 3, strategy = "dfs")]
+async fn tokio_test_takes_tokios_runtime_arguments()
+-> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let handle = Handle::current();
+    assert_eq!(handle.runtime_flavor(), RuntimeFlavor::MultiThread);
+    assert_eq!(handle.metrics().num_workers(), 3);
+    tokio::spawn(async {}).await?;
+    Ok(())
+}
+
+fn send_and_sync<T: Send + Sync + 'static>() {}
+
+/// A `JoinError` is `Send + Sync` (as Tokio's), so `?` takes it into the usual boxed
+/// errors and `io::Error`; its `Display` and `id` are Tokio's.
+#[test]
+fn join_error_is_a_send_sync_error_with_tokios_words() {
+    send_and_sync::<JoinError>();
+    send_and_sync::<JoinSet<u32>>();
+    // A task's panic is its `JoinError` here, as in Tokio, not a failure of the model.
+    every_execution_of(
+        |b| b.thread_panics_fail(false),
+        || async {
+            let boom = tokio::spawn(async { panic!("boom") });
+            let boom_id = boom.id();
+            let error = boom.await.unwrap_err();
+            assert_eq!(error.id(), boom_id);
+            assert_eq!(
+                error.to_string(),
+                format!("task #{boom_id} panicked with message \"boom\"")
+            );
+            let io: std::io::Error = error.into();
+            assert_eq!(io.kind(), std::io::ErrorKind::Other);
+            assert_eq!(
+                io.to_string(),
+                format!("task #{boom_id} panicked with message \"boom\"")
+            );
+
+            let stuck = tokio::spawn(std::future::pending::<()>());
+            stuck.abort();
+            let id = stuck.id();
+            let error = stuck.await.unwrap_err();
+            assert_eq!(error.to_string(), format!("task #{id} was cancelled"));
+            let boxed: Box<dyn std::error::Error + Send + Sync> = error.into();
+            assert_eq!(boxed.to_string(), format!("task #{id} was cancelled"));
+
+            let payload = tokio::spawn(async { std::panic::panic_any(7u8) });
+            let id = payload.id();
+            let error = payload.await.unwrap_err();
+            assert_eq!(error.to_string(), format!("task #{id} panicked"));
+            assert_eq!(error.into_panic().downcast_ref::<u8>(), Some(&7));
+        },
+    );
+}
+
+/// An item type without `Debug` (`Clone` for `broadcast`).
+#[derive(Clone)]
+struct Opaque;
+
+/// A struct of channel handles whose item type has no `Debug` derives `Debug`, as with
+/// Tokio's (whose handles' `Debug` has no `T: Debug` bound).
+#[derive(Debug)]
+#[allow(dead_code)] // read only by Debug
+struct Handles {
+    tx: mpsc::Sender<Opaque>,
+    rx: mpsc::Receiver<Opaque>,
+    weak: mpsc::WeakSender<Opaque>,
+    utx: mpsc::UnboundedSender<Opaque>,
+    urx: mpsc::UnboundedReceiver<Opaque>,
+    uweak: mpsc::WeakUnboundedSender<Opaque>,
+    btx: broadcast::Sender<Opaque>,
+    brx: broadcast::Receiver<Opaque>,
+}
+
+#[test]
+fn channel_handles_are_debug_whatever_their_item() {
+    every_execution(|| async {
+        let (tx, rx) = mpsc::channel::<Opaque>(2);
+        let (utx, urx) = mpsc::unbounded_channel::<Opaque>();
+        let (btx, brx) = broadcast::channel::<Opaque>(2);
+        let permit = tx.reserve().await.unwrap();
+        assert_eq!(format!("{permit:?}"), "Permit { .. }");
+        drop(permit);
+        let handles = Handles {
+            weak: tx.downgrade(),
+            uweak: utx.downgrade(),
+            tx,
+            rx,
+            utx,
+            urx,
+            btx,
+            brx,
+        };
+        assert_eq!(
+            format!("{handles:?}"),
+            "Handles { tx: Sender { .. }, rx: Receiver { .. }, weak: WeakSender { .. }, \
+             utx: UnboundedSender { .. }, urx: UnboundedReceiver { .. }, \
+             uweak: WeakUnboundedSender { .. }, btx: Sender { .. }, brx: Receiver { .. } }"
+        );
+    });
+}
+
+/// `collect` and `extend` spawn each future into the set, as Tokio's; `try_join_next_with_id`
+/// gives each finished task's id.
+#[test]
+fn join_set_from_an_iterator_spawns_every_future() {
+    every_execution(|| async {
+        let mut set: JoinSet<u32> = (1..=2).map(|n| async move { n * 10 }).collect();
+        set.extend([async { 30 }]);
+        assert_eq!(set.len(), 3);
+        let mut values = Vec::new();
+        while !set.is_empty() {
+            match set.try_join_next_with_id() {
+                Some(done) => {
+                    let (id, value) = done.unwrap();
+                    assert_ne!(Some(id), task::try_id(), "a spawned task's id");
+                    values.push(value);
+                }
+                // A wait on the clock, which lets the tasks run.
+                None => tokio::time::sleep(Duration::from_millis(1)).await,
+            }
+        }
+        values.sort();
+        assert_eq!(values, [10, 20, 30]);
+    });
+}
+
+/// `tokio::sync::futures::Notified` names the future `notified()` returns.
+#[test]
+fn notified_has_tokios_path() {
+    every_execution(|| async {
+        let notify = Notify::new();
+        let waiting: Notified<'_> = notify.notified();
+        notify.notify_one();
+        waiting.await;
+    });
+}
