@@ -471,6 +471,51 @@ impl Builder {
         self
     }
 
+    /// A function that names the runtime's threads: accepted, no effect.
+    pub fn thread_name_fn<F>(&mut self, _name: F) -> &mut Builder
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self
+    }
+
+    /// A hook run when a worker thread starts: accepted, not run (the runtime has no
+    /// threads of its own here: its tasks are model threads, or share the `block_on`'s).
+    pub fn on_thread_start<F: Fn() + Send + Sync + 'static>(&mut self, _f: F) -> &mut Builder {
+        self
+    }
+
+    /// A hook run when a worker thread stops: accepted, not run (see `on_thread_start`).
+    pub fn on_thread_stop<F: Fn() + Send + Sync + 'static>(&mut self, _f: F) -> &mut Builder {
+        self
+    }
+
+    /// A hook run before a worker thread parks: accepted, not run.
+    pub fn on_thread_park<F: Fn() + Send + Sync + 'static>(&mut self, _f: F) -> &mut Builder {
+        self
+    }
+
+    /// A hook run after a worker thread unparks: accepted, not run.
+    pub fn on_thread_unpark<F: Fn() + Send + Sync + 'static>(&mut self, _f: F) -> &mut Builder {
+        self
+    }
+
+    /// How often the scheduler looks at its global queue: accepted, no effect (the search
+    /// chooses which task runs).
+    pub fn global_queue_interval(&mut self, _ticks: u32) -> &mut Builder {
+        self
+    }
+
+    /// How often the scheduler polls for I/O and timer events: accepted, no effect.
+    pub fn event_interval(&mut self, _ticks: u32) -> &mut Builder {
+        self
+    }
+
+    /// The I/O events handled per tick: accepted, no effect (there is no I/O here).
+    pub fn max_io_events_per_tick(&mut self, _capacity: usize) -> &mut Builder {
+        self
+    }
+
     /// The runtime.
     pub fn build(&mut self) -> std::io::Result<Runtime> {
         Ok(Runtime {

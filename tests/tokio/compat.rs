@@ -162,3 +162,133 @@ fn notified_has_tokios_path() {
         waiting.await;
     });
 }
+
+/// Every option of Tokio's `Builder` compiles and builds a runtime; the thread hooks are
+/// not run (the runtime has no threads of its own), and `worker_threads` is what the
+/// metrics report.
+#[test]
+fn builder_takes_tokios_options() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static HOOKS: AtomicUsize = AtomicUsize::new(0);
+    let hook = || {
+        HOOKS.fetch_add(1, Ordering::SeqCst);
+    };
+    crate::support::every_execution_sync(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .max_blocking_threads(8)
+            .thread_name("worker")
+            .thread_name_fn(|| "worker".to_string())
+            .thread_stack_size(1 << 20)
+            .thread_keep_alive(Duration::from_secs(1))
+            .on_thread_start(hook)
+            .on_thread_stop(hook)
+            .on_thread_park(hook)
+            .on_thread_unpark(hook)
+            .global_queue_interval(31)
+            .event_interval(61)
+            .max_io_events_per_tick(1024)
+            .enable_all()
+            .build()
+            .unwrap();
+        let workers = runtime.block_on(async {
+            tokio::spawn(async { Handle::current().metrics().num_workers() })
+                .await
+                .unwrap()
+        });
+        assert_eq!(workers, 4);
+    });
+    assert_eq!(HOOKS.load(Ordering::SeqCst), 0);
+}
+
+/// A guard's `mutex()` lives as long as the lock, not the guard, as Tokio's.
+fn lock_of(guard: tokio::sync::MutexGuard<'_, u32>) -> &tokio::sync::Mutex<u32> {
+    tokio::sync::MutexGuard::mutex(&guard)
+}
+
+/// An owned write guard downgrades to a read guard with no writer in between: a writer
+/// task that waits meanwhile gets in only once the read guard is dropped. Guards show
+/// their value with `Display`; `rwlock()` is the lock.
+#[test]
+fn an_owned_write_guard_downgrades_without_letting_a_writer_in() {
+    use std::sync::Arc;
+
+    use interleave_test::tokio::sync::{OwnedRwLockWriteGuard, RwLock};
+    every_execution(|| async {
+        let lock = Arc::new(RwLock::new(0u32));
+        let mut write = Arc::clone(&lock).write_owned().await;
+        *write = 1;
+        let writer = tokio::spawn({
+            let lock = Arc::clone(&lock);
+            async move { *lock.write().await = 2 }
+        });
+        assert!(Arc::ptr_eq(OwnedRwLockWriteGuard::rwlock(&write), &lock));
+        let read = write.downgrade();
+        task::yield_now().await;
+        assert_eq!(
+            *read, 1,
+            "no writer between the write and the downgraded read"
+        );
+        assert_eq!(format!("{read}"), "1");
+        assert!(lock.try_write().is_err());
+        drop(read);
+        writer.await.unwrap();
+        assert_eq!(format!("{}", lock.read().await), "2");
+        let mutex = tokio::sync::Mutex::new(5);
+        assert!(std::ptr::eq(lock_of(mutex.lock().await), &mutex));
+        assert_eq!(format!("{}", mutex.lock().await), "5");
+    });
+}
+
+/// The blocking forms of `Semaphore::acquire*` and `Mutex::lock_owned` wait from plain
+/// threads; a permit names its semaphore.
+#[test]
+fn blocking_acquire_and_lock_owned_wait_from_threads() {
+    use std::sync::Arc;
+
+    use interleave_test::thread;
+    use interleave_test::tokio::sync::{Mutex, Semaphore};
+    crate::support::every_execution_sync(|| {
+        let sem = Arc::new(Semaphore::new(1));
+        let count = Arc::new(Mutex::new(0));
+        let other = thread::spawn({
+            let (sem, count) = (Arc::clone(&sem), Arc::clone(&count));
+            move || {
+                let _permit = sem.blocking_acquire_owned().unwrap();
+                *count.blocking_lock_owned() += 1;
+            }
+        });
+        let permit = sem.blocking_acquire().unwrap();
+        assert!(std::ptr::eq(permit.semaphore(), &*sem));
+        *Arc::clone(&count).blocking_lock_owned() += 1;
+        drop(permit);
+        other.join().unwrap();
+        assert_eq!(sem.blocking_acquire_many(1).unwrap().num_permits(), 1);
+        assert_eq!(*count.blocking_lock(), 2);
+        let many = Arc::clone(&sem).blocking_acquire_many_owned(1).unwrap();
+        assert_eq!(many.num_permits(), 1);
+    });
+}
+
+/// A receiver reads the channel's capacity; `blocking_recv_many` takes what was sent; a
+/// `SendError` converts into `TrySendError::Closed`.
+#[test]
+fn receiver_capacity_blocking_recv_many_and_send_error_conversion() {
+    use interleave_test::thread;
+    use interleave_test::tokio::sync::mpsc::error::{SendError, TrySendError};
+    crate::support::every_execution_sync(|| {
+        let (tx, mut rx) = mpsc::channel::<u32>(3);
+        let sender = thread::spawn(move || {
+            tx.blocking_send(1).unwrap();
+            tx.blocking_send(2).unwrap();
+        });
+        assert_eq!(rx.max_capacity(), 3);
+        let mut got = Vec::new();
+        while rx.blocking_recv_many(&mut got, 5) > 0 {}
+        sender.join().unwrap();
+        assert_eq!(got, [1, 2]);
+        assert_eq!(rx.capacity(), 3, "every slot free again");
+    });
+    let closed: TrySendError<u32> = SendError(4).into();
+    assert!(matches!(closed, TrySendError::Closed(4)));
+}

@@ -26,6 +26,28 @@ macro_rules! debug_without_bound {
     )*};
 }
 
+/// `Display` for lock guards, showing the value, as Tokio's (`T: Display`).
+macro_rules! display_as_value {
+    ($($name:ident $(<$lt:lifetime>)?),* $(,)?) => {$(
+        impl<$($lt,)? T: std::fmt::Display> std::fmt::Display for $name<$($lt,)? T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(&**self, f)
+            }
+        }
+    )*};
+}
+
+display_as_value!(
+    MutexGuard<'a>,
+    MappedMutexGuard<'a>,
+    OwnedMutexGuard,
+    RwLockReadGuard<'a>,
+    RwLockWriteGuard<'a>,
+    RwLockMappedWriteGuard<'a>,
+    OwnedRwLockReadGuard,
+    OwnedRwLockWriteGuard,
+);
+
 mod barrier;
 pub mod broadcast;
 mod copied;
@@ -37,6 +59,7 @@ pub mod oneshot;
 mod per_exec;
 mod rwlock;
 mod rwlock_guards;
+mod rwlock_owned;
 mod sem;
 mod semaphore;
 pub mod watch;
@@ -51,8 +74,9 @@ pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard};
 pub use notify::{Notified, Notify};
 pub use once_cell::{OnceCell, SetError};
-pub use rwlock::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
+pub use rwlock::RwLock;
 pub use rwlock_guards::{RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard};
+pub use rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };

@@ -153,6 +153,16 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// [`lock_owned`](Self::lock_owned) from synchronous code, as `blocking_lock_owned`.
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        super::no_blocking_in_async("Mutex::blocking_lock_owned");
+        crate::future::block_on(self.lock_owned())
+    }
+
     /// [`try_lock`](Self::try_lock) with an owned guard.
     #[track_caller]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
@@ -238,7 +248,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
 
 impl<'a, T> MutexGuard<'a, T> {
     /// The mutex it locks.
-    pub fn mutex(this: &Self) -> &Mutex<T> {
+    pub fn mutex(this: &Self) -> &'a Mutex<T> {
         this.lock
     }
 

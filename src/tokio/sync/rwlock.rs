@@ -2,16 +2,13 @@
 //! waits behind it), with owned guards.
 
 use std::future::Future;
-use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::Arc;
-
-use parking_lot::RawRwLock;
-use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::TryLockError;
 use super::copied::Copied;
 use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
+use super::rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::runtime::{Loc, OpName};
 
@@ -56,14 +53,14 @@ pub struct RwLock<T> {
     /// The lock and value of each execution that uses the lock (see [`Copied`]).
     states: Copied<State<T>, T>,
     /// The readers it admits at once.
-    max: u32,
+    pub(super) max: u32,
 }
 
 /// The lock and value of a [`RwLock`] in one execution.
-struct State<T> {
+pub(super) struct State<T> {
     sem: SemLock,
     /// The value; locked only as the permits held allow, so never contended.
-    data: Arc<parking_lot::RwLock<T>>,
+    pub(super) data: Arc<parking_lot::RwLock<T>>,
 }
 
 impl<T> State<T> {
@@ -141,7 +138,7 @@ impl<T> RwLock<T> {
     }
 
     /// The calling execution's lock and value.
-    fn state(&self) -> &State<T> {
+    pub(super) fn state(&self) -> &State<T> {
         self.states.get(|value| State::new(value, self.max))
     }
 
@@ -208,12 +205,7 @@ impl<T> RwLock<T> {
         let loc = Location::caller();
         async move {
             let _ = Acquire::new(&self.state().sem, 1, loc, READ).await;
-            let data = parking_lot::RwLock::read_arc(&self.state().data);
-            OwnedRwLockReadGuard {
-                lock: self,
-                data,
-                loc,
-            }
+            OwnedRwLockReadGuard::new(self, loc)
         }
     }
 
@@ -223,12 +215,7 @@ impl<T> RwLock<T> {
         let loc = Location::caller();
         async move {
             let _ = Acquire::new(&self.state().sem, self.max as usize, loc, WRITE).await;
-            let data = parking_lot::RwLock::write_arc(&self.state().data);
-            OwnedRwLockWriteGuard {
-                lock: self,
-                data,
-                loc,
-            }
+            OwnedRwLockWriteGuard::new(self, loc)
         }
     }
 
@@ -237,12 +224,7 @@ impl<T> RwLock<T> {
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         let loc = Location::caller();
         self.try_take(1, loc, TRY_READ)?;
-        let data = parking_lot::RwLock::read_arc(&self.state().data);
-        Ok(OwnedRwLockReadGuard {
-            lock: self,
-            data,
-            loc,
-        })
+        Ok(OwnedRwLockReadGuard::new(self, loc))
     }
 
     /// [`try_write`](Self::try_write) with an owned guard.
@@ -250,12 +232,7 @@ impl<T> RwLock<T> {
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         let loc = Location::caller();
         self.try_take(self.max, loc, TRY_WRITE)?;
-        let data = parking_lot::RwLock::write_arc(&self.state().data);
-        Ok(OwnedRwLockWriteGuard {
-            lock: self,
-            data,
-            loc,
-        })
+        Ok(OwnedRwLockWriteGuard::new(self, loc))
     }
 
     /// The value, mutably (no lock needed: the borrow is exclusive).
@@ -295,69 +272,7 @@ impl<T> RwLock<T> {
 
     /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
     /// place `loc`).
-    fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
+    pub(super) fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
         sem::give_back(&self.state().sem, n as usize, loc, what);
-    }
-}
-
-/// Shared access to a [`RwLock`] in an `Arc`, owning a reference to it.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct OwnedRwLockReadGuard<T> {
-    lock: Arc<RwLock<T>>,
-    data: ArcRwLockReadGuard<RawRwLock, T>,
-    /// Where the program took the lock.
-    loc: Loc,
-}
-
-impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockReadGuard<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&*self.data, f)
-    }
-}
-
-impl<T> Deref for OwnedRwLockReadGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.data
-    }
-}
-
-impl<T> Drop for OwnedRwLockReadGuard<T> {
-    fn drop(&mut self) {
-        self.lock.release(1, self.loc, READ_UNLOCK);
-    }
-}
-
-/// Exclusive access to a [`RwLock`] in an `Arc`, owning a reference to it.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct OwnedRwLockWriteGuard<T> {
-    lock: Arc<RwLock<T>>,
-    data: ArcRwLockWriteGuard<RawRwLock, T>,
-    /// Where the program took the lock.
-    loc: Loc,
-}
-
-impl<T: std::fmt::Debug> std::fmt::Debug for OwnedRwLockWriteGuard<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&*self.data, f)
-    }
-}
-
-impl<T> Deref for OwnedRwLockWriteGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.data
-    }
-}
-
-impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.data
-    }
-}
-
-impl<T> Drop for OwnedRwLockWriteGuard<T> {
-    fn drop(&mut self) {
-        self.lock.release(self.lock.max, self.loc, WRITE_UNLOCK);
     }
 }

@@ -285,6 +285,48 @@ impl Semaphore {
             loc,
         })
     }
+
+    /// [`acquire`](Self::acquire) from synchronous code (a thread, or a `spawn_blocking`
+    /// task).
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        self.blocking_acquire_many(1)
+    }
+
+    /// [`acquire_many`](Self::acquire_many) from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        super::no_blocking_in_async("Semaphore::blocking_acquire");
+        crate::future::block_on(self.acquire_many(n))
+    }
+
+    /// [`acquire_owned`](Self::acquire_owned) from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        self.blocking_acquire_many_owned(1)
+    }
+
+    /// [`acquire_many_owned`](Self::acquire_many_owned) from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a runtime (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        super::no_blocking_in_async("Semaphore::blocking_acquire_owned");
+        crate::future::block_on(self.acquire_many_owned(n))
+    }
 }
 
 /// Permits of a [`Semaphore`], given back when dropped.
@@ -306,6 +348,11 @@ impl SemaphorePermit<'_> {
     /// How many permits it holds.
     pub fn num_permits(&self) -> usize {
         self.permits as usize
+    }
+
+    /// The semaphore it came from.
+    pub fn semaphore(&self) -> &Semaphore {
+        self.sem
     }
 
     /// Takes `other`'s permits into this one (no switch point: the semaphore is not

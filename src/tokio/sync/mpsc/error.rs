@@ -76,6 +76,13 @@ impl std::fmt::Display for TryRecvError {
 
 impl std::error::Error for TryRecvError {}
 
+/// A failed `send` is a `try_send` that found the channel closed, as Tokio's.
+impl<T> From<SendError<T>> for TrySendError<T> {
+    fn from(error: SendError<T>) -> Self {
+        TrySendError::Closed(error.0)
+    }
+}
+
 /// Why `send_timeout` did not send; the value comes back, as
 /// `mpsc::error::SendTimeoutError`.
 #[derive(PartialEq, Eq, Clone, Copy)]

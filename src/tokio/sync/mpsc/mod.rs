@@ -538,6 +538,16 @@ impl<T> Receiver<T> {
         crate::future::block_on(self.recv())
     }
 
+    /// [`recv_many`](Self::recv_many) from synchronous code.
+    ///
+    /// # Panics
+    /// Inside a future polled by a `block_on` (Tokio's rule).
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        super::no_blocking_in_async("mpsc::Receiver::blocking_recv_many");
+        crate::future::block_on(self.recv_many(buffer, limit))
+    }
+
     /// Closes the channel: sends fail from now on; what was sent can still be received.
     #[track_caller]
     pub fn close(&mut self) {

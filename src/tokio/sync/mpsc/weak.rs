@@ -167,6 +167,21 @@ impl<T> Receiver<T> {
         let what = &OpName("tokio mpsc sender_weak_count");
         self.shared.lock_at(Location::caller(), what).weak
     }
+
+    /// Free slots now, as `Sender::capacity`.
+    #[track_caller]
+    pub fn capacity(&self) -> usize {
+        let what = &OpName("tokio mpsc capacity");
+        self.shared
+            .lock_at(Location::caller(), what)
+            .sem
+            .available()
+    }
+
+    /// The channel's number of slots (fixed: no switch point).
+    pub fn max_capacity(&self) -> usize {
+        self.shared.bound.unwrap_or(usize::MAX)
+    }
 }
 
 debug_without_bound!(WeakSender, WeakUnboundedSender);
