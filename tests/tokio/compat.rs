@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use interleave_test::tokio::runtime::{Handle, RuntimeFlavor};
-use interleave_test::tokio::sync::{Notify, broadcast, futures::Notified, mpsc};
+use interleave_test::tokio::sync::futures::{Notified, OwnedNotified};
+use interleave_test::tokio::sync::{Notify, broadcast, mpsc};
 use interleave_test::tokio::task::{self, JoinError, JoinSet};
 
 use crate::support::{every_execution, every_execution_of};
@@ -152,6 +153,29 @@ fn join_set_from_an_iterator_spawns_every_future() {
     });
 }
 
+/// `notified_owned` makes a `'static` future that can move into a task; it registers at
+/// `enable`, so a `notify_one` after it wakes that task and stores no permit.
+#[test]
+fn an_owned_notified_moves_into_a_task() {
+    use std::sync::Arc;
+    every_execution(|| async {
+        let notify = Arc::new(Notify::new());
+        let mut waiting: OwnedNotified = Arc::clone(&notify).notified_owned();
+        assert!(
+            !std::pin::Pin::new(&mut waiting).enable(),
+            "nothing stored yet"
+        );
+        let task = tokio::spawn(waiting);
+        notify.notify_one();
+        task.await.unwrap();
+        let next = std::pin::pin!(notify.notified());
+        assert!(
+            !crate::support::poll_once(next).await,
+            "the waiter took the notification"
+        );
+    });
+}
+
 /// `tokio::sync::futures::Notified` names the future `notified()` returns.
 #[test]
 fn notified_has_tokios_path() {
@@ -291,4 +315,19 @@ fn receiver_capacity_blocking_recv_many_and_send_error_conversion() {
     });
     let closed: TrySendError<u32> = SendError(4).into();
     assert!(matches!(closed, TrySendError::Closed(4)));
+}
+
+/// `task::coop` has Tokio's names; with no budget in the model, every check passes and
+/// the wrappers poll their future as it is.
+#[test]
+fn coop_checks_pass_and_wrappers_poll_through() {
+    use interleave_test::tokio::task::coop;
+    every_execution(|| async {
+        assert!(coop::has_budget_remaining());
+        coop::consume_budget().await;
+        let ready = std::future::poll_fn(|cx| coop::poll_proceed(cx).map(|r| r.made_progress()));
+        ready.await;
+        assert_eq!(coop::cooperative(async { 1 }).await, 1);
+        assert_eq!(coop::unconstrained(tokio::spawn(async { 2 })).await.unwrap(), 2);
+    });
 }

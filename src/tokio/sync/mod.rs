@@ -67,7 +67,7 @@ pub mod watch;
 /// The named futures of this module's primitives, at Tokio's path
 /// (`tokio::sync::futures::Notified`).
 pub mod futures {
-    pub use super::notify::Notified;
+    pub use super::notify::{Notified, OwnedNotified};
 }
 
 pub use barrier::{Barrier, BarrierWaitResult};

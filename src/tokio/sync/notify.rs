@@ -2,8 +2,10 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::ops::Deref;
 use std::panic::Location;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
@@ -90,15 +92,14 @@ impl Notify {
     /// [`enable`](Notified::enable)).
     #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
-        let loc = Location::caller();
-        let rounds = self.with_at(loc, &OpName("tokio Notify notified"), |st| st.rounds);
-        Notified {
-            notify: self,
-            rounds,
-            ticket: None,
-            done: false,
-            loc,
-        }
+        Notified(Waiter::new(self, Location::caller()))
+    }
+
+    /// [`notified`](Self::notified) as a future that owns a reference to the `Notify`
+    /// (`'static`, so it can be stored or moved into a task), as `notified_owned`.
+    #[track_caller]
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        OwnedNotified(Waiter::new(self, Location::caller()))
     }
 
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
@@ -178,35 +179,28 @@ impl State {
 /// it completed, passes the notification on to the next waiter (or back as the permit).
 #[derive(Debug)]
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Notified<'a> {
-    notify: &'a Notify,
-    rounds: u64,
-    ticket: Option<u64>,
-    done: bool,
-    /// Where the program called `notified` (its polls and drop are reported there).
-    loc: Loc,
-}
+pub struct Notified<'a>(Waiter<&'a Notify>);
+
+/// The future of [`Notify::notified_owned`]: a [`Notified`] that owns a reference to its
+/// `Notify`, as `tokio::sync::futures::OwnedNotified`.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct OwnedNotified(Waiter<Arc<Notify>>);
 
 impl Notified<'_> {
     /// Registers for `notify_one` without waiting, as `Notified::enable`: returns whether
     /// it is notified already.
     #[track_caller]
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        let me = self.get_mut();
-        if me.done {
-            return true;
-        }
-        me.notify.with(&OpName("tokio Notify enable"), |st| {
-            if st.take(me.ticket, me.rounds) {
-                me.done = true;
-                me.ticket = None;
-                return true;
-            }
-            if me.ticket.is_none() {
-                me.ticket = Some(st.register(None));
-            }
-            false
-        })
+        self.get_mut().0.enable()
+    }
+}
+
+impl OwnedNotified {
+    /// As [`Notified::enable`].
+    #[track_caller]
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        self.get_mut().0.enable()
     }
 }
 
@@ -214,31 +208,91 @@ impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let me = self.get_mut();
-        if me.done {
+        self.get_mut().0.poll(cx)
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.get_mut().0.poll(cx)
+    }
+}
+
+/// A wait for a notification of the `Notify` that `N` refers to (borrowed or owned).
+#[derive(Debug)]
+struct Waiter<N: Deref<Target = Notify>> {
+    notify: N,
+    rounds: u64,
+    ticket: Option<u64>,
+    done: bool,
+    /// Where the program called `notified` (its polls and drop are reported there).
+    loc: Loc,
+}
+
+impl<N: Deref<Target = Notify>> Waiter<N> {
+    /// A wait that counts for `notify_waiters` from now (the call at `loc`).
+    fn new(notify: N, loc: Loc) -> Self {
+        let rounds = notify.with_at(loc, &OpName("tokio Notify notified"), |st| st.rounds);
+        Waiter {
+            notify,
+            rounds,
+            ticket: None,
+            done: false,
+            loc,
+        }
+    }
+
+    #[track_caller]
+    fn enable(&mut self) -> bool {
+        if self.done {
+            return true;
+        }
+        let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
+        let done = notify.with(&OpName("tokio Notify enable"), |st| {
+            if st.take(*ticket, rounds) {
+                *ticket = None;
+                return true;
+            }
+            if ticket.is_none() {
+                *ticket = Some(st.register(None));
+            }
+            false
+        });
+        self.done = done;
+        done
+    }
+
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.done {
             return Poll::Ready(());
         }
-        let (notify, loc) = (me.notify, me.loc);
-        notify.with_at(loc, &OpName("tokio Notify notified"), |st| {
-            if st.take(me.ticket, me.rounds) {
-                me.done = true;
-                me.ticket = None;
-                return Poll::Ready(());
+        let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
+        let ready = notify.with_at(self.loc, &OpName("tokio Notify notified"), |st| {
+            if st.take(*ticket, rounds) {
+                *ticket = None;
+                return true;
             }
-            match me.ticket {
-                None => me.ticket = Some(st.register(Some(cx.waker().clone()))),
+            match *ticket {
+                None => *ticket = Some(st.register(Some(cx.waker().clone()))),
                 Some(id) => {
                     if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
                         entry.1 = Some(cx.waker().clone());
                     }
                 }
             }
-            Poll::Pending
-        })
+            false
+        });
+        self.done = ready;
+        match ready {
+            true => Poll::Ready(()),
+            false => Poll::Pending,
+        }
     }
 }
 
-impl Drop for Notified<'_> {
+impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
     fn drop(&mut self) {
         let Some(id) = self.ticket.take() else {
             return;

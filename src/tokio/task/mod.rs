@@ -5,6 +5,7 @@
 //! told in `runtime`.
 
 mod builder;
+pub mod coop;
 mod join_set;
 mod local;
 mod local_set;
@@ -16,6 +17,7 @@ use crate::tokio::runtime;
 
 pub use crate::future::{AbortHandle, Id, JoinError, JoinHandle, yield_now};
 pub use builder::Builder;
+pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use join_set::JoinSet;
 pub use local::{AccessError, LocalKey, TaskLocalFuture};
 pub use local_set::LocalSet;
@@ -112,36 +114,3 @@ pub fn id() -> Id {
 pub fn try_id() -> Option<Id> {
     future::current_id()
 }
-
-/// Opts `inner` out of Tokio's cooperative budget, as `tokio::task::unconstrained`. The
-/// model has no budget (a task yields only where it awaits something pending), so this
-/// polls `inner` as it is.
-pub fn unconstrained<F: Future>(inner: F) -> Unconstrained<F> {
-    Unconstrained { inner }
-}
-
-pin_project_lite::pin_project! {
-    /// The future of [`unconstrained`].
-    #[derive(Debug)]
-    #[must_use = "futures do nothing unless polled"]
-    pub struct Unconstrained<F> {
-        #[pin]
-        inner: F,
-    }
-}
-
-impl<F: Future> Future for Unconstrained<F> {
-    type Output = F::Output;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<F::Output> {
-        self.project().inner.poll(cx)
-    }
-}
-
-/// Spends a unit of Tokio's cooperative budget, as `tokio::task::consume_budget`. The model
-/// has no budget (see [`unconstrained`]): it is ready at once, as Tokio's is until a task
-/// spent its budget.
-pub async fn consume_budget() {}
