@@ -24,6 +24,7 @@
 //! I/O (`net`, `fs`, `io`, `process`, `signal`): model those with channels. Each type's
 //! docs say where it differs from Tokio's.
 
+mod local_runtime;
 mod macros;
 pub mod runtime;
 pub mod sync;

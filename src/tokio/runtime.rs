@@ -1,5 +1,5 @@
-//! Runtimes, with the names of `tokio::runtime`: [`Runtime`], [`Builder`], [`Handle`],
-//! [`RuntimeMetrics`].
+//! Runtimes, with the names of `tokio::runtime`: [`Runtime`], [`LocalRuntime`],
+//! [`Builder`], [`Handle`], [`RuntimeMetrics`].
 //!
 //! A runtime here is a way to run futures on the model's threads, in one of Tokio's two
 //! shapes:
@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
+pub use super::local_runtime::{LocalOptions, LocalRuntime};
 use crate::future::{self, AbortHandle, JoinHandle};
 use crate::op::Tid;
 use crate::runtime as engine;
@@ -514,6 +515,17 @@ impl Builder {
     /// The I/O events handled per tick: accepted, no effect (there is no I/O here).
     pub fn max_io_events_per_tick(&mut self, _capacity: usize) -> &mut Builder {
         self
+    }
+
+    /// A [`LocalRuntime`] (`!Send` tasks without a `LocalSet`), as `build_local`.
+    ///
+    /// # Panics
+    /// On a multi-thread builder (Tokio's message).
+    pub fn build_local(&mut self, _options: LocalOptions) -> std::io::Result<LocalRuntime> {
+        if self.flavor == RuntimeFlavor::MultiThread {
+            panic!("multi_thread is not supported for LocalRuntime");
+        }
+        Ok(LocalRuntime::from_runtime(self.build()?))
     }
 
     /// The runtime.

@@ -328,6 +328,60 @@ fn coop_checks_pass_and_wrappers_poll_through() {
         let ready = std::future::poll_fn(|cx| coop::poll_proceed(cx).map(|r| r.made_progress()));
         ready.await;
         assert_eq!(coop::cooperative(async { 1 }).await, 1);
-        assert_eq!(coop::unconstrained(tokio::spawn(async { 2 })).await.unwrap(), 2);
+        assert_eq!(
+            coop::unconstrained(tokio::spawn(async { 2 }))
+                .await
+                .unwrap(),
+            2
+        );
     });
+}
+
+/// A `LocalRuntime` runs `!Send` tasks spawned on it before and inside its `block_on`,
+/// without a `LocalSet`, on a current-thread runtime; a multi-thread builder cannot build
+/// one (Tokio's panic).
+#[test]
+fn a_local_runtime_runs_local_tasks_without_a_local_set() {
+    use interleave_test::tokio::runtime::{Builder, LocalOptions, LocalRuntime};
+    use std::rc::Rc;
+    crate::support::every_execution_sync(|| {
+        let rt = LocalRuntime::new().unwrap();
+        assert_eq!(rt.handle().runtime_flavor(), RuntimeFlavor::CurrentThread);
+        let log = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let early = rt.spawn_local({
+            let log = Rc::clone(&log);
+            async move { log.borrow_mut().push("early") }
+        });
+        assert!(log.borrow().is_empty(), "nothing runs before block_on");
+        rt.block_on({
+            let log = Rc::clone(&log);
+            async move {
+                let late = task::spawn_local({
+                    let log = Rc::clone(&log);
+                    async move { log.borrow_mut().push("late") }
+                });
+                let sent = tokio::spawn(async { 5 });
+                late.await.unwrap();
+                early.await.unwrap();
+                assert_eq!(sent.await.unwrap(), 5);
+            }
+        });
+        let mut seen = log.borrow().clone();
+        seen.sort();
+        assert_eq!(seen, ["early", "late"]);
+        let built = Builder::new_current_thread().build_local(LocalOptions::default());
+        assert!(built.is_ok());
+    });
+    let failure = interleave_test::Builder::new()
+        .iterations(1)
+        .check(|| {
+            let _ = Builder::new_multi_thread().build_local(LocalOptions::default());
+        })
+        .unwrap_err();
+    assert!(
+        failure
+            .message()
+            .contains("multi_thread is not supported for LocalRuntime"),
+        "{failure}"
+    );
 }
