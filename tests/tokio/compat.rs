@@ -385,3 +385,37 @@ fn a_local_runtime_runs_local_tasks_without_a_local_set() {
         "{failure}"
     );
 }
+
+/// `broadcast`: `Sender::new` starts with no receiver; `closed()` completes once the last
+/// receiver is dropped; weak senders do not keep the channel open and upgrade only while
+/// a sender exists; the counts follow.
+#[test]
+fn broadcast_weak_senders_closed_and_counts() {
+    every_execution(|| async {
+        let tx = broadcast::Sender::<u32>::new(2);
+        assert!(tx.send(1).is_err(), "no receiver yet");
+        tx.closed().await; // none: complete at once
+        let mut rx = tx.subscribe();
+        let weak = tx.downgrade();
+        assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+        assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
+        let watcher = tokio::spawn({
+            let tx = weak.upgrade().expect("a sender exists");
+            async move {
+                tx.closed().await;
+                tx.send(9).is_err()
+            }
+        });
+        tx.send(2).unwrap();
+        assert_eq!(rx.recv().await, Ok(2));
+        assert!(!rx.is_closed());
+        drop(rx);
+        assert!(watcher.await.unwrap(), "closed, and no receiver to send to");
+        drop(tx);
+        assert!(weak.upgrade().is_none(), "every sender is gone");
+        assert_eq!((weak.strong_count(), weak.clone().weak_count()), (0, 2));
+        let (tx, rx) = broadcast::channel::<u32>(1);
+        drop(tx);
+        assert!(rx.is_closed());
+    });
+}

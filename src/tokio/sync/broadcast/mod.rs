@@ -15,8 +15,11 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::watch::Wakers;
+
+mod weak;
 use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, MutexGuard};
+pub use weak::WeakSender;
 
 /// Errors of this module.
 pub mod error {
@@ -102,9 +105,13 @@ struct State<T> {
     head: u64,
     capacity: usize,
     senders: usize,
+    /// Weak senders (`Sender::downgrade`), which do not keep the channel open.
+    weak: usize,
     receivers: usize,
     /// Tasks in `recv`, woken by a send or the last sender's drop.
     waiting: Wakers,
+    /// Tasks in `Sender::closed`, woken by the last receiver's drop.
+    closing: Wakers,
 }
 
 impl<T> State<T> {
@@ -194,6 +201,18 @@ fn lock_at<'a, T>(
 /// ```
 #[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    let shared = new_channel(capacity, 1);
+    let loc = Location::caller();
+    let rx = Receiver {
+        shared: Arc::clone(&shared),
+        next: 0,
+        loc,
+    };
+    (Sender { shared, loc }, rx)
+}
+
+/// A channel of `capacity` (rounded up) with one sender and `receivers` receivers.
+fn new_channel<T>(capacity: usize, receivers: usize) -> Shared<T> {
     assert!(capacity > 0, "broadcast channel capacity cannot be zero");
     assert!(
         capacity <= usize::MAX / 2,
@@ -204,17 +223,12 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         head: 0,
         capacity: capacity.next_power_of_two(),
         senders: 1,
-        receivers: 1,
+        weak: 0,
+        receivers,
         waiting: Wakers::default(),
+        closing: Wakers::default(),
     };
-    let shared = Arc::new(Mutex::named(state, "tokio broadcast channel"));
-    let loc = Location::caller();
-    let rx = Receiver {
-        shared: Arc::clone(&shared),
-        next: 0,
-        loc,
-    };
-    (Sender { shared, loc }, rx)
+    Arc::new(Mutex::named(state, "tokio broadcast channel"))
 }
 
 /// The sending half, as `broadcast::Sender`; cloning it (a switch point) makes another
@@ -287,6 +301,21 @@ fn new_receiver<T>(shared: &Shared<T>, what: &'static OpName) -> Receiver<T> {
         shared: Arc::clone(shared),
         next: st.tail(),
         loc,
+    }
+}
+
+impl<T> Sender<T> {
+    /// A sender of a new channel of `capacity` (rounded up) with no receiver yet, as
+    /// `Sender::new` (receivers come from [`subscribe`](Self::subscribe)).
+    ///
+    /// # Panics
+    /// As [`channel`].
+    #[track_caller]
+    pub fn new(capacity: usize) -> Self {
+        Sender {
+            shared: new_channel(capacity, 0),
+            loc: Location::caller(),
+        }
     }
 }
 
@@ -414,6 +443,9 @@ impl<T> Drop for Receiver<T> {
             &OpName("tokio broadcast Receiver drop"),
         );
         st.receivers -= 1;
+        if st.receivers == 0 {
+            st.closing.wake_all();
+        }
         let from = self.next.saturating_sub(st.head) as usize;
         for slot in st.slots.iter_mut().skip(from) {
             slot.unseen -= 1;
