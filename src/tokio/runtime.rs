@@ -295,6 +295,19 @@ impl std::fmt::Display for TryCurrentError {
     }
 }
 
+impl TryCurrentError {
+    /// Whether no runtime's context was entered (always, here: the error has no other
+    /// cause in the model).
+    pub fn is_missing_context(&self) -> bool {
+        true
+    }
+
+    /// Whether the thread-local context was already destroyed (never, here).
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        false
+    }
+}
+
 impl std::error::Error for TryCurrentError {}
 
 /// A runtime, as `tokio::runtime::Runtime`; see the [module docs](self).

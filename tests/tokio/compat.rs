@@ -419,3 +419,41 @@ fn broadcast_weak_senders_closed_and_counts() {
         assert!(rx.is_closed());
     });
 }
+
+interleave_test::tokio::task_local! {
+    static REQUEST: u32;
+}
+
+/// `JoinSet::spawn_local_on` (a `LocalSet`'s task) and `spawn_blocking_on` (a handle's);
+/// `LocalKey::try_get` inside and outside a scope; `TryCurrentError`'s predicates.
+#[test]
+fn join_set_on_a_set_or_handle_try_get_and_current_errors() {
+    use interleave_test::tokio::task::LocalSet;
+    crate::support::every_execution_sync(|| {
+        let error = Handle::try_current().unwrap_err();
+        assert!(error.is_missing_context() && !error.is_thread_local_destroyed());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let local = LocalSet::new();
+        let mut set = JoinSet::new();
+        let not_send = async {
+            let one = std::rc::Rc::new(1);
+            task::yield_now().await;
+            *one
+        };
+        set.spawn_local_on(not_send, &local);
+        set.spawn_blocking_on(|| 2, rt.handle());
+        let mut values = local.block_on(&rt, async move {
+            let mut values = Vec::new();
+            while let Some(done) = set.join_next().await {
+                values.push(done.unwrap());
+            }
+            values
+        });
+        values.sort();
+        assert_eq!(values, [1, 2]);
+        assert!(REQUEST.try_get().is_err(), "outside every scope");
+        assert_eq!(REQUEST.sync_scope(7, || REQUEST.try_get()), Ok(7));
+    });
+}

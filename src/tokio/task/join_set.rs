@@ -239,6 +239,21 @@ impl<T: Send + 'static> JoinSet<T> {
         self.insert(handle.spawn(task), returned)
     }
 
+    /// Runs `f` as a task of its own in the set, on the runtime of `handle`, as
+    /// `JoinSet::spawn_blocking_on`.
+    #[track_caller]
+    pub fn spawn_blocking_on<F>(
+        &mut self,
+        f: F,
+        handle: &crate::tokio::runtime::Handle,
+    ) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (task, returned) = self.numbered(async move { f() });
+        self.insert(handle.spawn(task), returned)
+    }
+
     /// Runs `f` as a task of its own in the set (see
     /// [`spawn_blocking`](super::spawn_blocking)).
     #[track_caller]
@@ -289,6 +304,17 @@ impl<T: 'static> JoinSet<T> {
     {
         let (task, returned) = self.numbered(task);
         self.insert(super::spawn_local(task), returned)
+    }
+
+    /// Spawns a `!Send` `task` on `local_set` (it runs while the set is driven), as
+    /// `JoinSet::spawn_local_on`.
+    #[track_caller]
+    pub fn spawn_local_on<F>(&mut self, task: F, local_set: &super::LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+    {
+        let (task, returned) = self.numbered(task);
+        self.insert(local_set.spawn_local(task), returned)
     }
 
     /// `task`, taking the set's next number when its future returns, and where it keeps

@@ -155,6 +155,12 @@ impl<T: Clone + 'static> LocalKey<T> {
     pub fn get(&'static self) -> T {
         self.with(T::clone)
     }
+
+    /// A copy of the value, or an error outside every scope of the key, as `try_get`.
+    #[track_caller]
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(T::clone)
+    }
 }
 
 pin_project! {
