@@ -457,3 +457,21 @@ fn join_set_on_a_set_or_handle_try_get_and_current_errors() {
         assert_eq!(REQUEST.sync_scope(7, || REQUEST.try_get()), Ok(7));
     });
 }
+
+/// The `RwLock` guards' `map` takes its type parameters in Tokio's order (`<F, U>`), so
+/// code that names them compiles.
+#[test]
+fn rwlock_guard_maps_take_tokios_type_parameter_order() {
+    use interleave_test::tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+    every_execution(|| async {
+        let lock = RwLock::new((1u32, 2u32));
+        let mut second = RwLockWriteGuard::map::<_, u32>(lock.write().await, |v| &mut v.1);
+        *second += 1;
+        drop(second);
+        let first = RwLockReadGuard::map::<_, u32>(lock.read().await, |v| &v.0);
+        assert_eq!(*first, 1);
+        drop(first);
+        let read = RwLockWriteGuard::downgrade_map::<_, u32>(lock.write().await, |v| &v.1);
+        assert_eq!(*read, 3);
+    });
+}

@@ -311,3 +311,29 @@ fn a_const_lock_outside_any_execution_holds_its_initial_value() {
     assert_eq!(rw.into_inner(), "ab");
     assert_eq!(format!("{:?}", Mutex::const_new(7)), "Mutex { data: 7 }");
 }
+
+/// A `static` cell made by `const_new_with` holds its value in every execution: `set`
+/// fails, `get_or_init` does not run its initializer.
+#[test]
+fn a_static_cell_made_with_a_value_holds_it_in_every_execution() {
+    static PRESET: OnceCell<u32> = OnceCell::const_new_with(5);
+    for parallelism in [1, 2] {
+        let report = Builder::new()
+            .iterations(50)
+            .parallelism(parallelism)
+            .check_async(|| async {
+                assert!(PRESET.initialized());
+                assert_eq!(PRESET.get(), Some(&5));
+                assert_eq!(PRESET.set(6), Err(SetError::AlreadyInitializedError(6)));
+                let got = PRESET.get_or_init(|| async { unreachable!("set already") });
+                assert_eq!(*got.await, 5);
+            })
+            .unwrap_or_else(|f| panic!("parallelism {parallelism}: {f}"));
+        assert_eq!(report.executions, 50);
+    }
+    let mut local = OnceCell::const_new_with(String::from("a"));
+    local.get_mut().unwrap().push('b');
+    assert_eq!(format!("{local:?}"), r#"OnceCell { value: Some("ab") }"#);
+    assert_eq!(local.take().as_deref(), Some("ab"));
+    assert_eq!(local.into_inner(), None);
+}

@@ -92,13 +92,15 @@ impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
 ///   dropped) until the cell is, since the program may borrow it for as long as the cell
 ///   lives: a `static` cell keeps a small state, and its value if set, per execution that
 ///   used it, until the process exits.
-/// - No `const_new_with`. `SetError`'s `Display` messages are lowercase sentences.
+/// - `SetError`'s `Display` messages are lowercase sentences.
 pub struct OnceCell<T> {
     /// The cell of each execution that uses it (one, for a cell made inside a model).
     cells: Kept<Cell<T>>,
-    /// Whether the cell was made holding a value (in the home cell), which it then holds
-    /// in every execution.
+    /// Whether the cell was made holding a value (in the home cell, or `constant`), which
+    /// it then holds in every execution.
     preset: bool,
+    /// The value of a cell made by [`const_new_with`](Self::const_new_with).
+    constant: Option<T>,
 }
 
 /// The cell of one execution.
@@ -136,6 +138,16 @@ impl<T> OnceCell<T> {
         OnceCell {
             cells: Kept::new(Cell::new(false)),
             preset: false,
+            constant: None,
+        }
+    }
+
+    /// A cell holding `value`, usable as a `static`: it holds `value` in every execution.
+    pub const fn const_new_with(value: T) -> Self {
+        OnceCell {
+            cells: Kept::new(Cell::new(true)),
+            preset: true,
+            constant: Some(value),
         }
     }
 
@@ -149,6 +161,7 @@ impl<T> OnceCell<T> {
         OnceCell {
             cells: Kept::new(home),
             preset,
+            constant: None,
         }
     }
 
@@ -157,11 +170,15 @@ impl<T> OnceCell<T> {
         self.cells.get(|| Cell::new(self.preset))
     }
 
-    /// The value `cell` holds (a `preset` cell's is `home`'s).
+    /// The value `cell` holds (a `preset` cell's is `home`'s, or the constant).
     fn value<'a>(&'a self, cell: &'a Cell<T>) -> Option<&'a T> {
-        cell.value
-            .get()
-            .or_else(|| self.preset.then(|| self.cells.home().value.get()).flatten())
+        let preset = || {
+            let home = self.cells.home().value.get();
+            self.preset
+                .then(|| home.or(self.constant.as_ref()))
+                .flatten()
+        };
+        cell.value.get().or_else(preset)
     }
 
     /// Whether the value is set.
@@ -190,7 +207,11 @@ impl<T> OnceCell<T> {
 
     /// The value, mutably, if it is set (no switch point: the borrow is exclusive).
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        self.cells.home_mut().value.get_mut()
+        self.cells
+            .home_mut()
+            .value
+            .get_mut()
+            .or(self.constant.as_mut())
     }
 
     /// Sets the value unless it is set (`AlreadyInitializedError`) or an initializer is
@@ -272,14 +293,14 @@ impl<T> OnceCell<T> {
 
     /// The value, if it is set (the first execution's, for a cell several used).
     pub fn into_inner(self) -> Option<T> {
-        self.cells.into_home().value.into_inner()
+        self.cells.into_home().value.into_inner().or(self.constant)
     }
 
     /// Takes the value out, leaving the cell empty (no switch point: the borrow is
     /// exclusive).
     pub fn take(&mut self) -> Option<T> {
         let home = self.cells.home_mut();
-        let value = home.value.take();
+        let value = home.value.take().or(self.constant.take());
         *home.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
         self.preset = false;
         value
@@ -341,7 +362,10 @@ impl<T: std::fmt::Debug> std::fmt::Debug for OnceCell<T> {
     /// Shows the value without a switch point: the first execution's, if it set one.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OnceCell")
-            .field("value", &self.cells.home().value.get())
+            .field(
+                "value",
+                &self.cells.home().value.get().or(self.constant.as_ref()),
+            )
             .finish()
     }
 }

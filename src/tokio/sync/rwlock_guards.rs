@@ -53,7 +53,7 @@ impl<'a, T> RwLockReadGuard<'a, T> {
 
     /// A guard of a part of the value, as `RwLockReadGuard::map`: the lock is held until it
     /// is dropped. No switch point.
-    pub fn map<U, F>(this: Self, f: F) -> RwLockReadGuard<'a, U>
+    pub fn map<F, U>(this: Self, f: F) -> RwLockReadGuard<'a, U>
     where
         F: FnOnce(&T) -> &U,
     {
@@ -64,7 +64,7 @@ impl<'a, T> RwLockReadGuard<'a, T> {
     }
 
     /// A guard of a part of the value if `f` finds one, else this guard back.
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
+    pub fn try_map<F, U>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
     where
         F: FnOnce(&T) -> Option<&U>,
     {
@@ -140,7 +140,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
     /// Downgrades (see [`downgrade`](Self::downgrade)) and maps the read guard to a part
     /// of the value, as `RwLockWriteGuard::downgrade_map`.
     #[track_caller]
-    pub fn downgrade_map<U, F>(this: Self, f: F) -> RwLockReadGuard<'a, U>
+    pub fn downgrade_map<F, U>(this: Self, f: F) -> RwLockReadGuard<'a, U>
     where
         F: FnOnce(&T) -> &U,
     {
@@ -149,7 +149,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
 
     /// A guard of a part of the value, as `RwLockWriteGuard::map`: the write lock is held
     /// until it is dropped. No switch point.
-    pub fn map<U, F>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
+    pub fn map<F, U>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
@@ -160,7 +160,7 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
     }
 
     /// A guard of a part of the value if `f` finds one, else this guard back.
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
+    pub fn try_map<F, U>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
     where
         F: FnOnce(&mut T) -> Option<&mut U>,
     {
@@ -212,7 +212,7 @@ pub struct RwLockMappedWriteGuard<'a, T> {
 
 impl<'a, T> RwLockMappedWriteGuard<'a, T> {
     /// A guard of a part of this part, as [`RwLockWriteGuard::map`].
-    pub fn map<U, F>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
+    pub fn map<F, U>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
@@ -223,7 +223,7 @@ impl<'a, T> RwLockMappedWriteGuard<'a, T> {
     }
 
     /// A guard of a part of this part if `f` finds one, else this guard back.
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
+    pub fn try_map<F, U>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
     where
         F: FnOnce(&mut T) -> Option<&mut U>,
     {
