@@ -214,6 +214,18 @@ pub mod __private {
         }
     }
 
+    /// The `main` of a `#[tokio::main]` program built with `interleave_test::tokio`: it is
+    /// not a model, so it stops with what to run instead.
+    #[track_caller]
+    pub fn tokio_main() -> ! {
+        panic!(
+            "this program's `#[tokio::main]` is interleave_test::tokio's (the `cfg` switch is \
+             on): a program's main is not a model and does not run under it. Run the model \
+             tests (`#[tokio::test]`, `#[interleave]`) with the switch, and the program \
+             without it"
+        )
+    }
+
     /// Checks the value a test function returned (see [`TestOutcome`]).
     #[track_caller]
     pub fn test_outcome<T: TestOutcome>(outcome: T) {

@@ -11,6 +11,7 @@ mod args;
 mod errors;
 mod expand;
 mod join;
+mod main_fn;
 mod select;
 
 /// Makes a function a test whose body is the **model** of an exploration.
@@ -161,6 +162,14 @@ mod select;
 #[proc_macro_attribute]
 pub fn interleave(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::interleave(attr.into(), item.into()).into()
+}
+
+/// `#[tokio::main]` under the `cfg` switch, as `interleave_test::tokio::main`: a program's
+/// `main` is not a model, so the body is type-checked but not run, and `main` panics with
+/// a message saying to run the model tests instead. Tokio's arguments are accepted.
+#[proc_macro_attribute]
+pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
+    main_fn::main(attr.into(), item.into()).into()
 }
 
 /// Waits on several async expressions at once, runs the handler of the first to complete

@@ -467,3 +467,23 @@ fn a_result_returned_is_checked_by_the_model_and_the_test_returns_unit() {
         "{got}"
     );
 }
+
+#[test]
+fn tokio_main_keeps_the_body_type_checked_and_stops() {
+    let got = crate::main_fn::main(
+        quote!(flavor = "multi_thread", worker_threads = 2),
+        quote! { #[allow(unused)] async fn main() -> io::Result<()> { run().await } },
+    )
+    .to_string();
+    assert_eq!(
+        got,
+        "# [allow (unused)] fn main () -> io :: Result < () > { let _body = :: interleave_test \
+         :: __private :: returning :: < io :: Result < () > , _ > (async move { run () . await }) ; \
+         :: interleave_test :: __private :: tokio_main () }"
+    );
+    let got = crate::main_fn::main(quote!(), quote! { fn main() {} }).to_string();
+    assert!(
+        got.contains("the `async` keyword is missing from the function declaration"),
+        "{got}"
+    );
+}

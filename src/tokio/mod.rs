@@ -36,6 +36,10 @@ pub mod time;
 /// (`iterations`, `strategy`, ...); Tokio's `crate` and `unhandled_panic` are not taken
 /// (`crate` names the path of `interleave_test` here).
 pub use interleave_test_macros::interleave as test;
+/// `#[tokio::main]` under the `cfg` switch: a program's `main` is not a model, so the body
+/// is type-checked but not run, and `main` panics saying to run the model tests instead
+/// (so a binary crate that switches `tokio` still compiles).
+pub use interleave_test_macros::main;
 #[doc(hidden)]
 pub use macros::__private;
 pub use macros::{join, select, try_join};

@@ -475,3 +475,22 @@ fn rwlock_guard_maps_take_tokios_type_parameter_order() {
         assert_eq!(*read, 3);
     });
 }
+
+/// A `#[tokio::main]` program compiles under the switch; its `main` is not a model, so it
+/// stops with a message that says what to run.
+#[tokio::main(flavor = "current_thread")]
+async fn program_main() -> Result<(), std::io::Error> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Ok(())
+}
+
+#[test]
+fn tokio_main_compiles_and_says_to_run_the_model_tests() {
+    let panic = std::panic::catch_unwind(program_main).unwrap_err();
+    let message = panic.downcast_ref::<&str>().expect("a message");
+    assert!(
+        message.contains("a program's main is not a model")
+            && message.contains("Run the model tests"),
+        "{message}"
+    );
+}
