@@ -418,14 +418,7 @@ impl JoinError {
     fn message(&self) -> Option<String> {
         let payload = self.panic.as_ref()?.lock();
         let payload = payload.unwrap_or_else(std::sync::PoisonError::into_inner);
-        match (
-            payload.downcast_ref::<&str>(),
-            payload.downcast_ref::<String>(),
-        ) {
-            (Some(message), _) => Some(message.to_string()),
-            (None, Some(message)) => Some(message.clone()),
-            (None, None) => None,
-        }
+        runtime::text_of(&**payload)
     }
 }
 

@@ -381,11 +381,8 @@ pub(super) fn internal(
     tid: Tid,
     payload: &(dyn std::any::Any + Send),
 ) -> FailureDraft {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a payload that is not a string".to_owned());
+    let what =
+        super::text_of(payload).unwrap_or_else(|| "a payload that is not a string".to_owned());
     FailureDraft {
         kind: FailureKind::Misuse,
         message: format!(

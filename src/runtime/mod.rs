@@ -42,7 +42,7 @@ pub(crate) use execution::{
 };
 pub(crate) use host::{Core, pin_driver};
 pub(crate) use object::{ObjectHandle, ObjectState};
-pub(crate) use panic::{install_hook, is_abort, message_of};
+pub(crate) use panic::{install_hook, is_abort, message_of, text_of};
 pub(crate) use thread::{
     ExecOutcome, Reuse, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
     run_thread_body, scope_panicked, spawn, spawn_scoped,

@@ -152,17 +152,21 @@ fn record(info: &PanicHookInfo<'_>) -> bool {
 /// before it aborts the process (the hook reports it first: see `abort.rs`).
 const CLEANUP_PANIC: &str = "panic in a destructor during cleanup";
 
-/// The text of a panic payload: the string it carries, or a description of its type.
-pub(crate) fn message_of(payload: &(dyn Any + Send)) -> String {
+/// The string a panic payload carries (`panic!`'s message), if it is one.
+pub(crate) fn text_of(payload: &(dyn Any + Send)) -> Option<String> {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| {
-            "the thread panicked with a payload that is not a string (std::panic::panic_any \
-             or resume_unwind)"
-                .to_owned()
-        })
+}
+
+/// The text of a panic payload: the string it carries, or a description of its type.
+pub(crate) fn message_of(payload: &(dyn Any + Send)) -> String {
+    text_of(payload).unwrap_or_else(|| {
+        "the thread panicked with a payload that is not a string (std::panic::panic_any \
+         or resume_unwind)"
+            .to_owned()
+    })
 }
 
 /// What is known of the panic whose `payload` just ended a thread body: the hook's record

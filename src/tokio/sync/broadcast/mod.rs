@@ -176,6 +176,16 @@ fn lock_at<'a, T>(
     shared.lock_section_at(loc, what)
 }
 
+/// Locks the channel for a handle's drop `what` (reported where the handle was made,
+/// `loc`); `None` outside a model, where a drop leaves the channel alone.
+fn lock_for_drop<'a, T>(
+    shared: &'a Shared<T>,
+    loc: Loc,
+    what: &'static OpName,
+) -> Option<MutexGuard<'a, State<T>>> {
+    crate::runtime::in_model().then(|| lock_at(shared, loc, what))
+}
+
 /// A channel keeping up to `capacity` values, with one sender and one receiver, as
 /// `tokio::sync::broadcast::channel`. Like Tokio, it rounds the capacity up to the next
 /// power of two (Tokio: "the actual capacity may be greater than the provided capacity").
@@ -332,14 +342,10 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
+        let what = &OpName("tokio broadcast Sender drop");
+        let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) else {
             return;
-        }
-        let mut st = lock_at(
-            &self.shared,
-            self.loc,
-            &OpName("tokio broadcast Sender drop"),
-        );
+        };
         st.senders -= 1;
         if st.senders == 0 {
             st.waiting.wake_all();
@@ -434,14 +440,10 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
+        let what = &OpName("tokio broadcast Receiver drop");
+        let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) else {
             return;
-        }
-        let mut st = lock_at(
-            &self.shared,
-            self.loc,
-            &OpName("tokio broadcast Receiver drop"),
-        );
+        };
         st.receivers -= 1;
         if st.receivers == 0 {
             st.closing.wake_all();

@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::Poll;
 
-use super::{Receiver, Sender, Shared, lock, lock_at};
+use super::{Receiver, Sender, Shared, lock, lock_at, lock_for_drop};
 use crate::runtime::{Loc, OpName};
 
 /// A sender that does not keep the channel open, as `broadcast::WeakSender`: made by
@@ -83,11 +83,10 @@ impl<T> Clone for WeakSender<T> {
 
 impl<T> Drop for WeakSender<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let what = &OpName("tokio broadcast WeakSender drop");
-        lock_at(&self.shared, self.loc, what).weak -= 1;
+        if let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) {
+            st.weak -= 1;
+        }
     }
 }
 
