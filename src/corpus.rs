@@ -86,15 +86,6 @@ impl Corpus {
         if path.exists() {
             return Ok((path, false));
         }
-        // Stored before a pick was part of the name, under its thread ids' hash alone.
-        let legacy = self
-            .dir
-            .join(format!("{:016x}.json", threads_hash(schedule)));
-        if legacy != path
-            && Schedule::load(&legacy).is_ok_and(|old| old.decisions() == schedule.decisions())
-        {
-            return Ok((legacy, false));
-        }
         schedule.save(&path)?;
         Ok((path, true))
     }
@@ -152,14 +143,6 @@ pub(crate) fn schedule_hash(schedule: &Schedule) -> u64 {
     })
 }
 
-/// FNV-1a over the decisions' thread ids alone: how schedules were named before picks
-/// were part of the name.
-fn threads_hash(schedule: &Schedule) -> u64 {
-    schedule.decisions().iter().fold(FNV_OFFSET, |hash, d| {
-        fnv(hash, &(d.thread() as u64).to_le_bytes())
-    })
-}
-
 /// FNV-1a's 64-bit offset basis.
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
@@ -207,7 +190,7 @@ mod tests {
             })
             .collect();
         let text = format!(
-            r#"{{"format": "interleave-test-schedule", "version": 4, "crate_version": "0.1.0",
+            r#"{{"format": "interleave-test-schedule", "version": 7, "crate_version": "0.1.0",
                "test": "t", "strategy": "random", "seed": 1, "iteration": 0,
                "decisions": [{}]}}"#,
             lines.join(", ")
@@ -240,7 +223,7 @@ mod tests {
     }
 
     #[test]
-    fn both_of_two_pick_variants_are_stored_and_a_legacy_file_is_recognised() {
+    fn both_of_two_pick_variants_are_stored_once_each() {
         let root = std::env::temp_dir().join(format!("corpus-picks-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let dir = root.join("t");
@@ -260,12 +243,6 @@ mod tests {
             !corpus.store(&a).unwrap().1,
             "the same decisions again are not"
         );
-        // A file stored under the old name (thread ids alone) is found, not duplicated.
-        std::fs::remove_dir_all(&dir).unwrap();
-        std::fs::create_dir_all(&dir).unwrap();
-        let legacy = dir.join(format!("{:016x}.json", super::threads_hash(&a)));
-        a.save(&legacy).unwrap();
-        assert_eq!(corpus.store(&a).unwrap(), (legacy, false));
         let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -12,6 +12,7 @@ use crate::runtime::{self, OpKind};
 /// A switch point, and it panics outside a model.
 #[track_caller]
 pub fn spin_loop() {
-    runtime::spinning("interleave_test::hint::spin_loop");
-    runtime::switch_point(OpKind::SpinLoop, None, Location::caller());
+    let loc = Location::caller();
+    runtime::yield_explicitly("interleave_test::hint::spin_loop", loc);
+    runtime::switch_point(OpKind::SpinLoop, None, loc);
 }

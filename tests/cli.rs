@@ -16,12 +16,12 @@ use std::sync::OnceLock;
 use common::fixture::{self, repo};
 
 const DEADLOCK: &str =
-    "interleave-regressions/cli_fixture/tests/opposite_lock_order/15ddb5fb9846d964.json";
-const FIXED: &str = "interleave-regressions/cli_fixture_tests/fixed/888d966ce46acee6.json";
-const RACY: &str = "interleave-regressions/cli_fixture_tests/racy/15ddb5fb9846d964.json";
+    "interleave-regressions/cli_fixture/tests/opposite_lock_order/51cef117f81654e5.json";
+const FIXED: &str = "interleave-regressions/cli_fixture_tests/fixed/28c6a01fb8885446.json";
+const RACY: &str = "interleave-regressions/cli_fixture_tests/racy/322245a303443805.json";
 /// How much the verdict on `FIXED` rests on: its whole schedule fits and passes, and so do
 /// the executions around it.
-const FIXED_DETAIL: &str = "200 executions pass: the first follows the 6 of its 6 decisions \
+const FIXED_DETAIL: &str = "200 executions pass: the first follows the 5 of its 5 decisions \
                             that fit, the others a random part of those, then all decide at \
                             random";
 /// What `missing` lines add after the test's name.
@@ -237,7 +237,7 @@ fn broken_files_are_named_with_what_is_wrong() {
     );
     std::fs::write(dir.join(gone), renamed).unwrap();
     // Thread #7 never exists in `fixed`: the schedule stops fitting at its first decision.
-    let diverging = FIXED.replace("888d966ce46acee6", "0000000000000002");
+    let diverging = FIXED.replace("28c6a01fb8885446", "0000000000000002");
     let edited = fixed.replace(
         "{ \"thread\": 0, \"step\": 2",
         "{ \"thread\": 7, \"step\": 2",
@@ -252,6 +252,14 @@ fn broken_files_are_named_with_what_is_wrong() {
         "\"cli_fixture_tests::plain_test\"",
     );
     std::fs::write(dir.join(plain), named_plain).unwrap();
+    // A file of an older development format is refused with what to do.
+    let old = "interleave-regressions/cli_fixture_tests/old/0000000000000006.json";
+    std::fs::create_dir_all(dir.join(old).parent().unwrap()).unwrap();
+    std::fs::write(
+        dir.join(old),
+        fixed.replace("\"version\": 7,", "\"version\": 6,"),
+    )
+    .unwrap();
 
     let out = cli(
         &dir,
@@ -260,9 +268,9 @@ fn broken_files_are_named_with_what_is_wrong() {
     assert_exit(&out, 1);
     let stdout = stdout(&out);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 6, "{stdout}");
+    assert_eq!(lines.len(), 7, "{stdout}");
     let diverged = format!(
-        "diverged {diverging}: it stops fitting at decision 0 of 6: the schedule chose thread \
+        "diverged {diverging}: it stops fitting at decision 0 of 5: the schedule chose thread \
          'main' (#7) there (`thread spawn`), and there is no such thread now"
     );
     assert_eq!(lines[0], diverged, "{stdout}");
@@ -278,15 +286,21 @@ fn broken_files_are_named_with_what_is_wrong() {
         "invalid {plain}: test `plain_test` ran but printed no verdict for the schedule (exit \
          status: 0); is it an #[interleave] test or a test calling model()"
     );
-    assert!(lines[3].starts_with(&no_verdict), "{stdout}");
     assert!(
-        lines[4].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
+        lines[3].starts_with(&format!(
+            "invalid {old}: old schedule format 6: this interleave-test reads only format 7"
+        )) && lines[3].contains("run the test again"),
         "{stdout}"
     );
-    assert!(lines[4].contains("cut off"), "{stdout}");
+    assert!(lines[4].starts_with(&no_verdict), "{stdout}");
+    assert!(
+        lines[5].starts_with(&format!("invalid {RACY}: invalid schedule: ")),
+        "{stdout}"
+    );
+    assert!(lines[5].contains("cut off"), "{stdout}");
     assert_eq!(
-        lines[5],
-        "5 schedules: 0 still fail, 1 fixed, 1 diverged, 2 invalid, 1 missing"
+        lines[6],
+        "6 schedules: 0 still fail, 1 fixed, 1 diverged, 3 invalid, 1 missing"
     );
 }
 

@@ -2,7 +2,7 @@
 //! divergence on replay, and atomic save.
 //!
 //! # The golden files
-//! `tests/data/schedule_v6.json` is the failing schedule of [`lost_update`] under
+//! `tests/data/schedule_v7.json` is the failing schedule of [`lost_update`] under
 //! [`GOLDEN_SEED`], byte for byte, except for the `crate_version` value, which the comparison
 //! ignores (the file keeps the version that last wrote it, so a version bump needs no update).
 //! Its `"at"` fields are lines of this file: the model stays at the top so that edits below
@@ -11,9 +11,10 @@
 //! After an intended change of the format or of the model, rewrite the golden file with
 //! `INTERLEAVE_BLESS=1 cargo test --test schedule_json` and review its diff.
 //!
-//! `schedule_v1.json` to `schedule_v5.json` are the same run as formats 1 to 5 wrote it
-//! (see `schedule::VERSION` for what each format changed): kept, never rewritten, to check
-//! that old files still replay exactly.
+//! `schedule_v1.json` to `schedule_v6.json` are the same run as the development formats 1 to
+//! 6 wrote it, and `schedule_v5_task_waits.json` a future's waits in format 5: kept, never
+//! rewritten, to check that files of older formats are refused with what to do (there is
+//! one live format until the first release, see `schedule::VERSION`).
 
 use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, FailureKind, Schedule, ScheduleError, StrategyKind, thread};
@@ -79,15 +80,12 @@ mod untrusted;
 #[path = "schedule_json/recorded.rs"]
 mod recorded;
 
-#[path = "schedule_json/task_waits.rs"]
-mod task_waits;
-
 mod golden {
     use super::*;
     use std::path::PathBuf;
 
     pub(crate) fn path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v6.json")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v7.json")
     }
 
     /// The golden run: the first failing execution of [`lost_update`] under [`GOLDEN_SEED`].
@@ -196,7 +194,7 @@ fn valid_doc() -> serde_json::Value {
     let d = |thread: u64, step: u64| serde_json::json!({ "thread": thread, "step": step, "of": 2, "name": null, "op": "mutex lock", "at": "src/a.rs:1:1" });
     serde_json::json!({
         "format": "interleave-test-schedule",
-        "version": 1,
+        "version": 7,
         "crate_version": "0.1.0",
         "test": "t",
         "strategy": "random",
@@ -325,100 +323,65 @@ fn another_format_is_not_a_schedule() {
 }
 
 #[test]
-fn version_7_is_unsupported() {
-    let e = parse_err(|d| d["version"] = 7.into());
+fn a_newer_version_is_unsupported() {
+    let e = parse_err(|d| d["version"] = 8.into());
     assert_eq!(
         e,
         ScheduleError::UnsupportedVersion {
-            found: "7".into(),
-            supported: 6
+            found: "8".into(),
+            supported: 7
         }
     );
     let shown = e.to_string();
     assert!(
-        shown.contains("version 7") && shown.contains("reads versions 1 to 6"),
+        shown.contains("version 8") && shown.contains("reads only version 7"),
         "{shown}"
     );
 }
 
-/// A file of format 1, written before a thread whose next operation cannot take effect
-/// stopped being a choice, still replays decision for decision, with the rule it was
-/// recorded with: the failure it gives has the same decisions and is of format 1 too.
+/// The golden files of the development formats 1 to 6 (the same run as `schedule_v7.json`,
+/// as those formats wrote it, and a format-5 schedule of a future's waits) are refused with
+/// the format they are of and what to do; nothing of them is replayed.
 #[test]
-fn a_format_1_file_replays_with_its_own_rule() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schedule_v1.json");
-    let old = Schedule::load(&path).unwrap();
-    assert_eq!(old.format_version(), 1);
-    let replayed = golden::builder()
-        .replay(lost_update, &old)
-        .expect_err("the old schedule still fails");
-    assert_eq!(replayed.kind(), FailureKind::Panic);
-    assert!(
-        replayed.message().contains("an update was lost"),
-        "{replayed}"
+fn old_formats_are_refused_with_what_to_do() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let files = [1, 2, 3, 4, 5, 6]
+        .map(|v| (v, format!("schedule_v{v}.json")))
+        .into_iter()
+        .chain([(5, "schedule_v5_task_waits.json".to_owned())]);
+    for (version, file) in files {
+        let path = data.join(&file);
+        let e = Schedule::load(&path).unwrap_err();
+        let inner = ScheduleError::OldFormat {
+            found: version,
+            supported: 7,
+        };
+        assert!(e.is_old_format(), "{file}: {e:?}");
+        assert_eq!(
+            e,
+            ScheduleError::InFile {
+                path: path.clone(),
+                error: Box::new(inner.clone())
+            },
+            "{file}"
+        );
+        let shown = inner.to_string();
+        assert!(
+            shown.starts_with(&format!("old schedule format {version}: "))
+                && shown.contains("reads only format 7")
+                && shown.contains("run the test again"),
+            "{shown}"
+        );
+    }
+    // A format-7 file read as format 6 is refused the same way.
+    let e = parse_err(|d| d["version"] = 6.into());
+    assert_eq!(
+        e,
+        ScheduleError::OldFormat {
+            found: 6,
+            supported: 7
+        }
     );
-    assert_eq!(replayed.schedule().format_version(), 1);
-    let threads = |s: &Schedule| s.decisions().iter().map(|d| d.thread()).collect::<Vec<_>>();
-    assert_eq!(threads(replayed.schedule()), threads(&old));
-    // Under format 2 the same decisions do not fit: some of them chose blocked threads.
-    let mut as_new = old.clone();
-    as_new =
-        Schedule::from_json(&as_new.to_json().replace("\"version\": 1", "\"version\": 2")).unwrap();
-    let diverged = golden::builder().replay(lost_update, &as_new).unwrap_err();
-    assert_eq!(diverged.kind(), FailureKind::Divergence, "{diverged}");
-}
-
-/// Replays the old golden file of format `version` and checks that it gives the same
-/// failure, with the same decisions, of that format too; returns the schedule.
-fn replays_with_its_own_rule(version: u64) -> Schedule {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("tests/data/schedule_v{version}.json"));
-    let old = Schedule::load(&path).unwrap();
-    assert_eq!(old.format_version(), version);
-    let replayed = golden::builder()
-        .replay(lost_update, &old)
-        .expect_err("the old schedule still fails");
-    assert!(
-        replayed.message().contains("an update was lost"),
-        "{replayed}"
-    );
-    assert_eq!(replayed.schedule().format_version(), version);
-    assert_eq!(replayed.schedule().decisions(), old.decisions());
-    old
-}
-
-/// A file of format 2, written before atomics followed their orderings, replays with the
-/// rule it was recorded with (every atomic `SeqCst`) to the same failure, of format 2 too.
-#[test]
-fn a_format_2_file_replays_with_its_own_rule() {
-    replays_with_its_own_rule(2);
-}
-
-/// A file of format 3, written before `Arc` drops were switch points (the golden model's
-/// threads drop their clones of an `Arc` as they end), replays with the rule it was
-/// recorded with to the same failure, of format 3 too; read as format 4 its decisions no
-/// longer fit.
-#[test]
-fn a_format_3_file_replays_with_its_own_rule() {
-    let old = replays_with_its_own_rule(3);
-    let as_new =
-        Schedule::from_json(&old.to_json().replace("\"version\": 3", "\"version\": 4")).unwrap();
-    let other = golden::builder().replay(lost_update, &as_new).unwrap_err();
-    assert_ne!(other.schedule().decisions(), old.decisions(), "{other}");
-}
-
-/// A file of format 4, written before futures were model tasks, replays to the same
-/// failure, of format 4 too.
-#[test]
-fn a_format_4_file_replays_with_its_own_rule() {
-    replays_with_its_own_rule(4);
-}
-
-/// A file of format 5 replays to the same failure, of format 5 too (the golden model
-/// has no futures, so its decisions are those of format 6).
-#[test]
-fn a_format_5_file_replays_with_its_own_rule() {
-    replays_with_its_own_rule(5);
 }
 
 /// Regression: a version written as a string was reported as "unsupported schedule version
@@ -566,13 +529,13 @@ fn load_of_bad_content_names_the_path_and_the_problem() {
     let path = dir.0.join("bad.json");
     std::fs::write(
         &path,
-        "{\"format\": \"interleave-test-schedule\", \"version\": 7}",
+        "{\"format\": \"interleave-test-schedule\", \"version\": 8}",
     )
     .unwrap();
     let e = Schedule::load(&path).unwrap_err();
     let expected_inner = ScheduleError::UnsupportedVersion {
-        found: "7".into(),
-        supported: 6,
+        found: "8".into(),
+        supported: 7,
     };
     assert_eq!(
         e,

@@ -116,7 +116,7 @@ pub struct Builder {
     /// `for_test`): where a schedule is stored when the process must abort before the
     /// failure can be returned (a destructor panicked during unwinding).
     pub(crate) regressions: Option<crate::corpus::Corpus>,
-    /// Unit tests only: run with format 5's rule that a future's wait between polls is
+    /// Unit tests only: run with the unpruned rule that a future's wait between polls is
     /// always a switch point (the unpruned search the newer rule is checked against).
     #[cfg(test)]
     pub(crate) blocking_wait_switches: bool,
@@ -319,24 +319,18 @@ impl Builder {
             stack_size: self.stack_size,
             core: None,
             watchdog: self.watchdog,
-            legacy_choices: false,
-            arc_drops: true,
             spins: match self.strategy {
                 StrategyKind::Dfs { .. } if self.fair_spins => SpinRule::Repeats,
                 _ => SpinRule::Off,
             },
-            weak_memory: true,
             // Executions start untracked; one that needs tracking runs again tracked (under
             // DFS, the whole search does: see `driver::run_sequential`).
             untracked_start: true,
-            explore_waits: true,
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
             keep_names: false,
             #[cfg(test)]
             blocking_wait_switches: self.blocking_wait_switches,
-            #[cfg(not(test))]
-            blocking_wait_switches: false,
         }
     }
 

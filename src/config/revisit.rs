@@ -74,18 +74,12 @@ impl Builder {
             seed: schedule.seed(),
             iteration: schedule.iteration(),
             substrate: self.substrate,
-            format_version: schedule.format_version(),
             settings: schedule.settings,
         };
         let rules = schedule.replay_rules();
         let exec = ExecConfig {
-            legacy_choices: rules.legacy_choices,
             spins: rules.spins,
-            arc_drops: rules.arc_drops,
-            blocking_wait_switches: rules.blocking_wait_switches,
-            weak_memory: rules.weak_memory,
             untracked_start: false,
-            explore_waits: rules.explore_waits,
             spurious: rules.spurious_wakeups.unwrap_or(self.spurious_wakeups),
             early_limit: rules.early_limit,
             max_steps: schedule.max_steps().unwrap_or(self.max_steps),

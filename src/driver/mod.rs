@@ -84,8 +84,6 @@ pub(crate) struct Meta {
     pub(crate) iteration: u64,
     /// What ran the model threads.
     pub(crate) substrate: crate::settings::Substrate,
-    /// The schedule format its decisions follow (1 only when replaying such a schedule).
-    pub(crate) format_version: u64,
     /// The settings the executions ran with.
     pub(crate) settings: Settings,
 }
@@ -110,6 +108,9 @@ struct Tally {
     preemptions: u64,
     switches: u64,
     spin_holds: u64,
+    early_withheld: u64,
+    /// Places of explicit yields taken as a loop's (`Report::loop_yields`).
+    loop_yields: u64,
     /// The distinct schedules of a run of independent executions (random, PCT), which may
     /// repeat one; `None` under DFS, whose executions are distinct by construction (each
     /// follows a path of the tree of decisions that no earlier one followed).
@@ -133,6 +134,7 @@ impl Tally {
         self.preemptions += out.preemptions;
         self.switches += out.switches;
         self.spin_holds += out.spin_holds;
+        self.early_withheld += out.early_withheld;
         if let Some(distinct) = &mut self.distinct {
             distinct.insert(schedule_hash(&out.decisions));
         }
@@ -146,6 +148,7 @@ impl Tally {
         self.preemptions += other.preemptions;
         self.switches += other.switches;
         self.spin_holds += other.spin_holds;
+        self.early_withheld += other.early_withheld;
         if let (Some(mine), Some(theirs)) = (&mut self.distinct, other.distinct) {
             mine.merge(theirs);
         }
@@ -173,6 +176,8 @@ impl Tally {
             preemptions: self.preemptions,
             context_switches: self.switches,
             spin_holds: self.spin_holds,
+            early_withheld: self.early_withheld,
+            loop_yields: self.loop_yields,
             elapsed: end.start.elapsed(),
         }
     }
@@ -323,9 +328,11 @@ fn sequential<F: Fn() + Sync>(
         }
         let origin = rescue::origin(&saver, i);
         let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
-        if out.start_over {
+        if out.start_over || out.relearned {
             reuse.recycle(out.decisions);
-            track_from_now(&mut exec);
+            if out.start_over {
+                track_from_now(&mut exec);
+            }
             (strategy, tally, i) = (make(), Tally::default(), 0);
             progress = progress::Progress::new(plan.progress, plan.test.as_deref());
             continue;
@@ -341,6 +348,7 @@ fn sequential<F: Fn() + Sync>(
         i += 1;
     }
     progress.finish();
+    tally.loop_yields = reuse.loop_yields();
     // At the cap, the space may have been explored by the very last execution.
     let exhausted = strategy.exhausted() || !strategy.begin_execution();
     let stopped_by = match (exhausted, out_of_time) {
@@ -508,7 +516,6 @@ fn meta(
         seed,
         iteration,
         substrate: exec.substrate,
-        format_version: crate::schedule::VERSION,
         settings: settings(exec),
     }
 }

@@ -4,7 +4,7 @@
 use super::Meta;
 use crate::report::{Failure, RecentStep, SourceLocation, ThreadInfo};
 use crate::runtime::{DecisionRecord, ExecOutcome, FailureDraft};
-use crate::schedule::{Build, Decision, Schedule, ScheduleError, Settings, Signature};
+use crate::schedule::{Build, Decision, Schedule, ScheduleError, Signature};
 
 /// A runtime failure, completed with its schedule and the last decisions.
 pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Failure {
@@ -78,16 +78,13 @@ pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
 
 pub(super) fn schedule(decisions: Vec<Decision>, meta: &Meta) -> Schedule {
     Schedule {
-        version: meta.format_version,
+        version: crate::schedule::VERSION,
         crate_version: env!("CARGO_PKG_VERSION").to_owned(),
         test: meta.test.clone(),
         strategy: meta.strategy.clone(),
         seed: meta.seed,
         iteration: meta.iteration,
-        settings: match meta.format_version {
-            v if v >= 3 => meta.settings,
-            _ => Settings::default(),
-        },
+        settings: meta.settings,
         failure: None,
         build: Build::default(),
         decisions,

@@ -290,7 +290,7 @@ impl Executor {
             return false;
         }
         self.unwaited.set(0);
-        runtime::spinning(API);
+        runtime::spinning(API, loc);
         runtime::switch_point(OpKind::ThreadYield, None, loc);
         true
     }

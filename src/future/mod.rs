@@ -112,8 +112,12 @@ pub(crate) fn block_on_at<F: Future>(future: F, loc: runtime::Loc) -> F::Output 
 /// Gives other threads and tasks a chance to run, as `tokio::task::yield_now`: the first
 /// poll wakes the task and returns `Pending`, the next returns `Ready`. A loop of yields is
 /// a spin, which strategies treat as waiting for another task.
+#[track_caller]
 pub fn yield_now() -> YieldNow {
-    YieldNow { yielded: false }
+    YieldNow {
+        yielded: false,
+        loc: Location::caller(),
+    }
 }
 
 /// The future [`yield_now`] returns.
@@ -121,6 +125,8 @@ pub fn yield_now() -> YieldNow {
 #[must_use = "futures do nothing unless polled"]
 pub struct YieldNow {
     yielded: bool,
+    /// Where it was made: the place of the yield (`runtime::yield_explicitly`).
+    loc: runtime::Loc,
 }
 
 impl Future for YieldNow {
@@ -131,7 +137,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        runtime::spinning("interleave_test::future::yield_now");
+        runtime::yield_explicitly("interleave_test::future::yield_now", self.loc);
         cx.waker().wake_by_ref();
         Poll::Pending
     }

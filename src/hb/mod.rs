@@ -19,6 +19,7 @@
 
 mod clock;
 mod race;
+mod unseen;
 
 use std::collections::HashMap;
 
@@ -52,13 +53,12 @@ pub(crate) enum Key {
     /// whatever runs then happens after everything before.
     Time,
     /// Whether a thread held back as a spinner may run again (`runtime/spins.rs`): the event
-    /// that lets it go on writes it (and, under the legacy rule, the event that spun), the
-    /// thread's next event reads it.
+    /// that lets it go on writes it, the thread's next event reads it.
     Yield(Tid),
-    /// Marks the event in which a thread spun: it conflicts with every event of another
-    /// thread (whichever runs next decides when the spinner goes on), for races and sleep
-    /// sets, though clocks join only through its other accesses.
-    Spin,
+    /// The state the model does not see (a `std` atomic or lock, a field behind a raw
+    /// pointer, I/O): the events on either side of an explicit yield write it, and **every
+    /// event reads it** without declaring so (see `unseen.rs`).
+    Unseen,
 }
 
 /// One access of an event.
@@ -69,11 +69,11 @@ pub(crate) struct Touch {
 }
 
 /// Whether two events (of different threads) with these accesses conflict: some key is
-/// touched by both, not both read-like, or one of them spun ([`Key::Spin`]).
+/// touched by both, not both read-like, or one of them writes [`Key::Unseen`], which every
+/// event reads.
 pub(crate) fn conflict(a: &[Touch], b: &[Touch]) -> bool {
-    let spins = |t: &[Touch]| t.iter().any(|x| x.key == Key::Spin);
-    spins(a)
-        || spins(b)
+    unseen::writes(a)
+        || unseen::writes(b)
         || a.iter()
             .any(|x| b.iter().any(|y| x.key == y.key && x.role.conflicts(y.role)))
 }
@@ -162,8 +162,15 @@ pub(crate) struct Hb {
     touches: Vec<Touch>,
     enabled: Vec<Tid>,
     current: Option<Current>,
-    /// The events in which a thread spun ([`Key::Spin`]).
-    spins: Vec<u32>,
+    /// The last event that wrote [`Key::Unseen`], if any.
+    unseen: Option<u32>,
+    /// The explicit yields of this execution, by thread and place (`unseen.rs`).
+    yielded_at: Vec<(Tid, unseen::Place)>,
+    /// The places of explicit yields some thread reached twice in one execution, in any
+    /// execution of the search so far: a loop's (`unseen.rs`). Kept by [`Hb::reset`].
+    looped: Vec<unseen::Place>,
+    /// This execution added to `looped`.
+    learned: bool,
     /// The events the last finished event races with (see [`Hb::races`]).
     races: Vec<u32>,
     scratch: VClock,
@@ -191,7 +198,9 @@ impl Hb {
         self.touches.clear();
         self.enabled.clear();
         self.current = None;
-        self.spins.clear();
+        self.unseen = None;
+        self.yielded_at.clear();
+        self.learned = false;
         self.races.clear();
     }
 
@@ -297,8 +306,9 @@ impl Hb {
         self.find_races(&current);
         let tid = current.tid;
         let mut clock = std::mem::take(&mut self.clocks[tid]);
-        let spin = current.declared.iter().any(|t| t.key == Key::Spin);
-        let joined = || current.declared.iter().filter(|t| t.key != Key::Spin);
+        let writes_unseen = unseen::writes(&current.declared);
+        self.join_unseen(writes_unseen, &mut clock);
+        let joined = || current.declared.iter().filter(|t| t.key != Key::Unseen);
         for touch in joined() {
             let key = self.key(touch.key);
             clock.join(&key.writes);
@@ -307,8 +317,8 @@ impl Hb {
             }
         }
         let epoch = clock.tick(tid);
-        if spin {
-            self.spins.push(index);
+        if writes_unseen {
+            self.unseen = Some(index);
         }
         for touch in joined() {
             let key = self.key(touch.key);
@@ -389,7 +399,8 @@ impl Hb {
             Key::Part(o, p) => return self.parts.entry((o, p)).or_default(),
             Key::Spawn => return &mut self.spawn,
             Key::SeqCst => return &mut self.seq_cst,
-            Key::Time | Key::Spin => return &mut self.time,
+            Key::Time => return &mut self.time,
+            Key::Unseen => unreachable!("Key::Unseen has no table: see `unseen.rs`"),
         };
         if table.len() <= i {
             table.resize_with(i + 1, KeyState::default);
@@ -408,7 +419,8 @@ impl Hb {
             Key::Spawn => Some(&self.spawn),
             Key::SeqCst => Some(&self.seq_cst),
             Key::Time => Some(&self.time),
-            Key::Spin => None,
+            // Every event reads it: `unseen.rs` walks the events themselves.
+            Key::Unseen => None,
         };
         state.map_or(&[], |s| &s.history)
     }

@@ -34,38 +34,12 @@ impl Hb {
                 }
             }
         }
-        self.spin_races(current, &mut races);
+        self.unseen_races(current, &mut races);
         self.races = races;
     }
 
-    /// Races that come from spinning (`Key::Spin`): an event in which a thread spun races
-    /// with every event of another thread that does not happen before it, and any event
-    /// with every such spinning event of another thread.
-    fn spin_races(&self, current: &Current, races: &mut Vec<u32>) {
-        let p = current.tid;
-        let before = &self.clocks[p];
-        let unordered = |i: &u32| {
-            let ev = &self.events[*i as usize];
-            ev.tid != p && !before.knows(ev.tid, ev.clock.get(ev.tid))
-        };
-        let add = |i: u32, races: &mut Vec<u32>| {
-            if !races.contains(&i) {
-                races.push(i);
-            }
-        };
-        if current.declared.iter().any(|t| t.key == super::Key::Spin) {
-            for i in (0..self.events.len() as u32).rev().filter(unordered) {
-                add(i, races);
-            }
-        } else {
-            for &i in self.spins.iter().rev().filter(|i| unordered(i)) {
-                add(i, races);
-            }
-        }
-    }
-
     /// The accesses of `history` that race with an access `role` of `current`.
-    fn walk<'a>(
+    pub(super) fn walk<'a>(
         &'a self,
         history: &'a [Access],
         current: &'a Current,

@@ -81,9 +81,8 @@ struct SyncClocks {
 /// The memory model state of one execution.
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
-    /// Whether atomics are weak (RC11); otherwise every load reads the newest store and
-    /// every store goes last, as under sequential consistency (to replay schedules of format
-    /// 2 and older, recorded so).
+    /// Whether atomics are weak (RC11): in a tracked execution; otherwise every load reads
+    /// the newest store and every store goes last, as under sequential consistency.
     weak: bool,
     /// Whether clocks and store histories are kept. An execution may start without them
     /// (`ExecConfig::untracked_start`): while it uses only `SeqCst` atomics and no plain
@@ -114,9 +113,9 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
-    /// Forgets everything for a new execution whose thread 0 starts now; `weak`, `tracked`:
-    /// see the fields (an untracked execution is not weak).
-    pub(crate) fn reset(&mut self, weak: bool, tracked: bool) {
+    /// Forgets everything for a new execution whose thread 0 starts now; `tracked`: see the
+    /// field (a tracked execution is weak, an untracked one is not).
+    pub(crate) fn reset(&mut self, tracked: bool) {
         if !self.tracked && !tracked {
             // After an untracked execution, for another one: nothing to forget but the
             // atomics' values (untracked, no clock is read).
@@ -129,7 +128,7 @@ impl Memory {
         if self.tracked {
             self.clear_clocks();
         }
-        self.weak = weak && tracked;
+        self.weak = tracked;
         self.tracked = tracked;
         for th in &mut self.threads {
             th.vc.clear();

@@ -9,7 +9,7 @@ use crate::op::Role;
 /// Memory with threads 0 (the spawner), 1 and 2, and atomics 0 and 1 holding 0.
 fn three_threads() -> Memory {
     let mut m = Memory::default();
-    m.reset(true, true);
+    m.reset(true);
     m.spawned(0, 1);
     m.spawned(0, 2);
     m.atomic_touch(0, || 0);

@@ -80,6 +80,20 @@ pub struct Report {
     /// When it is not 0, an exhausted search covered every schedule *under fair scheduling
     /// of spin loops*, and says so.
     pub spin_holds: u64,
+    /// Waits, over all executions, that could have ended early (timed out while other
+    /// threads could still act, woken spuriously, a weak compare-and-exchange or a poll
+    /// failing spuriously) but did not, because DFS lets each thread end at most one wait
+    /// early per execution (a wait in a loop could otherwise end early for ever). When it is
+    /// not 0, an exhausted search covered every schedule *with at most one early ending per
+    /// thread*, and says so: a bug that needs a thread to time out twice is beyond it.
+    pub early_withheld: u64,
+    /// Places of explicit yields (`yield_now`, `hint::spin_loop`, `sleep`) that a thread
+    /// reached twice in one execution: a loop's. A reduced DFS orders the events around an
+    /// explicit yield against every other thread's, as state the model does not see (a `std`
+    /// atomic) may be shared there, except around a loop's yields, which would make a spin
+    /// loop's every round such a pair. When it is not 0, an exhausted reduced search says
+    /// that state outside the model shared in loops was not interleaved.
+    pub loop_yields: u64,
     /// Wall-clock time of the exploration.
     pub elapsed: Duration,
     /// What ran the model threads.
@@ -106,6 +120,8 @@ impl Report {
             preemptions: 0,
             context_switches: 0,
             spin_holds: 0,
+            early_withheld: 0,
+            loop_yields: 0,
             elapsed: Duration::ZERO,
             substrate,
         }
@@ -122,12 +138,26 @@ impl Report {
             (Some(_), None) => "DPOR, source sets and sleep sets",
             (Some(_), Some(_)) => "bounded POR and sleep sets",
         };
-        let fair = if self.spin_holds > 0 {
-            "; under fair scheduling of spin loops"
-        } else {
-            ""
-        };
-        format!("reduction: {reduction}; bound: {bound}{fair}")
+        let mut scope = format!("reduction: {reduction}; bound: {bound}");
+        if self.spin_holds > 0 {
+            scope.push_str("; under fair scheduling of spin loops");
+        }
+        if self.early_withheld > 0 {
+            scope.push_str(&format!(
+                "; at most one early wait ending per thread ({} more not tried)",
+                self.early_withheld
+            ));
+        }
+        if self.loop_yields > 0 && matches!(self.reduction, Some(Reduction::Dpor)) {
+            let places = match self.loop_yields {
+                1 => "1 place".to_owned(),
+                n => format!("{n} places"),
+            };
+            scope.push_str(&format!(
+                "; yields in loops ({places}) order no state outside the model"
+            ));
+        }
+        scope
     }
 
     fn headline(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

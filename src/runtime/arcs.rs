@@ -22,8 +22,8 @@ pub(crate) struct ArcReg {
     /// Its execution holds back threads that repeat a spin, which must learn of every
     /// change of the counts, quiet or not (`spins.rs`).
     spins: bool,
-    /// Its drops are switch points (`ExecConfig::arc_drops`), located where it was made.
-    points: Option<Loc>,
+    /// Where it was made: the location of its drops' switch points.
+    created: Loc,
 }
 
 /// What the runtime keeps of one allocation.
@@ -71,7 +71,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
             index: st.arcs.len() - 1,
             quiet,
             spins: st.config.spins == crate::settings::SpinRule::Repeats,
-            points: st.config.arc_drops.then_some(loc),
+            created: loc,
         }
     };
     super::host::with_current(run)
@@ -83,9 +83,7 @@ pub(crate) fn created(loc: Loc) -> Option<ArcReg> {
 /// search. Its location is where the allocation was made (a drop has no caller location).
 /// Nothing for an allocation of another execution.
 pub(crate) fn switch_point(reg: ArcReg, kind: OpKind) {
-    let Some(loc) = reg.points else {
-        return;
-    };
+    let loc = reg.created;
     let run = |ctx: &super::Context| {
         if ctx.exec.id == reg.exec {
             super::sched::switch_point(ctx, kind, None, loc);

@@ -10,7 +10,7 @@
 use super::execution::{ExecState, Status};
 use std::time::Duration;
 
-use super::{Key, Op, Tid};
+use super::{Key, Loc, Op, Tid};
 use crate::op::Role;
 
 /// Ends the running thread's event and hands it to the strategy.
@@ -23,9 +23,17 @@ pub(super) fn end(st: &mut ExecState) {
 
 /// [`end`] with happens-before tracking.
 fn end_event(st: &mut ExecState) {
+    let t = st.running;
+    let yielded = st.threads[t].signals.take_yielded();
     let Some(hb) = st.hb.as_deref_mut() else {
         return;
     };
+    // The event yielded explicitly: it and the next one may touch state the model does not
+    // see (`hb/unseen.rs`).
+    if yielded {
+        hb.declare(Key::Unseen, Role::Write);
+        st.threads[t].signals.expose_unseen();
+    }
     if let Some(index) = hb.end()
         && let Some(strategy) = st.strategy.as_mut()
     {
@@ -33,8 +41,7 @@ fn end_event(st: &mut ExecState) {
     }
 }
 
-/// Thread `t` was given control (by a decision among `enabled`, if `decided`); what that
-/// means for threads held back is `spins::begin`'s.
+/// Thread `t` was given control (by a decision among `enabled`, if `decided`).
 #[inline]
 pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) {
     if st.tracked() {
@@ -48,28 +55,58 @@ pub(super) fn begin(st: &mut ExecState, t: Tid, decided: bool, enabled: &[Tid]) 
         if let Some(key) = woken_on {
             hb.declare(key, Role::Read);
         }
+        if st.threads[t].signals.take_unseen() {
+            hb.declare(Key::Unseen, Role::Write);
+        }
     }
     if st.config.spins == crate::settings::SpinRule::Repeats {
         let op = st.threads[t].pending;
         super::spins::performs(st, t, &op);
     }
-    super::spins::begin(st, t);
 }
 
-/// The running thread `me` spins (see `spins::spun` for what that means for the search). It
-/// sees the newest stores of every
+/// The running thread `me` yields explicitly (`thread::yield_now`, `hint::spin_loop`,
+/// `thread::sleep`, `future::yield_now`): for the reduction, the event under way and `me`'s
+/// next one may touch state the model does not see (`hb/unseen.rs`).
+pub(super) fn exposes_unseen(st: &mut ExecState, me: Tid, loc: Loc) {
+    if let Some(hb) = st.hb.as_deref_mut()
+        && hb.yield_exposes(me, (loc, super::spins::stack_hash()))
+    {
+        st.threads[me].signals.yield_explicitly();
+    }
+}
+
+/// The running thread `me` spins (a sign of waiting for `spins.rs`). It sees the newest
+/// stores of every
 /// atomic from now on, and the virtual clock moves on, by 1 µs for the first spin in a row
 /// and twice as much for each next one (so a loop that polls `Instant::now` against a
 /// deadline ends in a few dozen spins, whatever the deadline), unless time is paused
 /// (`timers.rs`).
-pub(super) fn spun(st: &mut ExecState, me: Tid) {
-    let in_row = st.threads[me].signals.spin();
+pub(super) fn spun(st: &mut ExecState, me: Tid, loc: Loc) {
+    let repeated = spins_again(st, me, loc);
+    let in_row = st.threads[me].signals.spin(repeated);
     st.mem.refresh(me);
     if !st.timers.paused() {
         let quantum = Duration::from_micros(1u64 << in_row.min(30));
         super::waits::time_passes(st, st.clock.saturating_add(quantum));
     }
-    super::spins::spun(st, me);
+    super::spins::hint(st, me);
+}
+
+/// Whether thread `me`, spinning at `loc`, repeats a spin: it spun there before and no other
+/// thread has run since. A spin loop waiting for another thread repeats at its second
+/// round; a thread that yields once, or yields again after others ran, does not.
+fn spins_again(st: &mut ExecState, me: Tid, loc: Loc) -> bool {
+    let (places, since) = &mut st.threads[me].spun_at;
+    if *since != st.switches {
+        places.clear();
+        *since = st.switches;
+    }
+    if places.contains(&loc) {
+        return true;
+    }
+    places.push(loc);
+    false
 }
 
 /// Thread `t` performs `op` now: for the memory model it synchronizes through the primitive

@@ -41,18 +41,9 @@ pub(crate) struct ExecConfig {
     pub(crate) core: Option<super::Core>,
     /// How long a model thread may go without reaching a switch point (`None`: forever).
     pub(crate) watchdog: Option<Duration>,
-    /// Whether every unblocked thread is a choice, even one whose next operation cannot take
-    /// effect (how schedules of format 1 were recorded; set to replay them).
-    pub(crate) legacy_choices: bool,
-    /// Whether drops, upgrades and `try_unwrap` of a shared `Arc` are switch points (off to
-    /// replay schedules of format 3 and older, recorded when they were not).
-    pub(crate) arc_drops: bool,
     /// How threads that spin are held back, so that DFS does not run a spin loop for ever
     /// (see `spins.rs`).
     pub(crate) spins: crate::settings::SpinRule,
-    /// Whether atomics follow their orderings (RC11) rather than all acting as `SeqCst`
-    /// (how schedules of format 2 and older were recorded; see `crate::memory`).
-    pub(crate) weak_memory: bool,
     /// Whether the execution starts without the memory model's clocks and store histories,
     /// which change nothing while it uses only `SeqCst` atomics and no plain cells. The
     /// first operation that needs them marks the execution ([`ExecState::start_over`]),
@@ -61,10 +52,6 @@ pub(crate) struct ExecConfig {
     /// so the result is the tracked execution's (under DFS the whole search starts over:
     /// see `driver::run_sequential`). Set except to replay.
     pub(crate) untracked_start: bool,
-    /// Whether a timed wait may time out while other threads could act, and `notify_one`
-    /// wake any waiter (decisions; off to replay schedules of format 2 and older, recorded
-    /// when timeouts fired last and `notify_one` woke the longest waiter).
-    pub(crate) explore_waits: bool,
     /// Whether waits may wake spuriously and weak compare-and-exchanges fail spuriously
     /// (decisions; see `waits.rs`).
     pub(crate) spurious: bool,
@@ -75,8 +62,9 @@ pub(crate) struct ExecConfig {
     /// Whether the outcome keeps the threads' names even when the execution passed (a stored
     /// schedule's judgement compares them).
     pub(crate) keep_names: bool,
-    /// Whether a future's wait between polls is a switch point even when it blocks (how
-    /// schedules of format 5 and older were recorded; see `tasks::wait`).
+    /// Unit tests only: whether a future's wait between polls is a switch point even when it
+    /// blocks, the unpruned search `tasks::blocks_in_place` is checked against.
+    #[cfg(test)]
     pub(crate) blocking_wait_switches: bool,
 }
 
@@ -243,6 +231,9 @@ pub(crate) struct ThreadState {
     pub(crate) last_failed_try: Option<super::Loc>,
     /// What `SpinRule::Repeats` knows of it.
     pub(crate) spins: super::spins::Spins,
+    /// Where it spun since another thread last ran (as `ExecState::switches` counted then,
+    /// the second field): spinning again at one of them is a repeated spin (`events::spun`).
+    pub(crate) spun_at: (Vec<super::Loc>, u64),
     /// That it spun (and how often in a row) or was woken, for its next decision, event
     /// and clock step.
     pub(crate) signals: super::signals::Signals,
@@ -309,6 +300,8 @@ pub(crate) struct ExecState {
     /// end, untracked, and whatever it does then is discarded (its `failure` included); the
     /// driver runs it again tracked (see [`ExecConfig::untracked_start`]).
     pub(crate) start_over: bool,
+    /// The execution found a loop's explicit yield (see `ExecOutcome::relearned`).
+    pub(crate) relearned: bool,
     pub(crate) phase: Phase,
     /// The thread that runs (or was last given control).
     pub(crate) running: Tid,
@@ -321,12 +314,12 @@ pub(crate) struct ExecState {
     pub(crate) scratch: Vec<Tid>,
     /// Reused buffer for the runnable threads' next operations.
     pub(crate) scratch_ops: Vec<Op>,
-    /// The threads held back at the last scheduling point (see `spins.rs`).
-    pub(crate) held_back: Vec<Tid>,
     /// How often each key changed (under `SpinRule::Repeats`).
     pub(crate) versions: super::spins::Versions,
     /// Scheduling points at which a thread was held back under `SpinRule::Repeats`.
     pub(crate) spin_holds: u64,
+    /// Waits that could have ended early but for `ExecConfig::early_limit` (`waits.rs`).
+    pub(crate) early_withheld: u64,
     /// Times a thread was switched away from while it could have continued.
     pub(crate) preemptions: u64,
     /// Times the running thread changed.
@@ -369,8 +362,8 @@ pub(crate) struct Spare {
     pub(crate) decisions: Vec<DecisionRecord>,
     pub(crate) threads: Vec<ThreadState>,
     pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
-    /// `ExecState::scratch`, `scratch_ops` and `held_back`.
-    pub(crate) scratch: (Vec<Tid>, Vec<Op>, Vec<Tid>),
+    /// `ExecState::scratch` and `scratch_ops`.
+    pub(crate) scratch: (Vec<Tid>, Vec<Op>),
 }
 
 impl Spare {
@@ -381,7 +374,6 @@ impl Spare {
         self.tasks.clear();
         self.scratch.0.clear();
         self.scratch.1.clear();
-        self.scratch.2.clear();
     }
 }
 
@@ -418,9 +410,9 @@ impl Execution {
             decisions,
             mut threads,
             tasks,
-            scratch: (scratch, scratch_ops, held_back),
+            scratch: (scratch, scratch_ops),
         } = spare;
-        mem.reset(config.weak_memory, !config.untracked_start);
+        mem.reset(!config.untracked_start);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let hosting = Hosting::default_for(config.substrate);
         let first = Op::start(start);
@@ -447,6 +439,7 @@ impl Execution {
                 strategy: Some(strategy),
                 failure: None,
                 start_over: false,
+                relearned: false,
                 phase: Phase::Running,
                 running: 0,
                 unwind_all: None,
@@ -454,9 +447,9 @@ impl Execution {
                 config,
                 scratch,
                 scratch_ops,
-                held_back,
                 versions: super::spins::Versions::default(),
                 spin_holds: 0,
+                early_withheld: 0,
                 preemptions: 0,
                 switches: 0,
                 hb,
@@ -490,6 +483,7 @@ impl ThreadState {
             early: 0,
             last_failed_try: None,
             spins: super::spins::Spins::default(),
+            spun_at: (Vec::new(), 0),
             signals: super::signals::Signals::default(),
             life: super::life::Life::default(),
             scoped: false,
@@ -514,7 +508,6 @@ impl ExecState {
             scratch: (
                 std::mem::take(&mut self.scratch),
                 std::mem::take(&mut self.scratch_ops),
-                std::mem::take(&mut self.held_back),
             ),
         }
     }

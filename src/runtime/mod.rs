@@ -226,8 +226,14 @@ impl Access<'_> {
 
     /// Says that the calling thread is spinning (waiting for another thread without
     /// blocking), so that strategies may run other threads first.
-    pub(crate) fn spinning(&mut self) {
-        events::spun(self.st, self.me);
+    pub(crate) fn spinning(&mut self, loc: Loc) {
+        events::spun(self.st, self.me, loc);
+    }
+
+    /// Says that the calling thread yields explicitly: state the model does not see may be
+    /// shared here (see [`yield_explicitly`]).
+    pub(crate) fn exposes_unseen(&mut self, loc: Loc) {
+        events::exposes_unseen(self.st, self.me, loc);
     }
 
     /// The name given to thread `tid`, if any.
@@ -319,19 +325,30 @@ pub(crate) fn switch_point_in_model(
     host::with_current(|ctx| sched::switch_point(ctx, kind, obj, loc))
 }
 
-/// Says that the calling thread is spinning: waiting for another thread without blocking
-/// (`yield_now`, `hint::spin_loop`). Strategies may then prefer other threads (PCT drops its
-/// priority).
+/// Says that the calling thread is spinning at `loc`: waiting for another thread without
+/// blocking (`yield_now`, `hint::spin_loop`). When it repeats a spin there (`events::spun`),
+/// strategies may prefer other threads (PCT drops its priority).
 #[track_caller]
-pub(crate) fn spinning(api: &str) {
-    with_state(api, |a| a.spinning());
+pub(crate) fn spinning(api: &str, loc: Loc) {
+    with_state(api, |a| a.spinning(loc));
+}
+
+/// An explicit yield (`thread::yield_now`, `hint::spin_loop`, `future::yield_now`): the
+/// calling thread spins (see [`spinning`]), and says that other threads may act here on
+/// state the model does not see, which the reduction then orders against every other
+/// thread's events (`hb/unseen.rs`).
+#[track_caller]
+pub(crate) fn yield_explicitly(api: &str, loc: Loc) {
+    with_state(api, |a| {
+        a.spinning(loc);
+        a.exposes_unseen(loc);
+    });
 }
 
 /// Says that the calling thread's `try_lock`, `try_read` or `try_write` failed: an ordinary
 /// operation, and a sign of waiting for `spins.rs`; a spin for strategies that prefer
 /// other threads only when it fails again where its last operation failed (a loop of
-/// tries with nothing in between). Schedules of formats 2 and 3 were recorded with every
-/// failed try a spin, and replay them so.
+/// tries with nothing in between).
 #[track_caller]
 pub(crate) fn failed_try(api: &str) {
     with_state(api, |a| {
@@ -339,8 +356,8 @@ pub(crate) fn failed_try(api: &str) {
         spins::hint(st, me);
         let loc = st.threads[me].pending.loc;
         let again = st.threads[me].last_failed_try.replace(loc) == Some(loc);
-        if again || st.config.spins == crate::settings::SpinRule::AnotherRan {
-            events::spun(st, me);
+        if again {
+            events::spun(st, me, loc);
         }
     });
 }

@@ -339,14 +339,13 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
-    // Only the legacy rule's holds are a dependency the strategy must know of; a thread
-    // that repeated a spin waits as a blocked thread does (`spins.rs`).
-    let held_back = spins::hold_back(st, &mut runnable) && st.config.spins == SpinRule::AnotherRan;
+    // A thread that repeated a spin waits as a blocked thread does (`spins.rs`).
+    spins::hold_back(st, &mut runnable);
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),
         1 => Ok(Next::Run(runnable[0])),
-        _ => ask_strategy(st, &runnable, me, held_back).map(Next::Run),
+        _ => ask_strategy(st, &runnable, me).map(Next::Run),
     };
     if let Ok(Next::Run(t)) = next {
         if t != me {
@@ -360,12 +359,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
 }
 
 /// Asks the strategy to pick one of `runnable` (two or more) and records the decision.
-fn ask_strategy(
-    st: &mut ExecState,
-    runnable: &[Tid],
-    me: Tid,
-    held_back: bool,
-) -> Result<Tid, Refusal> {
+fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Refusal> {
     let mut ops = std::mem::take(&mut st.scratch_ops);
     ops.clear();
     if st.strategy_reads_ops {
@@ -378,7 +372,6 @@ fn ask_strategy(
         current,
         current_spins: current.is_some() && st.threads[me].signals.take_spinning(),
         step: st.step,
-        held_back,
     };
     let strategy = st
         .strategy
@@ -445,11 +438,10 @@ fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
 
 /// Whether thread `t` can run now: it is not blocked, and the operation it is about to
 /// perform can take effect (a lock that is held, a `recv` on an empty channel, a join of a
-/// running thread cannot; such a thread is not a choice). Replaying a schedule of format 1
-/// counts every unblocked thread, as those schedules were recorded.
+/// running thread cannot; such a thread is not a choice).
 #[inline]
 pub(super) fn enabled(st: &ExecState, t: Tid) -> bool {
-    runnable(st, t) && (st.config.legacy_choices || op_enabled(st, t))
+    runnable(st, t) && op_enabled(st, t)
 }
 
 /// Whether the next operation of thread `t` can take effect now.

@@ -1,7 +1,6 @@
 //! What a thread's next decision and next event learn of how it waited: that it said it
 //! spins (for strategies that prefer other threads) and how many times in a row (for the
-//! virtual clock), that it is held back until another thread runs (`SpinRule::AnotherRan`),
-//! and that it was woken, and through which key (for happens-before). Set by `sched.rs`,
+//! virtual clock), that it yielded explicitly (for the reduction), and that it was woken, and through which key (for happens-before). Set by `sched.rs`,
 //! `spins.rs` and `events.rs`.
 
 use super::Key;
@@ -9,11 +8,14 @@ use super::Key;
 /// A model thread's signals (see the module).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Signals {
-    /// It said it is spinning since the last decision that could have chosen it.
+    /// It repeated a spin (`events::spun`) since the last decision that could have chosen
+    /// it.
     spinning: bool,
-    /// It spun and no other thread has run since: under `SpinRule::AnotherRan` it is not a
-    /// choice while another thread can run.
+    /// It yielded explicitly in its event under way, which writes `Key::Unseen` when it ends
+    /// unless the yield is a repeated spin (`hb/unseen.rs`).
     yielded: bool,
+    /// Its next event writes `Key::Unseen`: it starts at an explicit yield.
+    unseen: bool,
     /// Its next event resumes it after it waited: the event could not have run earlier.
     woken: bool,
     /// The key whose change woke it, which its next event reads.
@@ -23,9 +25,10 @@ pub(crate) struct Signals {
 }
 
 impl Signals {
-    /// It says it is spinning; returns how many times it did in a row before.
-    pub(crate) fn spin(&mut self) -> u32 {
-        self.spinning = true;
+    /// It says it is spinning, and whether it `repeated` a spin; returns how many times it
+    /// spun in a row before.
+    pub(crate) fn spin(&mut self, repeated: bool) -> u32 {
+        self.spinning |= repeated;
         self.in_row += 1;
         self.in_row - 1
     }
@@ -35,24 +38,29 @@ impl Signals {
         self.in_row = 0;
     }
 
-    /// Whether it said it is spinning since the last call; forgets it.
+    /// Whether it repeated a spin since the last call; forgets it.
     pub(crate) fn take_spinning(&mut self) -> bool {
         std::mem::take(&mut self.spinning)
     }
 
-    /// It spun: held back until another thread has run.
-    pub(crate) fn hold(&mut self) {
+    /// It yields explicitly in its event under way.
+    pub(crate) fn yield_explicitly(&mut self) {
         self.yielded = true;
     }
 
-    /// Another thread ran: no longer held back.
-    pub(crate) fn release(&mut self) {
-        self.yielded = false;
+    /// Whether it yielded explicitly in its event under way; forgets it.
+    pub(crate) fn take_yielded(&mut self) -> bool {
+        std::mem::take(&mut self.yielded)
     }
 
-    /// Whether it is held back until another thread runs.
-    pub(crate) fn held(&self) -> bool {
-        self.yielded
+    /// Its next event may touch state the model does not see.
+    pub(crate) fn expose_unseen(&mut self) {
+        self.unseen = true;
+    }
+
+    /// Whether its next event writes `Key::Unseen`; forgets it.
+    pub(crate) fn take_unseen(&mut self) -> bool {
+        std::mem::take(&mut self.unseen)
     }
 
     /// It was woken, through the change of `on` if that is known (a timeout has no key,

@@ -6,7 +6,7 @@
 //! ever runs. The rule that stops it must not cut a behaviour in which the spinning thread
 //! does anything but spin again.
 //!
-//! # The rule (`SpinRule::Repeats`: DFS, and replaying its schedules from format 4)
+//! # The rule (`SpinRule::Repeats`: DFS, and replaying its schedules)
 //! A thread *repeats a spin* when it comes back to a switch point (the same operation on
 //! the same object at the same line, called by the same path: the return addresses of its
 //! stack), it *spun* since it was last there (yielded, hinted a spin loop, or failed a
@@ -311,7 +311,7 @@ fn repeats(spins: &mut Spins, op: &Op) -> bool {
 
 /// A hash of the calling thread's return addresses: two visits of one line from different
 /// call paths (a helper called twice) are different points.
-fn stack_hash() -> u64 {
+pub(super) fn stack_hash() -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     backtrace::trace(|frame| {
         (frame.ip() as usize).hash(&mut hasher);
@@ -320,72 +320,25 @@ fn stack_hash() -> u64 {
     hasher.finish()
 }
 
-/// Removes from `runnable` the threads held back now, noting them in `st.held_back`;
-/// returns whether any was removed.
+/// Removes from `runnable` the threads held back now (unless that would leave none).
 #[inline]
-pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) -> bool {
-    st.held_back.clear();
-    if runnable.len() < 2 || st.config.spins == SpinRule::Off {
-        return false;
+pub(super) fn hold_back(st: &mut ExecState, runnable: &mut Vec<Tid>) {
+    if runnable.len() < 2 || !on(st) {
+        return;
     }
     let threads = &st.threads;
-    let held = |t: &Tid| match st.config.spins {
-        SpinRule::Off => false,
-        SpinRule::AnotherRan => threads[*t].signals.held(),
-        SpinRule::Repeats => threads[*t].spins.waiting,
-    };
+    let held = |t: &Tid| threads[*t].spins.waiting;
     if !runnable.iter().any(held) || runnable.iter().all(held) {
-        return false;
+        return;
     }
-    st.held_back.extend(runnable.iter().copied().filter(held));
     runnable.retain(|t| !held(t));
-    if st.config.spins == SpinRule::Repeats {
-        st.spin_holds += 1;
-    }
-    true
-}
-
-/// Thread `t` was given control. Under [`SpinRule::AnotherRan`] every other thread that
-/// spun may run again, because of this event (`Key::Yield`).
-#[inline]
-pub(super) fn begin(st: &mut ExecState, t: Tid) {
-    if st.config.spins == SpinRule::AnotherRan {
-        another_ran(st, t);
-    }
-}
-
-/// [`begin`] under [`SpinRule::AnotherRan`].
-fn another_ran(st: &mut ExecState, t: Tid) {
-    for u in 0..st.threads.len() {
-        if u != t {
-            st.threads[u].signals.release();
-        }
-    }
-    for i in 0..st.held_back.len() {
-        let u = st.held_back[i];
-        st.threads[u].signals.wake(Some(Key::Yield(u)));
-        events::declare(st, Key::Yield(u), Role::Write);
-    }
+    st.spin_holds += 1;
 }
 
 /// Thread `me` showed a sign of waiting (a yield, a spin-loop hint, a failed `try_lock`,
 /// `try_read` or `try_write`): it may now repeat a spin.
 pub(super) fn hint(st: &mut ExecState, me: Tid) {
-    if st.config.spins == SpinRule::Repeats {
+    if on(st) {
         st.threads[me].spins.spins += 1;
     }
-}
-
-/// The running thread `me` spun (a yield, a spin-loop hint, a failed `try_lock`): under
-/// [`SpinRule::Repeats`] it may now repeat a spin; under [`SpinRule::AnotherRan`] it is held
-/// back until another thread has run, and its event races with every event of another
-/// thread.
-pub(super) fn spun(st: &mut ExecState, me: Tid) {
-    hint(st, me);
-    if st.config.spins != SpinRule::AnotherRan {
-        return;
-    }
-    st.threads[me].signals.hold();
-    events::declare(st, Key::Yield(me), Role::Write);
-    events::declare(st, Key::Spin, Role::Write);
 }

@@ -349,10 +349,11 @@ pub(crate) fn wait(loc: Loc, task_loop: bool) {
 fn blocks_in_place(st: &mut ExecState, me: Tid, loc: Loc) -> bool {
     let woken = task(st, me).is_some_and(|task| task.token);
     let due = timers::earliest(st, me).is_some_and(|d| d <= st.clock);
-    !woken
-        && !due
-        && !st.config.blocking_wait_switches
-        && sched::step_in_place(st, me, OpKind::TaskWait, loc)
+    #[cfg(test)]
+    if st.config.blocking_wait_switches {
+        return false;
+    }
+    !woken && !due && sched::step_in_place(st, me, OpKind::TaskWait, loc)
 }
 
 /// The look of thread `me`'s wait at its token, timers and the decisions that may end it

@@ -28,6 +28,11 @@ pub(crate) struct Reuse<'m> {
 }
 
 impl Reuse<'_> {
+    /// Places of explicit yields the search so far took as a loop's (`hb/unseen.rs`).
+    pub(crate) fn loop_yields(&self) -> u64 {
+        self.hb.as_ref().map_or(0, |hb| hb.loop_yields())
+    }
+
     /// Takes back the decisions of an outcome the driver is done with.
     pub(crate) fn recycle(&mut self, mut decisions: Vec<DecisionRecord>) {
         if decisions.capacity() > self.spare.decisions.capacity() {
@@ -54,12 +59,18 @@ pub(crate) struct ExecOutcome {
     pub(crate) switches: u64,
     /// Scheduling points at which a thread that repeated a spin was held back.
     pub(crate) spin_holds: u64,
+    /// Waits that could have ended early but for the limit of early endings per thread.
+    pub(crate) early_withheld: u64,
     /// The strategy, handed back for the next execution.
     pub(crate) strategy: Box<dyn Strategy>,
     /// The execution was untracked and met an operation that needs tracking; it ran on to
     /// its end untracked, and the driver discards it and runs it again, tracked (see
     /// `ExecConfig::untracked_start`). Its failure, if it had one, is dropped: `None`.
     pub(crate) start_over: bool,
+    /// The execution passed and found a loop's explicit yield: the DFS search starts over
+    /// from its first execution, taking the yields there as a loop's from then on
+    /// (`hb/unseen.rs`). The driver discards the execution.
+    pub(crate) relearned: bool,
 }
 
 /// Runs `model` once as thread 0 on the substrate `config` names, until every thread has
@@ -93,6 +104,7 @@ pub(crate) fn run_execution<'m>(
     let mut st = exec.state.lock();
     let mut strat = st.strategy.take().expect("the strategy is returned once");
     if let Some(hb) = st.hb.take() {
+        st.relearned = hb.learned_loop() && st.failure.is_none();
         reuse.hb = Some(hb);
     }
     if st.failure.is_none() {
@@ -146,8 +158,10 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
         preemptions: st.preemptions,
         switches: st.switches,
         spin_holds: st.spin_holds,
+        early_withheld: st.early_withheld,
         failure: st.failure.take().filter(|_| !st.start_over),
         start_over: st.start_over,
+        relearned: st.relearned,
         decisions: std::mem::take(&mut st.decisions),
         names,
         labels,

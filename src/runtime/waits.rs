@@ -41,15 +41,15 @@ pub(super) fn early_in(
     deadline: Option<Duration>,
     spurious: bool,
 ) -> Result<Early, Refusal> {
-    if let Some(deadline) = deadline.filter(|_| st.config.explore_waits)
-        && may_end_early(st, me)
+    if let Some(deadline) = deadline
+        && may_end_early_counted(st, me)
         && sched::decide(st, me, PickKind::TimeOut, 2)? == 1
     {
         st.threads[me].early += 1;
         time_passes(st, deadline);
         return Ok(Early::TimedOut);
     }
-    let spurious = spurious && st.config.spurious && may_end_early(st, me);
+    let spurious = spurious && st.config.spurious && may_end_early_counted(st, me);
     if spurious && sched::decide(st, me, PickKind::SpuriousWake, 2)? == 1 {
         st.threads[me].early += 1;
         return Ok(Early::Spurious);
@@ -64,9 +64,16 @@ pub(super) fn may_end_early(st: &ExecState, me: Tid) -> bool {
         .is_none_or(|limit| st.threads[me].early < limit)
 }
 
+/// [`may_end_early`], counting a wait that may not (`ExecState::early_withheld`).
+fn may_end_early_counted(st: &mut ExecState, me: Tid) -> bool {
+    let may = may_end_early(st, me);
+    st.early_withheld += u64::from(!may);
+    may
+}
+
 /// Whether the calling thread's `compare_exchange_weak`, which could succeed, fails.
 pub(super) fn fails_spuriously(st: &mut ExecState, me: Tid) -> Result<bool, Refusal> {
-    if !st.config.spurious || !may_end_early(st, me) {
+    if !st.config.spurious || !may_end_early_counted(st, me) {
         return Ok(false);
     }
     let fails = sched::decide(st, me, PickKind::SpuriousFailure, 2)? == 1;
@@ -94,9 +101,6 @@ pub(super) fn time_passes(st: &mut ExecState, deadline: Duration) {
 /// decision notes the thread, for reports.
 pub(crate) fn notify_which(api: &str, waiters: &[Tid]) -> usize {
     with_memory(api, |st, me| {
-        if !st.config.explore_waits {
-            return Ok(0);
-        }
         let recorded = st.decisions.len();
         let which = sched::decide(st, me, PickKind::Notify, waiters.len())?;
         if st.decisions.len() > recorded

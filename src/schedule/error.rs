@@ -52,11 +52,21 @@ pub enum ScheduleError {
         /// number (a long value shortened, see [`ScheduleError::Field`]).
         found: Option<String>,
     },
-    /// A schedule of a format version this crate does not read.
+    /// A schedule of a format version newer than the one this crate reads.
     UnsupportedVersion {
         /// The version in the file.
         found: String,
-        /// The newest version this crate reads (it reads every version from 1).
+        /// The one version this crate reads.
+        supported: u64,
+    },
+    /// A schedule of a development format older than the one this crate reads: before the
+    /// first release there is one live format, and older files are not replayed (their
+    /// decisions were taken under other rules). Running the test again finds and stores
+    /// its failure in the current format.
+    OldFormat {
+        /// The version in the file.
+        found: u64,
+        /// The one version this crate reads.
         supported: u64,
     },
     /// A field is missing or has the wrong type or value.
@@ -114,6 +124,15 @@ pub enum ScheduleError {
 }
 
 impl ScheduleError {
+    /// Whether this is an [`OldFormat`](ScheduleError::OldFormat) error, in a file or not.
+    pub fn is_old_format(&self) -> bool {
+        match self {
+            ScheduleError::OldFormat { .. } => true,
+            ScheduleError::InFile { error, .. } => error.is_old_format(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn io(path: &Path, e: &std::io::Error) -> Self {
         ScheduleError::Io {
             path: path.to_owned(),
@@ -186,10 +205,16 @@ impl fmt::Display for ScheduleError {
             ),
             ScheduleError::UnsupportedVersion { found, supported } => write!(
                 f,
-                "unsupported schedule version {found}: this interleave-test reads versions \
-                 {} to {supported}; replay it with the interleave-test version named in its \
-                 \"crate_version\" field",
-                super::OLDEST_VERSION
+                "unsupported schedule version {found}: this interleave-test reads only version \
+                 {supported}, and the file is newer; replay it with the interleave-test version \
+                 named in its \"crate_version\" field"
+            ),
+            ScheduleError::OldFormat { found, supported } => write!(
+                f,
+                "old schedule format {found}: this interleave-test reads only format \
+                 {supported} (before the first release there is one live format, and \
+                 schedules of earlier development versions are not replayed): run the test \
+                 again to find its failure anew and store it in this format"
             ),
             ScheduleError::Field { path, problem } => {
                 write!(f, "invalid schedule: field `{path}` {problem}")

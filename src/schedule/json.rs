@@ -12,9 +12,7 @@ use serde_json::json;
 use self::parse::Fields;
 use self::value::Shallow;
 use super::FailureKind;
-use super::{
-    Build, Decision, FORMAT, OLDEST_VERSION, Schedule, ScheduleError, Settings, Signature, VERSION,
-};
+use super::{Build, Decision, FORMAT, Schedule, ScheduleError, Settings, Signature, VERSION};
 use crate::op::PickKind;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
@@ -178,24 +176,25 @@ fn check_format(fields: &Fields) -> Result<(), ScheduleError> {
     }
 }
 
-/// The format version, if this crate reads it.
+/// The format version, if this crate reads it: only [`VERSION`].
 fn check_version(fields: &Fields) -> Result<u64, ScheduleError> {
-    match fields.get("version") {
-        Some(v)
-            if v.as_u64()
-                .is_some_and(|n| (OLDEST_VERSION..=VERSION).contains(&n)) =>
-        {
-            Ok(v.as_u64().expect("checked above"))
-        }
-        Some(v) if v.as_u64().is_none() => Err(ScheduleError::field(
-            "version",
-            format!("should be a non-negative integer, found {v}"),
-        )),
-        Some(v) => Err(ScheduleError::UnsupportedVersion {
+    let Some(v) = fields.get("version") else {
+        return Err(ScheduleError::field("version", "is missing"));
+    };
+    match v.as_u64() {
+        Some(VERSION) => Ok(VERSION),
+        Some(found) if found < VERSION => Err(ScheduleError::OldFormat {
+            found,
+            supported: VERSION,
+        }),
+        Some(_) => Err(ScheduleError::UnsupportedVersion {
             found: v.to_string(),
             supported: VERSION,
         }),
-        None => Err(ScheduleError::field("version", "is missing")),
+        None => Err(ScheduleError::field(
+            "version",
+            format!("should be a non-negative integer, found {v}"),
+        )),
     }
 }
 

@@ -9,7 +9,7 @@
 //! ```json
 //! {
 //!   "format": "interleave-test-schedule",
-//!   "version": 6,
+//!   "version": 7,
 //!   "crate_version": "0.1.0",
 //!   "test": "counter_race",
 //!   "strategy": "random",
@@ -45,38 +45,29 @@ pub use signature::{Build, Signature};
 
 /// The `format` field of every schedule file.
 pub(crate) const FORMAT: &str = "interleave-test-schedule";
-/// The schedule format version this crate writes.
+/// The schedule format version this crate writes, and the only one it reads.
 ///
-/// - 6: a future's wait between polls (`task wait`) that finds no wake and none of its
-///   timers due blocks with no decision before it (it still counts as a step, and its
-///   `wake spuriously` and timeout decisions are recorded as before); one that finds a wake
-///   is a switch point as in format 5. Format 5 files replay with a decision before every
-///   wait, as they were recorded.
-/// - 5: futures run as model tasks: decisions may name the operations `task spawn`, `task
-///   wait` (a task or `block_on` waiting for a wake between polls) and `task abort`, and
-///   the picks `poll next` (which woken future a `block_on` polls), `choose` (the value
-///   of a `choose` or `choose_from`) and `random` (32 bits of the model's `rand`
-///   generator), which a crate that reads only format 4 does not know. Replayed with
-///   format 4's rules.
-/// - 4: under DFS a thread is held back only when it repeats a spin (it comes back to a
-///   switch point, having spun, with nothing it observed changed), until what it observed
-///   changes (before: after every yield, spin-loop hint or failed `try_lock`, until one
-///   other thread had run); the `fair_spins` setting is recorded; a drop of a shared `Arc`,
-///   `try_unwrap`, `into_inner`, `Weak::upgrade` and the drop of a `Weak` are switch points.
-/// - 3: atomics follow their orderings (weak memory), and what std allows a wait to do is
-///   explored: decisions other than a thread's (`pick` and `value`: which store a load
-///   reads, where a store goes, early timeouts, spurious wake-ups and failures, which
-///   waiter `notify_one` wakes); the settings that change an execution are recorded
-///   (`max_steps`, `thread_panics_fail`, `spurious_wakeups`).
-/// - 2: a decision is offered only between threads whose next operation can take effect (a
-///   thread about to lock a held mutex, `recv` on an empty channel or join a running thread
-///   is blocked, not a choice).
-/// - 1: every thread that was not blocked was a choice, whatever its next operation. Still
-///   read, and replayed with that rule.
-pub(crate) const VERSION: u64 = 6;
-
-/// The oldest schedule format version this crate reads.
-pub(crate) const OLDEST_VERSION: u64 = 1;
+/// Until the first release there is one live format: a change that makes executions take
+/// other decisions (a switch point added or removed, a pick with other options) changes this
+/// format in place, with its golden file (`tests/data/schedule_v7.json`), instead of adding
+/// a version and a rule to replay the old one. Files of the development formats 1 to 6 are
+/// refused ([`ScheduleError::OldFormat`]) with what to do: run the test again, which finds
+/// and stores its failure anew. What format 7 records:
+///
+/// - a decision wherever two or more threads could run whose next operation can take effect
+///   (a thread about to lock a held lock, receive on an empty channel or join a running
+///   thread is blocked, not a choice), and every `pick` (`value`: the option taken) of
+///   [`PickKind`]: which store a load reads and where a store goes (weak memory), early
+///   timeouts, spurious wake-ups and failures, which waiter `notify_one` wakes, which woken
+///   future a `block_on` polls, the value of a `choose` and 32 bits of the model's `rand`;
+/// - under DFS, a thread that repeats a spin waits until something it observed changes
+///   (`fair_spins`, recorded), and each thread ends at most one wait early per execution;
+/// - a drop of a shared `Arc`, `try_unwrap`, `into_inner`, `Weak::upgrade` and the drop of a
+///   `Weak` are switch points; the operations `task spawn`, `task wait` and `task abort` are
+///   a future's, and a `task wait` that finds no wake blocks with no decision before it;
+/// - the settings that change an execution (`max_steps`, `thread_panics_fail`,
+///   `spurious_wakeups`, `fair_spins`), and the failure's signature.
+pub(crate) const VERSION: u64 = 7;
 
 /// One recorded decision: the thread chosen where several could run, or another choice a
 /// thread made (which store an atomic load reads, ...).
@@ -156,13 +147,14 @@ pub struct Schedule {
 }
 
 /// The settings that change what an execution does, recorded so that replay uses them
-/// (`None`: not recorded, as in files of format 2 and older; replay then uses its own).
+/// (`None`: the file does not say, as a file written by hand may not; replay then uses its
+/// own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Settings {
     pub(crate) max_steps: Option<u64>,
     pub(crate) thread_panics_fail: Option<bool>,
     pub(crate) spurious_wakeups: Option<bool>,
-    /// Whether DFS held back threads that repeated a spin (from format 4).
+    /// Whether DFS held back threads that repeated a spin.
     pub(crate) fair_spins: Option<bool>,
 }
 
@@ -192,7 +184,7 @@ impl Schedule {
     }
 
     /// Whether the run that recorded it held back threads that repeated a spin
-    /// ([`Builder::fair_spins`](crate::Builder::fair_spins)), if recorded (format 4 on).
+    /// ([`Builder::fair_spins`](crate::Builder::fair_spins)), if recorded.
     pub fn fair_spins(&self) -> Option<bool> {
         self.settings.fair_spins
     }
@@ -239,12 +231,8 @@ impl Schedule {
         self.iteration
     }
 
-    /// The format version of its decisions: 4 for schedules this version writes. Older ones
-    /// replay with the rules they were recorded with: before 4, `Arc` drops were not switch
-    /// points and DFS held back a thread after every yield, spin-loop hint or failed
-    /// `try_lock` until another thread had run; before 3, every atomic acted as `SeqCst`;
-    /// before 2, every thread that was not blocked was a choice, even one whose next
-    /// operation could not take effect.
+    /// The format version of its decisions: always 7, the one format this version of the
+    /// crate writes and reads (see [`ScheduleError::OldFormat`]).
     pub fn format_version(&self) -> u64 {
         self.version
     }

@@ -202,9 +202,6 @@ impl StrategyKind {
 pub(crate) enum SpinRule {
     /// None is (random, PCT, DFS with `fair_spins(false)`).
     Off,
-    /// A thread that yielded, hinted a spin loop or failed a `try_lock` is not a choice until
-    /// another thread has run (DFS schedules of formats 2 and 3, replayed as recorded).
-    AnotherRan,
     /// A thread that repeats a spin waits for a change (see the module's notes).
     Repeats,
 }

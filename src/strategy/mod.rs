@@ -41,9 +41,6 @@ pub(crate) struct Choice<'a> {
     pub(crate) current_spins: bool,
     /// Switch points passed so far in the execution.
     pub(crate) step: u64,
-    /// Whether a thread that spun is held back under the legacy rule of schedule formats 2
-    /// and 3: whichever of `runnable` runs lets it go on.
-    pub(crate) held_back: bool,
 }
 
 /// A decision other than the choice of a thread, made by the running thread.

@@ -10,9 +10,15 @@
 //! epochs of doubling size, so that executions of one epoch can run in parallel and the
 //! result does not depend on the parallelism). One strategy value drives one execution.
 //!
-//! A thread that says it is spinning (`yield_now`, `hint::spin_loop`, a failed `try_lock`)
-//! drops below every other thread, so a spin loop waiting for a lower-priority thread lets
-//! it run instead of stalling the execution.
+//! A thread that *repeats a spin* (it yields, hints a spin loop or fails a `try_lock` again
+//! at a place where it did so before, and no other thread has run since: see
+//! `runtime::events::spun`) drops below every other thread, so a spin loop waiting for a
+//! lower-priority thread lets it run instead of stalling the execution. A thread that yields
+//! once, or yields again after others ran, keeps its priority: demoting it at its first
+//! yield would make every schedule in which it goes on past the yield before the threads it
+//! let run unreachable, whatever the seed (a `watch` value overwritten before it is read),
+//! and the guarantee above would not hold for a program that yields but does not spin. A
+//! spin loop costs one round more before it is demoted.
 //!
 //! Other decisions (which store a load reads, ...) pick each option with equal probability,
 //! as random does: the probabilistic guarantee above is about the order of threads only.

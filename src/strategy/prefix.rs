@@ -147,7 +147,6 @@ mod tests {
             current: None,
             current_spins: false,
             step: 1,
-            held_back: false,
         };
         assert_eq!(s.choose(&choice(&[0, 1])), Ok(1));
         assert!(!followed.improvised.load(Ordering::Relaxed));
@@ -177,7 +176,6 @@ mod tests {
             current: None,
             current_spins: false,
             step: 1,
-            held_back: false,
         };
         assert_eq!(s.choose(&choice), Ok(1));
         for _ in 0..20 {

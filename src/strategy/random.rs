@@ -81,7 +81,6 @@ mod tests {
                 current: Some(0),
                 current_spins: false,
                 step: 1,
-                held_back: false,
             };
             (0..200)
                 .map(|_| s.choose(&choice).unwrap())

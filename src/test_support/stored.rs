@@ -86,12 +86,15 @@ fn readable(path: &Path, content: Content) -> Option<Schedule> {
         Content::Schedule(schedule) => Some(schedule),
         Content::Unreadable(e) => {
             let shown = path.display().to_string();
-            let e = e.to_string();
-            let e = e.strip_prefix(&format!("{shown}: ")).unwrap_or(&e);
-            panic!(
-                "interleave-test: the stored schedule {shown} cannot be read: {e}\nfix the file \
-                 or delete it"
-            )
+            let what = e.to_string();
+            let what = what.strip_prefix(&format!("{shown}: ")).unwrap_or(&what);
+            let todo = if e.is_old_format() {
+                "delete it and run the test again: its search stores the failure anew, in the \
+                 current format, if it still happens"
+            } else {
+                "fix the file or delete it"
+            };
+            panic!("interleave-test: the stored schedule {shown} cannot be read: {what}\n{todo}")
         }
         Content::Skipped(reason) => {
             visible(&format!(

@@ -265,8 +265,9 @@ pub fn current() -> Thread {
 /// A switch point that lets another thread run, as [`std::thread::yield_now`].
 #[track_caller]
 pub fn yield_now() {
-    runtime::spinning("interleave_test::thread::yield_now");
-    runtime::switch_point(OpKind::ThreadYield, None, Location::caller());
+    let loc = Location::caller();
+    runtime::yield_explicitly("interleave_test::thread::yield_now", loc);
+    runtime::switch_point(OpKind::ThreadYield, None, loc);
 }
 
 /// Whether the calling model thread is unwinding, as [`std::thread::panicking`]; outside a
@@ -322,6 +323,9 @@ fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
 #[track_caller]
 pub fn sleep(dur: Duration) {
     let loc = Location::caller();
+    // A sleep lets other threads run, as a yield does: the events around it may share
+    // state the model does not see (`hb/unseen.rs`).
+    runtime::with_state("interleave_test::thread::sleep", |a| a.exposes_unseen(loc));
     runtime::switch_point(OpKind::ThreadSleep, None, loc);
     if dur.is_zero() {
         return;

@@ -115,7 +115,7 @@ fn to_text(g: &GenSchedule, pretty: bool) -> String {
         .collect();
     let mut m = Map::new();
     m.insert("format".into(), json!("interleave-test-schedule"));
-    m.insert("version".into(), json!(1));
+    m.insert("version".into(), json!(7));
     m.insert("crate_version".into(), json!(g.crate_version));
     put(&mut m, "test", &g.test);
     m.insert("strategy".into(), json!(g.strategy));

@@ -110,7 +110,7 @@ fn a_number_is_shown_as_a_number() {
 #[test]
 fn a_duplicate_key_is_an_error_naming_the_key_and_where() {
     let text =
-        "{\"format\": \"interleave-test-schedule\", \"version\": 1,\n \"seed\": 1, \"seed\": 2}";
+        "{\"format\": \"interleave-test-schedule\", \"version\": 7,\n \"seed\": 1, \"seed\": 2}";
     let e = Schedule::from_json(text).unwrap_err();
     assert_eq!(
         e,
@@ -149,7 +149,7 @@ fn a_duplicate_key_is_an_error_naming_the_key_and_where() {
 #[test]
 fn a_duplicate_version_is_refused_like_any_other_key() {
     let golden = golden::text();
-    let key = "\"version\": 6,";
+    let key = "\"version\": 7,";
     assert!(golden.lines().nth(2).is_some_and(|l| l.trim() == key));
     for again in ["6", "5", "4", "3", "2", "1", "\"6\"", "99"] {
         // A second `version` on a line of its own after the golden one, and a first one

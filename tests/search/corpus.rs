@@ -166,6 +166,35 @@ fn a_corrupted_file_is_named_in_the_failure() {
     assert!(msg.contains("cut off"), "{msg}");
 }
 
+/// A stored schedule of an older development format fails the test with what to do: it is
+/// not replayed (its decisions were taken under other rules), and nothing is deleted.
+#[test]
+fn a_file_of_an_old_format_fails_the_test_with_what_to_do() {
+    let (root, _cleanup) = fresh_root("old-format");
+    failure_text(|| run_test(&spec(root), lost_update(false))).expect("fails");
+    let file = stored_files(root).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let old = text.replacen("\"version\": 7,", "\"version\": 5,", 1);
+    assert_ne!(old, text);
+    std::fs::write(&file, &old).unwrap();
+    let msg = failure_text(|| run_test(&spec(root), lost_update(true)))
+        .expect("a file of an old format fails the test");
+    assert!(
+        msg.contains(&format!(
+            "the stored schedule {} cannot be read: old schedule format 5: this \
+             interleave-test reads only format 7",
+            file.display()
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("delete it and run the test again"), "{msg}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        old,
+        "the file stays"
+    );
+}
+
 #[test]
 fn concurrent_failing_runs_store_complete_files_without_clobbering() {
     let (root, _cleanup) = fresh_root("concurrent");

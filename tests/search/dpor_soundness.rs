@@ -1,7 +1,8 @@
 //! Soundness of partial-order reduction and of the spin rule on generated programs: for 260
 //! small random programs over atomics, mutexes, rwlocks, channels, condvars, yields, bounded
 //! retry loops and `Arc`s whose destructor writes shared state (200 without a bound, 60 at
-//! bounds 0 to 3), DFS with reduction and the spin rule (`fair_spins`, the default) reaches
+//! bounds 0 to 3), and 130 more that also share a `std` atomic the model does not see
+//! through explicit yields (100 without a bound, 30 at bounds 0 to 3), DFS with reduction and the spin rule (`fair_spins`, the default) reaches
 //! exactly the outcomes DFS reaches without either, but for the documented exception: a
 //! retry loop of two or more tries that gave up before another thread acted. Under a bound,
 //! it must also reach exactly what plain DFS with the rule reaches (bounded POR and its sleep
@@ -58,6 +59,13 @@ mod own_substrates {
         Retry(usize, usize),
         /// Drops the thread's reference to the shared [`Bump`], if it still holds it.
         DropArc,
+        /// Stores into the `std` atomic the model does not see, then yields.
+        HiddenStore(usize),
+        /// Yields, then loads the `std` atomic.
+        HiddenLoad,
+        /// Loads the `std` atomic with no yield next to it: it reads only, and every write is
+        /// next to a yield (`hb/unseen.rs`: one side of each shared access is).
+        BareHiddenLoad,
     }
 
     /// Adds 10 to var 1 when the last reference to it is dropped: which thread's drop is the
@@ -70,8 +78,9 @@ mod own_substrates {
         }
     }
 
-    /// A tiny seeded generator (xorshift64*), so a failing program can be rebuilt from its seed.
-    struct Gen(u64);
+    /// A tiny seeded generator (xorshift64*), so a failing program can be rebuilt from its
+    /// seed; `.1`: its programs also share a `std` atomic the model does not see.
+    struct Gen(u64, bool);
 
     impl Gen {
         fn below(&mut self, n: usize) -> usize {
@@ -91,7 +100,7 @@ mod own_substrates {
         }
 
         fn instr(&mut self) -> Instr {
-            match self.below(16) {
+            match self.below(if self.1 { 19 } else { 16 }) {
                 0..=4 => self.simple(),
                 5 | 6 => {
                     let n = 1 + self.below(2);
@@ -108,7 +117,10 @@ mod own_substrates {
                 12 => Instr::Wait,
                 13 => Instr::Yield,
                 14 => Instr::Retry(self.below(2), 2 + self.below(2)),
-                _ => Instr::DropArc,
+                15 => Instr::DropArc,
+                16 => Instr::HiddenStore(1 + self.below(2)),
+                17 => Instr::HiddenLoad,
+                _ => Instr::BareHiddenLoad,
             }
         }
 
@@ -116,7 +128,9 @@ mod own_substrates {
         /// finish on them).
         fn program(&mut self) -> Vec<Vec<Instr>> {
             let threads = 2 + self.below(2);
-            let most = if threads == 2 { 3 } else { 2 };
+            // Programs that share unseen state yield more: two threads of up to three
+            // instructions would often be too large for the unreduced search.
+            let most = if threads == 2 && !self.1 { 3 } else { 2 };
             (0..threads)
                 .map(|_| {
                     let n = 1 + self.below(most);
@@ -133,6 +147,8 @@ mod own_substrates {
         rw: RwLock<()>,
         rx: Mutex<Receiver<usize>>,
         cv: Condvar,
+        /// State the model does not see.
+        hidden: std::sync::atomic::AtomicUsize,
     }
 
     /// What one thread runs with: the world, its sender, its reference to the [`Bump`].
@@ -200,6 +216,15 @@ mod own_substrates {
                     write!(log, "{}{n}", if seen { "y" } else { "g" }).unwrap();
                 }
                 Instr::DropArc => drop(own.bump.take()),
+                Instr::HiddenStore(x) => {
+                    w.hidden.store(*x, SeqCst);
+                    thread::yield_now();
+                }
+                Instr::HiddenLoad => {
+                    thread::yield_now();
+                    write!(log, "h{}", w.hidden.load(SeqCst)).unwrap();
+                }
+                Instr::BareHiddenLoad => write!(log, "b{}", w.hidden.load(SeqCst)).unwrap(),
             }
             log.push(' ');
         }
@@ -231,6 +256,7 @@ mod own_substrates {
                     rw: RwLock::new(()),
                     rx: Mutex::new(rx),
                     cv: Condvar::new(),
+                    hidden: std::sync::atomic::AtomicUsize::new(0),
                 });
                 let drops = program
                     .iter()
@@ -267,7 +293,8 @@ mod own_substrates {
                     out.push_str("| ");
                     out.push_str(&h.join().unwrap());
                 }
-                let finals: Vec<usize> = w.vars.iter().map(|v| v.load(SeqCst)).collect();
+                let mut finals: Vec<usize> = w.vars.iter().map(|v| v.load(SeqCst)).collect();
+                finals.push(w.hidden.load(SeqCst));
                 write!(out, "| {finals:?}").unwrap();
                 seen.lock().unwrap().insert(out);
             })
@@ -298,8 +325,8 @@ mod own_substrates {
     /// switching away from it is no preemption, and a behaviour can cost fewer preemptions with
     /// the rule than without. Such an outcome must still be real: one the search without
     /// either reaches with no bound.
-    fn check_program(seed: u64, bounds: &[Option<u32>]) -> Option<(u64, u64)> {
-        let program = Gen(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1).program();
+    fn check_program(seed: u64, bounds: &[Option<u32>], unseen: bool) -> Option<(u64, u64)> {
+        let program = Gen(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1, unseen).program();
         let mut totals = (0, 0);
         let mut real = None;
         for &bound in bounds {
@@ -340,14 +367,19 @@ mod own_substrates {
     /// Checks programs `seeds` under `bounds`; at least 60% of them, and at least `least`, must be
     /// small enough.
     /// `DPOR_SOUNDNESS_SEED=S` checks program `S` alone, to reproduce a failure.
-    fn check_programs(seeds: std::ops::Range<u64>, bounds: &[Option<u32>], least: u64) {
+    fn check_programs(
+        seeds: std::ops::Range<u64>,
+        bounds: &[Option<u32>],
+        least: u64,
+        unseen: bool,
+    ) {
         if let Ok(seed) = std::env::var("DPOR_SOUNDNESS_SEED") {
             let seed = seed
                 .parse()
                 .expect("DPOR_SOUNDNESS_SEED is a program's seed");
             if seeds.contains(&seed) {
                 assert!(
-                    check_program(seed, bounds).is_some(),
+                    check_program(seed, bounds, unseen).is_some(),
                     "seed {seed} is too large"
                 );
             }
@@ -355,7 +387,7 @@ mod own_substrates {
         }
         let (mut checked, mut plain, mut reduced) = (0, 0, 0);
         for seed in seeds.clone() {
-            if let Some((p, r)) = check_program(seed, bounds) {
+            if let Some((p, r)) = check_program(seed, bounds, unseen) {
                 checked += 1;
                 plain += p;
                 reduced += r;
@@ -381,7 +413,25 @@ mod own_substrates {
 
     #[test]
     fn reduction_reaches_every_outcome_of_generated_programs() {
-        check_programs(0..programs(200), &[None], 100);
+        check_programs(0..programs(200), &[None], 100, false);
+    }
+
+    /// Programs that also share a `std` atomic the model does not see, each access next to
+    /// an explicit yield or a read racing with a write next to one (`hb/unseen.rs`).
+    #[test]
+    fn reduction_reaches_every_outcome_of_programs_sharing_unseen_state() {
+        check_programs(2_000_000..2_000_000 + programs(100), &[None], 50, true);
+    }
+
+    #[test]
+    fn bounded_reduction_reaches_every_outcome_of_programs_sharing_unseen_state() {
+        let n = programs(30);
+        check_programs(
+            3_000_000..3_000_000 + n,
+            &[Some(0), Some(1), Some(2), Some(3)],
+            0,
+            true,
+        );
     }
 
     #[test]
@@ -391,6 +441,7 @@ mod own_substrates {
             1_000_000..1_000_000 + n,
             &[Some(0), Some(1), Some(2), Some(3)],
             0,
+            false,
         );
     }
 }

@@ -210,7 +210,7 @@ mod tests {
     fn schedule_json(test: Option<&str>) -> String {
         let test = test.map_or("null".to_owned(), |t| format!("{t:?}"));
         format!(
-            r#"{{"format": "interleave-test-schedule", "version": 1, "crate_version": "0.1.0",
+            r#"{{"format": "interleave-test-schedule", "version": 7, "crate_version": "0.1.0",
                 "test": {test}, "strategy": "random", "seed": 1, "iteration": 0, "decisions": []}}"#
         )
     }

@@ -51,10 +51,7 @@
 //!
 //! A thread that repeated a spin (`runtime/spins.rs`) waits like a blocked thread: the event
 //! that changes what it observed releases it (`Key::Yield`), and whether it repeats depends
-//! only on accesses that already conflict. The legacy rule that replays schedules of formats
-//! 2 and 3 (a thread that spun is held back until another thread has run) makes *which*
-//! thread runs next a dependency: the event in which a thread spins conflicts with every
-//! event of the other threads, and a point where a spinner is held back tries every thread.
+//! only on accesses that already conflict.
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
@@ -181,17 +178,12 @@ impl DporStrategy {
             Some(c) if awake(&c) => c,
             _ => *choice.runnable.iter().find(|t| awake(t))?,
         };
-        let mut backtrack = vec![first];
-        if choice.held_back {
-            // Whoever runs lets the spinning thread go on: each is a different release.
-            backtrack.extend(choice.runnable.iter().filter(|&&t| t != first && awake(&t)));
-        }
         Some(Point {
             runnable: choice.runnable.to_vec(),
             ops: choice.ops.to_vec(),
             current: choice.current,
             taken: first,
-            backtrack,
+            backtrack: vec![first],
             done: vec![(first, Vec::new())],
             sleep: self.sleep.clone(),
             preemptions_before: self.walk.preemptions,

@@ -98,18 +98,16 @@ impl<S: Strategy> Strategy for TraceCounter<S> {
         }
         let id = (tid, self.counts[tid]);
         self.counts[tid] += 1;
-        // An event that spun conflicts with every event of another thread: as if every event
-        // read one key that such an event writes.
-        let spin = (Key::Spin, crate::op::Role::Read);
+        // An event next to an explicit yield writes `Key::Unseen`, which every event reads.
+        let read = (Key::Unseen, crate::op::Role::Read);
         let touches = hb.touches(index).iter().map(|t| (t.key, t.role));
-        let touches = touches.filter(|t| t.0 != Key::Spin || t.1 != spin.1);
-        let spun = hb.touches(index).iter().any(|t| t.key == Key::Spin);
+        let yields = hb.touches(index).iter().any(|t| t.key == Key::Unseen);
         let all: Vec<_> = touches
-            .filter(|t| t.0 != Key::Spin)
-            .chain([if spun {
-                (Key::Spin, crate::op::Role::Write)
+            .filter(|t| t.0 != Key::Unseen)
+            .chain([if yields {
+                (Key::Unseen, crate::op::Role::Write)
             } else {
-                spin
+                read
             }])
             .collect();
         for (key, role) in all {

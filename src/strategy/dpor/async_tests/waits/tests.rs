@@ -1,5 +1,5 @@
-//! A future's wait that finds no wake blocks with no decision before it (schedule format 6,
-//! `runtime::tasks::wait`). Checked here against the unpruned rule of format 5, a switch
+//! A future's wait that finds no wake blocks with no decision before it
+//! (`runtime::tasks::wait`). Checked here against the unpruned rule, a switch
 //! point before every wait: plain DFS (no reduction) under either rule must see exactly the
 //! same outcomes, with and without spurious polls, on models whose waits race wakes,
 //! timers, timeouts, aborts, a self-waking loop and a bounded channel; and the newer rule
@@ -17,7 +17,7 @@ use crate::{Builder, Reduction, StrategyKind, Substrate};
 
 /// The outcomes `model` gives under plain DFS on `substrate`, each execution recording
 /// one, and the number of executions; `legacy`: every wait between polls is a switch
-/// point (format 5).
+/// point (the unpruned rule).
 fn outcomes<T: Ord + Send>(
     substrate: Substrate,
     legacy: bool,
