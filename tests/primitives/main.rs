@@ -20,6 +20,7 @@ mod arc_leaks;
 mod atomic_values;
 mod atomics;
 mod barrier_once;
+mod channel_clocks;
 mod correct_models;
 mod current;
 mod deadlock;
