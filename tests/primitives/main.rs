@@ -47,5 +47,6 @@ mod substrates;
 mod thread_locals;
 mod threads;
 mod time_and_timeouts;
+mod tokio_channel_clocks;
 mod tokio_macros;
 mod weak_memory;
