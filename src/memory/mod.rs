@@ -8,16 +8,20 @@
 //! every operation that synchronizes or touches an atomic, so that what a thread does after
 //! a release is never mistaken for something the release published.
 //!
-//! - **Primitives other than atomics** (mutexes, rwlocks, channels, barriers, `Once`,
-//!   `OnceLock`, park tokens, thread ends) synchronize by the role of each operation
+//! - **Primitives other than atomics** (mutexes, rwlocks, barriers, `Once`, `OnceLock`,
+//!   park tokens, thread ends) synchronize by the role of each operation
 //!   ([`Memory::access`]): `unlock` releases and `lock` acquires, a read lock acquires only
 //!   what writers released (two readers stay unordered), a thread's end releases and `join`
-//!   acquires, and operations that change the primitive (`send`, `call_once`, `unpark`,
-//!   `park`, a barrier's `wait`) both acquire and release. That is at least what std
-//!   promises, slightly more in places (a channel's sends are ordered among themselves, a
-//!   failed `try_lock` acquires), so no race or stale read std forbids is reported; one
-//!   that only those extra orders hide is missed. A condvar orders nothing by itself: its
-//!   mutex does, and a wake-up makes the woken thread acquire the waker's clock.
+//!   acquires, and operations that change the primitive (`call_once`, `unpark`, `park`, a
+//!   barrier's `wait`) both acquire and release. A channel keeps clocks of its own
+//!   ([`Memory::release_into`], [`Memory::acquire_from`]): each value carries its send's
+//!   clock and its receive acquires that one only, so a receive knows nothing its sender
+//!   did after that send (`sync/mpsc/chan.rs` says what else it orders). That is at least
+//!   what std promises, slightly more in places (a failed `try_lock` acquires), so no race
+//!   or stale read std forbids is reported; one that only those extra orders hide is
+//!   missed. A condvar orders nothing by
+//!   itself: its mutex does, and a wake-up makes the woken thread acquire the waker's
+//!   clock.
 //! - **Atomics** follow RC11 (Lahav, Vafeiadis, Kang, Hur and Dreyer, "Repairing Sequential
 //!   Consistency in C/C++11", PLDI 2017) in the operational form of view-based machines:
 //!   each location keeps its stores in modification order (`atomic.rs`); a load may read
@@ -226,15 +230,16 @@ impl Memory {
     /// - an acquire (`lock`, `join`) also acquires what read releases published;
     /// - a release (`unlock`, a thread's end) publishes, and a read release (read unlock)
     ///   publishes to acquires only;
-    /// - a write (`send`, `call_once`, `park`, `unpark`) does both ways.
+    /// - a write (`call_once`, `park`, `unpark`) does both ways.
     ///
-    /// A channel's parts share the channel's clocks.
+    /// A channel's parts (`Key::Part`) are not given here: its values carry their clocks
+    /// ([`Memory::release_into`]).
     pub(crate) fn access(&mut self, t: Tid, key: Key, role: Role) {
         if !self.tracked {
             return;
         }
         let (table, i) = match key {
-            Key::Obj(o) | Key::Part(o, _) => (&mut self.objects, o),
+            Key::Obj(o) => (&mut self.objects, o),
             Key::Thread(u) => (&mut self.ends, u),
             Key::Park(u) => (&mut self.parks, u),
             Key::Alloc(a) => (&mut self.allocs, a),
@@ -260,6 +265,24 @@ impl Memory {
             }
         }
         self.tick(t);
+    }
+
+    /// Thread `t` publishes what happens before it now into `clock`, a clock a primitive
+    /// keeps in its own state (a channel's value carries its send's): a release into it.
+    pub(crate) fn release_into(&mut self, t: Tid, clock: &mut VClock) {
+        if !self.tracked {
+            return;
+        }
+        clock.join(&self.threads[t].vc);
+        self.tick(t);
+    }
+
+    /// Thread `t` acquires what `clock`, kept by a primitive, published (the receive of a
+    /// value acquires its send's clock).
+    pub(crate) fn acquire_from(&mut self, t: Tid, clock: &VClock) {
+        if self.tracked {
+            self.threads[t].vc.join(clock);
+        }
     }
 
     /// Thread `waker` woke thread `woken`: the woken one goes on after all the waker did.

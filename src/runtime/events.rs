@@ -11,6 +11,7 @@ use super::execution::{ExecState, Status};
 use std::time::Duration;
 
 use super::{Key, Loc, Op, Tid};
+use crate::hb::VClock;
 use crate::op::Role;
 
 /// Ends the running thread's event and hands it to the strategy.
@@ -161,6 +162,21 @@ pub(super) fn declare_split(st: &mut ExecState, key: Key, order: Role, sync: Rol
 pub(super) fn order_only(st: &mut ExecState, key: Key, role: Role) {
     if let Some(hb) = st.hb.as_deref_mut() {
         hb.declare(key, role);
+    }
+}
+
+/// The running thread publishes its clock into `clock`, which a primitive keeps (see
+/// `super::Published`).
+pub(super) fn publish(st: &mut ExecState, clock: &mut VClock) {
+    if st.tracked() {
+        st.mem.release_into(st.running, clock);
+    }
+}
+
+/// The running thread acquires what `clock`, kept by a primitive, published.
+pub(super) fn acquire(st: &mut ExecState, clock: &VClock) {
+    if st.tracked() {
+        st.mem.acquire_from(st.running, clock);
     }
 }
 

@@ -95,6 +95,13 @@ fn with_ctx<R>(api: &str, f: impl FnOnce(&Context) -> R) -> R {
     }
 }
 
+/// A clock a primitive keeps in its own state for the memory model: what some of its
+/// operations published ([`Access::publish`]) for others to acquire ([`Access::acquire`]),
+/// such as a channel's value, which carries its send's clock to its receive. Empty in an
+/// execution the memory model does not track.
+#[derive(Debug, Default)]
+pub(crate) struct Published(crate::hb::VClock);
+
 /// Access to the execution's state for one facade operation, holding its lock.
 pub(crate) struct Access<'a> {
     st: &'a mut ExecState,
@@ -120,9 +127,22 @@ impl Access<'_> {
         self.st.objects[obj].state::<S>()
     }
 
-    /// Says that the running event accesses `key` as `role`, for happens-before.
-    pub(crate) fn declare(&mut self, key: Key, role: Role) {
-        events::declare(self.st, key, role);
+    /// Says that the running event accesses `key` as `role` for partial-order reduction
+    /// only: the memory model learns nothing from it (a channel's parts; its values carry
+    /// their clocks in [`Published`]s).
+    pub(crate) fn order_only(&mut self, key: Key, role: Role) {
+        events::order_only(self.st, key, role);
+    }
+
+    /// The calling thread publishes what happens before it now into `clock` (a release
+    /// into a clock the primitive keeps).
+    pub(crate) fn publish(&mut self, clock: &mut Published) {
+        events::publish(self.st, &mut clock.0);
+    }
+
+    /// The calling thread acquires what was published into `clock`.
+    pub(crate) fn acquire(&mut self, clock: &Published) {
+        events::acquire(self.st, &clock.0);
     }
 
     /// Says that the running event gives back lock `obj` (an unlock, or a condvar wait

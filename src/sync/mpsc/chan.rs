@@ -5,15 +5,34 @@
 //! (or while its rendezvous value has not been taken) and as "receive on" while the queue is
 //! empty, so whoever changes the queue wakes exactly the threads of the other role.
 //!
-//! **Parts, for happens-before** (`Key::Part`): operations on different parts of a channel
-//! commute, so partial-order reduction need not try both orders. Sends are ordered among
-//! themselves ([`TAIL`]); the `n`th send fills slot `n` and the `n`th receive empties it, so
+//! **Parts, for partial-order reduction** (`Key::Part`): operations on different parts of a
+//! channel commute, so the reduction need not try both orders. Sends conflict with each
+//! other ([`TAIL`]); the `n`th send fills slot `n` and the `n`th receive empties it, so
 //! a receive depends on the send whose value it takes (or, finding slot `n` empty, on the
 //! send that will fill it), and not on the sends queued behind it; on a channel of capacity
 //! `c` the `n`th send also waits for slot `n - c` to be emptied. The count of senders
 //! ([`SENDERS`]) matters only to a receive that finds the queue empty, and the receiver
 //! ([`RECEIVER`]) to sends. A rendezvous channel is one whole: its hand-over ties a send to
-//! the receive that takes it.
+//! the receive that takes it. The parts are declared for reduction only (`order_only`).
+//!
+//! **Clocks, for the memory model** ([`Published`]): each queued value carries its send's
+//! clock, and the receive that takes it acquires that clock only, so a receive knows the
+//! send of its value (and, the values coming in order, the sends before it) but nothing a
+//! sender did after its send. Senders learn nothing of each other's sends (std's own
+//! implementation orders them, but std does not promise it). Besides:
+//! - on a bounded channel of capacity `c`, the receive of value `n` publishes its clock for
+//!   the send of value `n + c`, which uses the room it made;
+//! - a rendezvous send returns only after the receive took its value, and that receive
+//!   wakes it, so the sender acquires the receiver's clock at the take (a wake-up's order,
+//!   `Memory::woke`); what the receiver does next, it does not know. std promises no more:
+//!   the two meet, then each goes on. A rendezvous `try_send` returns at once and learns
+//!   nothing of the receiver;
+//! - each sender's drop publishes its clock, and a receive that finds every sender gone
+//!   acquires them all; the receiver's drop publishes its clock for the sends that fail
+//!   after it.
+//!
+//! A sender woken from a wait acquires the receiver's clock at the take that woke it, also
+//! one that then finds no room (std wakes one sender at a time).
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
@@ -21,7 +40,9 @@ use std::time::Duration;
 
 use crate::hb::Key;
 use crate::op::Role;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::runtime::{
+    self, Access, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Published, Tid, Waits,
+};
 
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
 const SEND: Waits = Waits::Send;
@@ -91,7 +112,8 @@ pub(super) struct Chan<T> {
 /// The queue and who is still connected. Only one model thread runs at a time, so the lock
 /// around it is never contended; it is never held across a switch point or a `block`.
 struct State<T> {
-    queue: VecDeque<T>,
+    /// The values queued, each with its send's clock.
+    queue: VecDeque<(T, Published)>,
     /// `None` for `channel()`; `Some(0)` for a rendezvous channel, whose queue holds at most
     /// the one value being handed over.
     bound: Option<usize>,
@@ -103,6 +125,15 @@ struct State<T> {
     queued: u64,
     /// Values the receiver took so far; a rendezvous send completes once `taken > ticket`.
     taken: u64,
+    /// What the dropped senders published; a receive that finds every sender gone
+    /// acquires it.
+    drops: Published,
+    /// What the receiver's drop published, for the sends that fail after it.
+    gone: Published,
+    /// On a bounded channel of capacity `c > 0`, the clocks of the receives whose room no
+    /// send used yet, oldest first: the receive of value `n` is acquired by the send of
+    /// value `n + c`. Never longer than `c`: a send uses one as it queues value `c` or later.
+    room: VecDeque<Published>,
 }
 
 impl<T> State<T> {
@@ -115,17 +146,60 @@ impl<T> State<T> {
         }
     }
 
-    /// Declares the parts a send that queued value `ticket` touched.
-    fn pushed(&self, obj: ObjId, ticket: u64) {
+    /// Queues `value` for a send that found room, and returns its ticket (the count of
+    /// values before it). Declares the parts the send touched; its value carries the
+    /// sender's clock, after it acquired, on a bounded channel, the receive that made its
+    /// room.
+    fn push(&mut self, obj: ObjId, value: T) -> u64 {
+        let ticket = self.queued;
         let receiver = (RECEIVER, Role::Read);
         // On a bounded channel it needed the room that the receive of value `ticket - c`
         // made; otherwise the receiver stands in again (a repeated access adds nothing).
-        let room = match self.bound.filter(|&c| c > 0 && ticket >= c as u64) {
+        let needed = self.bound.filter(|&c| c > 0 && ticket >= c as u64);
+        let room = match needed {
             Some(c) => (slot(ticket - c as u64), Role::Read),
             None => receiver,
         };
+        let made = needed.and_then(|_| self.room.pop_front());
+        debug_assert!(
+            needed.is_none() || made.is_some(),
+            "the receive that made room left its clock"
+        );
         let filled = (slot(ticket), Role::Write);
-        touched(obj, self, &[(TAIL, Role::Write), filled, receiver, room]);
+        let mut carried = Published::default();
+        with_access(|a| {
+            let parts = [(TAIL, Role::Write), filled, receiver, room];
+            declare_parts(a, obj, self.bound, &parts);
+            if let Some(made) = &made {
+                a.acquire(made);
+            }
+            a.publish(&mut carried);
+        });
+        self.queue.push_back((value, carried));
+        self.queued += 1;
+        ticket
+    }
+
+    /// Takes the oldest value, for the receive of value `taken`: declares the slot it
+    /// empties and acquires the value's clock; on a bounded channel, leaves the receiver's
+    /// clock for the send that will use the room.
+    fn pop(&mut self, obj: ObjId) -> Option<T> {
+        let (value, carried) = self.queue.pop_front()?;
+        let emptied = (slot(self.taken), Role::Write);
+        self.taken += 1;
+        let keeps_room = matches!(self.bound, Some(c) if c > 0);
+        let mut made = Published::default();
+        with_access(|a| {
+            declare_parts(a, obj, self.bound, &[emptied]);
+            a.acquire(&carried);
+            if keeps_room {
+                a.publish(&mut made);
+            }
+        });
+        if keeps_room {
+            self.room.push_back(made);
+        }
+        Some(value)
     }
 
     /// Declares the parts a send that found no room read: the order of sends, and the slot
@@ -135,7 +209,7 @@ impl<T> State<T> {
         let waits_for = slot(self.queued.saturating_sub(c));
         touched(
             obj,
-            self,
+            self.bound,
             &[
                 (TAIL, Role::Read),
                 (waits_for, Role::Read),
@@ -144,16 +218,12 @@ impl<T> State<T> {
         );
     }
 
-    fn push(&mut self, value: T) -> u64 {
-        self.queue.push_back(value);
-        self.queued += 1;
-        self.queued - 1
-    }
-
-    fn pop(&mut self) -> Option<T> {
-        let value = self.queue.pop_front()?;
-        self.taken += 1;
-        Some(value)
+    /// A send found the receiver gone: it acquires the receiver's drop.
+    fn disconnected(&self, obj: ObjId) {
+        with_access(|a| {
+            declare_parts(a, obj, self.bound, &[(RECEIVER, Role::Read)]);
+            a.acquire(&self.gone);
+        });
     }
 }
 
@@ -169,6 +239,9 @@ impl<T> Chan<T> {
                 receiver: true,
                 queued: 0,
                 taken: 0,
+                drops: Published::default(),
+                gone: Published::default(),
+                room: VecDeque::new(),
             }),
         }
     }
@@ -184,12 +257,11 @@ impl<T> Chan<T> {
         let ticket = loop {
             let mut st = self.state.lock();
             if !st.receiver {
-                touched(obj, &st, &[(RECEIVER, Role::Read)]);
+                st.disconnected(obj);
                 return Err(SendError(value));
             }
             if st.has_room() {
-                let ticket = st.push(value);
-                st.pushed(obj, ticket);
+                let ticket = st.push(obj, value);
                 mirror(obj, &st);
                 drop(st);
                 wake(obj, RECV);
@@ -215,10 +287,11 @@ impl<T> Chan<T> {
             }
             if !st.receiver {
                 // A rendezvous queue holds only the value being handed over: ours.
-                let value = st
+                let (value, _) = st
                     .queue
                     .pop_back()
                     .expect("an untaken rendezvous value is still queued");
+                with_access(|a| a.acquire(&st.gone));
                 mirror(obj, &st);
                 return Err(SendError(value));
             }
@@ -239,7 +312,7 @@ impl<T> Chan<T> {
         let receiver_waiting = rendezvous && receiver_waiting(obj);
         let mut st = self.state.lock();
         if !st.receiver {
-            touched(obj, &st, &[(RECEIVER, Role::Read)]);
+            st.disconnected(obj);
             drop(st);
             runtime::unchanged();
             return Err(TrySendError::Disconnected(value));
@@ -254,8 +327,7 @@ impl<T> Chan<T> {
             runtime::unchanged();
             return Err(TrySendError::Full(value));
         }
-        let ticket = st.push(value);
-        st.pushed(obj, ticket);
+        st.push(obj, value);
         mirror(obj, &st);
         drop(st);
         wake(obj, RECV);
@@ -304,13 +376,13 @@ impl<T> Chan<T> {
         taken
     }
 
-    /// Pops a value and wakes the senders waiting for room or for their hand-over.
+    /// Pops a value and wakes the senders waiting for room or for their hand-over. Finding
+    /// every sender gone, acquires their drops.
     fn take(&self, obj: ObjId) -> Result<T, TryRecvError> {
         let mut st = self.state.lock();
         let next = slot(st.taken);
-        match st.pop() {
+        match st.pop(obj) {
             Some(value) => {
-                touched(obj, &st, &[(next, Role::Write)]);
                 let bounded = st.bound.is_some();
                 mirror(obj, &st);
                 drop(st);
@@ -319,14 +391,20 @@ impl<T> Chan<T> {
                 }
                 Ok(value)
             }
-            None => {
-                touched(obj, &st, &[(next, Role::Read), (SENDERS, Role::Read)]);
+            None => with_access(|a| {
+                declare_parts(
+                    a,
+                    obj,
+                    st.bound,
+                    &[(next, Role::Read), (SENDERS, Role::Read)],
+                );
                 if st.senders == 0 {
+                    a.acquire(&st.drops);
                     Err(TryRecvError::Disconnected)
                 } else {
                     Err(TryRecvError::Empty)
                 }
-            }
+            }),
         }
     }
 
@@ -335,15 +413,20 @@ impl<T> Chan<T> {
         self.state.lock().senders += 1;
     }
 
-    /// A sender was dropped (created at `loc`); the last one wakes a waiting receiver.
+    /// A sender was dropped (created at `loc`); it publishes its clock for the receive that
+    /// finds every sender gone, and the last one wakes a waiting receiver.
     pub(super) fn drop_sender(&self, loc: Loc) {
         let obj = self.drop_switch_point(OpKind::ChannelSenderDrop, loc);
         let last = {
             let mut st = self.state.lock();
             st.senders -= 1;
             if let Some(obj) = obj {
-                touched(obj, &st, &[(SENDERS, Role::Write)]);
-                mirror(obj, &st);
+                let st = &mut *st;
+                with_access(|a| {
+                    declare_parts(a, obj, st.bound, &[(SENDERS, Role::Write)]);
+                    a.publish(&mut st.drops);
+                });
+                mirror(obj, st);
             }
             st.senders == 0
         };
@@ -353,7 +436,8 @@ impl<T> Chan<T> {
     }
 
     /// The receiver (created at `loc`) was dropped: queued values are dropped, as std does,
-    /// and every waiting sender fails. A rendezvous value stays for its sender to take back.
+    /// and every waiting sender fails, acquiring the drop's clock. A rendezvous value stays
+    /// for its sender to take back.
     pub(super) fn drop_receiver(&self, loc: Loc) {
         let obj = self.drop_switch_point(OpKind::ChannelReceiverDrop, loc);
         let discarded = {
@@ -365,8 +449,12 @@ impl<T> Chan<T> {
                 std::mem::take(&mut st.queue)
             };
             if let Some(obj) = obj {
-                touched(obj, &st, &[(RECEIVER, Role::Write)]);
-                mirror(obj, &st);
+                let st = &mut *st;
+                with_access(|a| {
+                    declare_parts(a, obj, st.bound, &[(RECEIVER, Role::Write)]);
+                    a.publish(&mut st.gone);
+                });
+                mirror(obj, st);
             }
             discarded
         };
@@ -399,18 +487,27 @@ fn mirror<T>(obj: ObjId, st: &State<T>) {
     });
 }
 
-/// Declares, for happens-before, the `parts` of channel `obj` the running operation touched;
-/// on a rendezvous channel, the whole channel.
-fn touched<T>(obj: ObjId, st: &State<T>, parts: &[(u32, Role)]) {
-    runtime::with_state("interleave_test::sync::mpsc", |a| {
-        if st.bound == Some(0) {
-            a.declare(Key::Obj(obj), Role::Write);
-        } else {
-            for &(part, role) in parts {
-                a.declare(Key::Part(obj, part), role);
-            }
+/// Declares, for partial-order reduction, the `parts` of channel `obj` (of capacity
+/// `bound`) the running operation touched.
+fn touched(obj: ObjId, bound: Option<usize>, parts: &[(u32, Role)]) {
+    with_access(|a| declare_parts(a, obj, bound, parts));
+}
+
+/// [`touched`] under an access held already. A rendezvous channel is declared whole. The
+/// memory model learns nothing from this: the channel's clocks are its own.
+fn declare_parts(a: &mut Access<'_>, obj: ObjId, bound: Option<usize>, parts: &[(u32, Role)]) {
+    if bound == Some(0) {
+        a.order_only(Key::Obj(obj), Role::Write);
+    } else {
+        for &(part, role) in parts {
+            a.order_only(Key::Part(obj, part), role);
         }
-    });
+    }
+}
+
+/// Runs `f` on the execution's state.
+fn with_access<R>(f: impl FnOnce(&mut Access<'_>) -> R) -> R {
+    runtime::with_state("interleave_test::sync::mpsc", f)
 }
 
 fn id(obj: Option<ObjId>) -> ObjId {

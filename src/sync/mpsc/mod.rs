@@ -5,6 +5,15 @@
 //! in which values arrive and ends disconnect. A thread waiting on a channel shows in
 //! deadlock reports as "waits to receive on Channel #N" or "waits to send on Channel #N".
 //!
+//! For data races and [`current::clock`](crate::current::clock), a receive knows the send
+//! of the value it took and what happened before that send, not what the sender did after
+//! it. A send on a bounded channel knows the receive that made its room, a rendezvous send
+//! returns knowing the receive that took its value, a receive that finds every sender gone
+//! knows their drops, and a send that fails knows the receiver's drop. Nothing else is
+//! ordered: std's implementation also orders two senders' sends, and a rendezvous
+//! `try_send` after the waiting receiver's arrival, but std does not promise it, so a
+//! program that relies on it is reported.
+//!
 //! ```
 //! use interleave_test::sync::mpsc;
 //! use interleave_test::{thread, Builder};
