@@ -122,6 +122,10 @@ pub struct Builder {
     /// always a switch point (the unpruned search the newer rule is checked against).
     #[cfg(test)]
     pub(crate) blocking_wait_switches: bool,
+    /// Unit tests only: a random or PCT run starts all its drivers after its first
+    /// execution (see `driver::Widening`).
+    #[cfg(test)]
+    pub(crate) widen_at_once: bool,
 }
 
 impl Default for Builder {
@@ -161,6 +165,8 @@ impl Builder {
             regressions: None,
             #[cfg(test)]
             blocking_wait_switches: false,
+            #[cfg(test)]
+            widen_at_once: false,
         }
     }
 
@@ -409,6 +415,13 @@ impl Builder {
             reduction: dfs.then_some(self.reduction),
             strategy: self.strategy,
             corpus: self.regressions.clone(),
+            #[cfg(test)]
+            widening: match self.widen_at_once {
+                true => driver::Widening::AT_ONCE,
+                false => driver::Widening::DEFAULT,
+            },
+            #[cfg(not(test))]
+            widening: driver::Widening::DEFAULT,
         }
     }
 

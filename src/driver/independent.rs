@@ -4,9 +4,10 @@
 //! Indices are handed out in order, in chunks, to the drivers; a driver runs its chunk in
 //! order, so when a failure is known every execution below it has run or is running, and
 //! the lowest failing one is reported. A run starts on one driver and brings in the others
-//! (up to the parallelism) only once its first driver has run long enough to estimate that
-//! the executions left would take [`WIDEN_AHEAD`] or more: a hunt of tens of executions
-//! ends before another driver could have paid for its start (see `crew.rs`). Which driver
+//! (up to the parallelism) only once its first driver has run for a millisecond and
+//! estimates that the executions left would take two or more ([`Widening`]): a hunt of
+//! tens of executions ends before another driver could have paid for its start (see
+//! `crew.rs`). Which driver
 //! runs an execution never changes what it does, so neither the failure nor the report's
 //! counts depend on the parallelism or on when drivers join.
 
@@ -42,13 +43,35 @@ pub(crate) struct Independent<'a> {
 /// end together.
 const CHUNK: u64 = 8;
 
-/// How long the first driver runs alone at least, before it estimates the run's length.
-const ALONE_AT_LEAST: Duration = Duration::from_micros(100);
+/// When the first driver of a run brings in the others.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Widening {
+    /// How long it runs alone at least.
+    alone: Duration,
+    /// The estimated time left for which it brings them in.
+    ahead: Duration,
+}
 
-/// The estimated time left for which the first driver brings in the others: a driver costs
-/// tens of microseconds to start and join on an idle machine, and half of this is gained
-/// with a second one.
-const WIDEN_AHEAD: Duration = Duration::from_millis(1);
+impl Widening {
+    /// After a millisecond alone, if the executions left look like two or more. Another
+    /// driver costs its start (tens of microseconds) and, at the end of the run, the wait
+    /// for its last execution and its exit; on a loaded machine its thread may first get a
+    /// core after milliseconds (up to 4 ms measured on a busy 2-core VM), and the run ends
+    /// no sooner. A run that has lasted a millisecond loses a few percent at most (idle) by
+    /// bringing in more drivers just before it ends, and a second driver saves about half
+    /// of the time left, at least as much as the first ran alone.
+    pub(crate) const DEFAULT: Widening = Widening {
+        alone: Duration::from_millis(1),
+        ahead: Duration::from_millis(2),
+    };
+
+    /// After the first execution (tests: every driver runs from the start).
+    #[cfg(test)]
+    pub(crate) const AT_ONCE: Widening = Widening {
+        alone: Duration::ZERO,
+        ahead: Duration::ZERO,
+    };
+}
 
 /// Runs `plan.iterations` executions of `model`, each with its own strategy from `how`, on
 /// up to `plan.parallelism` drivers at a time.
@@ -270,12 +293,12 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
     }
 
     /// On the first driver, until it has: brings in the other drivers if the executions
-    /// left are estimated to take [`WIDEN_AHEAD`] or more (at the rate so far, and within
-    /// the time budget).
+    /// left are estimated to take long enough (at the rate so far, and within the time
+    /// budget; see [`Widening`]).
     fn maybe_widen(&self, d: &mut Driver<'_, '_>) {
         let Some(widen) = d.widen else { return };
         let elapsed = self.start.elapsed();
-        if elapsed < ALONE_AT_LEAST {
+        if elapsed < self.plan.widening.alone {
             return;
         }
         let left = self
@@ -293,7 +316,7 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
         }
         if left == 0 {
             d.widen = None;
-        } else if ahead >= WIDEN_AHEAD.as_secs_f64() {
+        } else if ahead >= self.plan.widening.ahead.as_secs_f64() {
             let more = (self.plan.parallelism - 1).min(usize::try_from(left).unwrap_or(usize::MAX));
             self.drivers.store(1 + more, Ordering::Relaxed);
             widen(more);
@@ -301,3 +324,6 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,7 +20,7 @@ pub(crate) use progress::TRACE;
 mod rescue;
 mod revisit;
 
-pub(crate) use independent::{Independent, run_independent};
+pub(crate) use independent::{Independent, Widening, run_independent};
 pub(crate) use outcome::schedule_mismatch;
 use outcome::{decision, failure, schedule};
 pub(crate) use progress::ShowProgress;
@@ -55,6 +55,8 @@ pub(crate) struct Plan {
     /// schedule is stored when the process must abort before a failure can be returned
     /// (see `runtime/abort.rs`).
     pub(crate) corpus: Option<crate::corpus::Corpus>,
+    /// When a random or PCT run brings in its other drivers.
+    pub(crate) widening: Widening,
 }
 
 impl Plan {

@@ -143,13 +143,15 @@ fn the_failure_does_not_depend_on_parallelism() {
     }
 }
 
-/// Thread 0 adds 1 to a second counter `pad` times and then increments the shared counter
-/// with a separate load and store; thread 1 increments it first and then adds to the second
-/// counter `pad` times. An update is lost only when thread 1 runs between thread 0's load
-/// and store: the longer the padding, the rarer that is.
-fn padded_race(pad: usize) {
+/// Two threads increment a shared counter in one of `ways` ways chosen by the search:
+/// the first way is a separate load and store, the others one `fetch_add`. Thread 0 first
+/// adds 1 to a second counter `pad` times, thread 1 afterwards. An update is lost only on
+/// the first way, when thread 1 runs between thread 0's load and store: the longer the
+/// padding and the more ways, the rarer that is.
+fn padded_race(pad: usize, ways: usize) {
     let x = Arc::new(AtomicUsize::new(0));
     let y = Arc::new(AtomicUsize::new(0));
+    let racy = interleave_test::choose(ways) == 0;
     let workers: Vec<_> = (0..2)
         .map(|t| {
             let (x, y) = (Arc::clone(&x), Arc::clone(&y));
@@ -158,8 +160,12 @@ fn padded_race(pad: usize) {
                 if t == 0 {
                     pad();
                 }
-                let v = x.load(SeqCst);
-                x.store(v + 1, SeqCst);
+                if racy {
+                    let v = x.load(SeqCst);
+                    x.store(v + 1, SeqCst);
+                } else {
+                    x.fetch_add(1, SeqCst);
+                }
                 if t == 1 {
                     pad();
                 }
@@ -189,26 +195,31 @@ fn locked_adds(adds: usize) {
 
 /// Random and PCT give the same failure, and a passing run the same report, at parallelism
 /// 1, 2 and 3. The runs are long enough (hundreds to thousands of executions) for the first
-/// driver to bring in the others after a fraction of a millisecond, so most of their
-/// executions run with several drivers at once, some of them while PCT's epochs turn. In
+/// driver to bring in the others after its first millisecond (tens of executions in a test
+/// build), so most of their executions run with several drivers at once, some of them
+/// while PCT's epochs turn. In
 /// the second passing model the search chooses how many adds each thread makes (up to 40),
 /// so the longest execution grows from one epoch to the next over the first hundreds of
 /// executions: PCT's executions would differ if one learned from an epoch still running.
-/// The failures are found from execution 45 to 1875 (with a single driver):
-/// random, padding 14, seeds 0 to 3: 1045, 761, 421, 1875;
-/// PCT (depth 3), padding 20, seeds 0 to 3: 140, 59, 74, 45.
+/// The failures are found from execution 74 to 1875 (with a single driver):
+/// random, padding 14, one way, seeds 0 to 3: 1045, 761, 421, 1875;
+/// PCT (depth 3), padding 20, eight ways, seeds 0 to 3: 606, 411, 74, 182.
 #[test]
 fn results_do_not_depend_on_parallelism_under_random_and_pct() {
     let strategies = [
-        (StrategyKind::Random, 14),
-        (StrategyKind::Pct { depth: 3 }, 20),
+        (StrategyKind::Random, 14, 1),
+        (StrategyKind::Pct { depth: 3 }, 20, 8),
     ];
-    for (strategy, pad) in strategies {
+    for (strategy, pad, ways) in strategies {
         let at = |p, seed| Builder::new().strategy(strategy).seed(seed).parallelism(p);
         for seed in 0..4 {
-            let hunt = |p| at(p, seed).iterations(5000).check(|| padded_race(pad));
+            let hunt = |p| {
+                at(p, seed)
+                    .iterations(5000)
+                    .check(|| padded_race(pad, ways))
+            };
             let one = hunt(1).unwrap_err();
-            assert!(one.iteration() >= 45, "{strategy:?}, seed {seed}: {one}");
+            assert!(one.iteration() >= 74, "{strategy:?}, seed {seed}: {one}");
             for p in [2, 3] {
                 assert_eq!(hunt(p).unwrap_err(), one, "{strategy:?}, seed {seed}, {p}");
             }
