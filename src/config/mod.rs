@@ -98,9 +98,9 @@ pub struct Builder {
     /// Executions run at once, each on its own OS threads (at least 1). Results do not depend
     /// on it. With more than one, the model closure runs on several threads at once, so it
     /// must be `Sync`, and a `static` shared between executions is reported as misuse by
-    /// whichever execution reaches it second. A random or PCT run starts on one thread and
-    /// starts the others only once the executions left look like a millisecond or more of
-    /// work, so a run of tens of executions is as fast as at 1.
+    /// whichever execution reaches it second. A random or PCT run starts on one thread, and
+    /// starts the others only after a millisecond, if the executions left look like two or
+    /// more: a run of tens or hundreds of executions is as fast as at 1.
     pub parallelism: usize,
     /// What runs the model threads (coroutines unless set).
     pub substrate: Substrate,
