@@ -167,6 +167,9 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             counts: Tally::counting_distinct(),
             widen,
         };
+        // A driver that unwinds (a fault of the crate) leaves executions it took unrun:
+        // the others must not wait for them to end an epoch.
+        let unwinding = HaltUnlessDone(&|| self.halt());
         while let Some(chunk) = self.claim() {
             let stop = || self.stopped(chunk.start);
             let Some(learned) = self.epochs.learned(chunk.start, stop) else {
@@ -177,6 +180,7 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             };
             self.epochs.ended(chunk, steps, self.plan.iterations);
         }
+        std::mem::forget(unwinding);
         self.tally.lock().merge(driver.counts);
     }
 
@@ -191,12 +195,10 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             let drivers = self.drivers.load(Ordering::Relaxed) as u64;
             let size = ((end - first) / (2 * drivers)).clamp(1, CHUNK);
             let next = first + size;
-            match (self.next).compare_exchange_weak(
-                first,
-                next,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
+            match self
+                .next
+                .compare_exchange_weak(first, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
                 Ok(_) => return Some(first..next),
                 Err(now) => first = now,
             }
@@ -294,9 +296,13 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
 
     /// On the first driver, until it has: brings in the other drivers if the executions
     /// left are estimated to take long enough (at the rate so far, and within the time
-    /// budget; see [`Widening`]).
+    /// budget; see [`Widening`]). Never once a failure is known: the run is about to end.
     fn maybe_widen(&self, d: &mut Driver<'_, '_>) {
         let Some(widen) = d.widen else { return };
+        if self.lowest_failure.load(Ordering::Relaxed) != u64::MAX {
+            d.widen = None;
+            return;
+        }
         let elapsed = self.start.elapsed();
         if elapsed < self.plan.widening.alone {
             return;
@@ -322,6 +328,16 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             widen(more);
             d.widen = None;
         }
+    }
+}
+
+/// Calls its function when dropped: forgotten by a driver that is done, dropped by one that
+/// unwinds.
+struct HaltUnlessDone<'a>(&'a dyn Fn());
+
+impl Drop for HaltUnlessDone<'_> {
+    fn drop(&mut self) {
+        (self.0)();
     }
 }
 

@@ -3,8 +3,10 @@
 //! several at once and PCT's epochs turn while drivers wait. (`tests/search/replay.rs`
 //! checks the same with drivers that start as they do by default, after a millisecond.)
 
+use std::panic::Location;
 use std::time::Duration;
 
+use super::{Independent, run_independent};
 use crate::settings::StrategyKind;
 use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::sync::{Arc, Mutex};
@@ -98,4 +100,38 @@ fn passing_runs_with_every_driver_from_the_start_report_the_same() {
             }
         }
     }
+}
+
+/// A driver that unwinds (here: the strategy of execution 20 cannot be made) halts the run:
+/// the others, waiting for PCT's epoch 15..31 to end, stop instead of waiting for ever, and
+/// the panic reaches the caller.
+#[test]
+fn a_driver_that_unwinds_stops_the_others() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let builder = at_once(StrategyKind::Pct { depth: 3 }, 1, 3).iterations(1000);
+        let make = |i, k| -> Box<dyn crate::strategy::Strategy> {
+            assert_ne!(i, 20, "no strategy for execution 20");
+            Box::new(crate::strategy::PctStrategy::new(i, 3, k))
+        };
+        let how = Independent {
+            name: crate::settings::StrategyName::Pct,
+            epochs: true,
+            make: &make,
+        };
+        let model = || {};
+        let run = || run_independent(&builder.plan(), &how, &model, Location::caller());
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+        let message = outcome
+            .map(|_| String::new())
+            .unwrap_or_else(|p| crate::runtime::text_of(&*p).unwrap_or_default());
+        done.send(message).unwrap();
+    });
+    let message = finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the run ended");
+    assert!(
+        message.contains("no strategy for execution 20"),
+        "{message}"
+    );
 }
