@@ -43,6 +43,10 @@ pub(crate) struct Independent<'a> {
 /// end together.
 const CHUNK: u64 = 8;
 
+/// The most executions the first driver runs without looking at the clock, while it runs
+/// alone: a bound on how late it notices that executions became slower.
+const LOOK_AGAIN: u64 = 32;
+
 /// When the first driver of a run brings in the others.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Widening {
@@ -149,6 +153,8 @@ struct Driver<'r, 'w> {
     counts: Tally,
     /// How the first driver brings in the others, until it has.
     widen: Option<&'w Widen<'w>>,
+    /// After how many of its executions the first driver next looks at the clock.
+    look_at: u64,
 }
 
 impl<'r, F: Fn() + Sync> Run<'r, F> {
@@ -166,6 +172,7 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             saver: rescue::saver(meta_0, self.plan.corpus.as_ref()),
             counts: Tally::counting_distinct(),
             widen,
+            look_at: 1,
         };
         // A driver that unwinds (a fault of the crate) leaves executions it took unrun:
         // the others must not wait for them to end an epoch.
@@ -299,30 +306,37 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
     /// budget; see [`Widening`]). Never once a failure is known: the run is about to end.
     fn maybe_widen(&self, d: &mut Driver<'_, '_>) {
         let Some(widen) = d.widen else { return };
+        let done = d.counts.executions;
+        if done < d.look_at {
+            return;
+        }
         if self.lowest_failure.load(Ordering::Relaxed) != u64::MAX {
             d.widen = None;
             return;
         }
         let elapsed = self.start.elapsed();
-        if elapsed < self.plan.widening.alone {
+        let per_execution = elapsed.as_secs_f64() / done.max(1) as f64;
+        let Widening { alone, ahead } = self.plan.widening;
+        if elapsed < alone {
+            // Looks again after half the executions that would take it to `alone` at this
+            // rate (at most LOOK_AGAIN): the clock is read a few times, not after each.
+            let to_go = (alone - elapsed).as_secs_f64() / per_execution;
+            d.look_at = done + ((to_go / 2.0) as u64).clamp(1, LOOK_AGAIN);
             return;
         }
+        d.look_at = done + 1;
         let left = self
             .plan
             .iterations
             .saturating_sub(self.next.load(Ordering::Relaxed));
-        let per_execution = elapsed.as_secs_f64() / d.counts.executions.max(1) as f64;
-        let mut ahead = per_execution * left as f64;
+        let mut time_left = per_execution * left as f64;
         if let Some(deadline) = self.deadline {
-            ahead = ahead.min(
-                deadline
-                    .saturating_duration_since(Instant::now())
-                    .as_secs_f64(),
-            );
+            let budget = deadline.saturating_duration_since(Instant::now());
+            time_left = time_left.min(budget.as_secs_f64());
         }
         if left == 0 {
             d.widen = None;
-        } else if ahead >= self.plan.widening.ahead.as_secs_f64() {
+        } else if time_left >= ahead.as_secs_f64() {
             let more = (self.plan.parallelism - 1).min(usize::try_from(left).unwrap_or(usize::MAX));
             self.drivers.store(1 + more, Ordering::Relaxed);
             widen(more);
