@@ -98,7 +98,9 @@ pub struct Builder {
     /// Executions run at once, each on its own OS threads (at least 1). Results do not depend
     /// on it. With more than one, the model closure runs on several threads at once, so it
     /// must be `Sync`, and a `static` shared between executions is reported as misuse by
-    /// whichever execution reaches it second.
+    /// whichever execution reaches it second. A random or PCT run starts on one thread, and
+    /// starts the others only after a millisecond, if the executions left look like two or
+    /// more: a run of tens or hundreds of executions is as fast as at 1.
     pub parallelism: usize,
     /// What runs the model threads (coroutines unless set).
     pub substrate: Substrate,
@@ -120,6 +122,10 @@ pub struct Builder {
     /// always a switch point (the unpruned search the newer rule is checked against).
     #[cfg(test)]
     pub(crate) blocking_wait_switches: bool,
+    /// Unit tests only: a random or PCT run starts all its drivers after its first
+    /// execution (see `driver::Widening`).
+    #[cfg(test)]
+    pub(crate) widen_at_once: bool,
 }
 
 impl Default for Builder {
@@ -159,6 +165,8 @@ impl Builder {
             regressions: None,
             #[cfg(test)]
             blocking_wait_switches: false,
+            #[cfg(test)]
+            widen_at_once: false,
         }
     }
 
@@ -401,6 +409,13 @@ impl Builder {
             reduction: dfs.then_some(self.reduction),
             strategy: self.strategy,
             corpus: self.regressions.clone(),
+            #[cfg(test)]
+            widening: match self.widen_at_once {
+                true => driver::Widening::AT_ONCE,
+                false => driver::Widening::DEFAULT,
+            },
+            #[cfg(not(test))]
+            widening: driver::Widening::DEFAULT,
         }
     }
 

@@ -1,12 +1,17 @@
 //! The driver loop: runs executions, several at once where the strategy allows it, keeps the
 //! failure of the lowest failing execution, and turns runtime outcomes into [`Failure`]s.
 //!
-//! Architecture invariant: the result does not depend on how many executions run at once.
-//! Execution `i` of a random run uses its own seed, derived from the run's seed and `i`, and
-//! when several executions fail the one with the lowest index is reported; every execution
-//! below it has run by then, because indices are handed out in order.
+//! Architecture invariant: the result does not depend on how many executions run at once,
+//! nor on when the driver threads start. Execution `i` of a random run uses its own seed,
+//! derived from the run's seed and `i`, and when several executions fail the one with the
+//! lowest index is reported; every execution below it has run by then, because indices are
+//! handed out in order (`independent.rs`). The driver threads are in `crew.rs`, PCT's epochs
+//! in `epochs.rs`.
 
+mod crew;
 mod distinct;
+mod epochs;
+mod independent;
 mod outcome;
 mod progress;
 
@@ -15,16 +20,13 @@ pub(crate) use progress::TRACE;
 mod rescue;
 mod revisit;
 
+pub(crate) use independent::{Independent, Widening, run_independent};
 pub(crate) use outcome::schedule_mismatch;
 use outcome::{decision, failure, schedule};
 pub(crate) use progress::ShowProgress;
 pub(crate) use revisit::{Revisit, revisit};
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-use parking_lot::Mutex;
 
 use crate::report::{Failure, Report};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
@@ -53,6 +55,8 @@ pub(crate) struct Plan {
     /// schedule is stored when the process must abort before a failure can be returned
     /// (see `runtime/abort.rs`).
     pub(crate) corpus: Option<crate::corpus::Corpus>,
+    /// When a random or PCT run brings in its other drivers.
+    pub(crate) widening: Widening,
 }
 
 impl Plan {
@@ -193,87 +197,6 @@ fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
     })
 }
 
-/// How a run of independent executions gets the strategy of each.
-pub(crate) struct Independent<'a> {
-    /// The strategy's name, for the report.
-    pub(crate) name: StrategyName,
-    /// Whether strategies learn the length of executions from earlier ones (PCT's `k`): then
-    /// executions run in epochs of doubling size (1, 2, 4, ...), each learning from all the
-    /// epochs before it, so the result still does not depend on the parallelism.
-    pub(crate) epochs: bool,
-    /// The strategy of execution `i`, given the most steps of the earlier epochs' executions.
-    pub(crate) make: &'a (dyn Fn(u64, Option<u64>) -> Box<dyn Strategy> + Sync),
-}
-
-/// Runs `plan.iterations` executions of `model`, each with its own strategy from `how`,
-/// `plan.parallelism` at a time.
-pub(crate) fn run_independent<F: Fn() + Sync>(
-    plan: &Plan,
-    how: &Independent<'_>,
-    model: &F,
-    loc: Loc,
-) -> Result<Report, Failure> {
-    let start = Instant::now();
-    let deadline = plan.deadline(start);
-    let tally = Mutex::new(Tally::counting_distinct());
-    let mut first = 0;
-    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
-    while first < plan.iterations && tally.lock().failure.is_none() && !out_of_time() {
-        let end = match how.epochs {
-            true => first
-                .saturating_mul(2)
-                .saturating_add(1)
-                .min(plan.iterations),
-            false => plan.iterations,
-        };
-        let learned = (first > 0).then(|| tally.lock().max_steps);
-        let batch = Batch {
-            next: AtomicU64::new(first),
-            end,
-            learned,
-            lowest_failure: AtomicU64::new(u64::MAX),
-            deadline,
-        };
-        let drivers = usize::try_from(end - first)
-            .unwrap_or(usize::MAX)
-            .min(plan.parallelism);
-        on_drivers(drivers, plan.exec.substrate, |core| {
-            let exec = ExecConfig { core, ..plan.exec };
-            independent_worker(plan, how, &batch, exec, model, loc, &tally);
-        });
-        first = end;
-    }
-    let mut tally = tally.into_inner();
-    let stopped_by = (tally.executions < plan.iterations)
-        .then(|| plan.max_time.map(crate::report::Limit::MaxTime))
-        .flatten();
-    match tally.failure.take() {
-        Some(failure) => Err(failure),
-        None => Ok(tally.report(Ending {
-            strategy: plan.strategy,
-            seed: Some(plan.seed),
-            bound: None,
-            exhausted: false,
-            stopped_by,
-            reduction: None,
-            redundant: 0,
-            start,
-            substrate: plan.exec.substrate,
-        })),
-    }
-}
-
-/// Executions `next..end` of a run, handed out in order to the driver threads, [`CHUNK`]
-/// at a time.
-struct Batch {
-    next: AtomicU64,
-    end: u64,
-    learned: Option<u64>,
-    lowest_failure: AtomicU64,
-    /// When the run's time budget runs out.
-    deadline: Option<Instant>,
-}
-
 /// Runs executions one after another under one strategy that learns from each (DFS; it has
 /// no seed), made by `make`, until one fails, `plan.iterations` have run, or the strategy
 /// has explored everything.
@@ -292,12 +215,12 @@ pub(crate) fn run_sequential<F: Fn() + Sync>(
     model: &F,
     loc: Loc,
 ) -> Result<Report, Failure> {
-    let result = Mutex::new(None);
-    on_drivers(1, plan.exec.substrate, |core| {
+    let mut result = None;
+    crew::one_driver(plan.exec.substrate, |core| {
         let exec = ExecConfig { core, ..plan.exec };
-        *result.lock() = Some(sequential(plan, exec, make, bound, model, loc));
+        result = Some(sequential(plan, exec, make, bound, model, loc));
     });
-    result.into_inner().expect("the driver ran")
+    result.expect("the driver ran")
 }
 
 fn sequential<F: Fn() + Sync>(
@@ -369,130 +292,6 @@ fn sequential<F: Fn() + Sync>(
     }))
 }
 
-/// Runs `work` on `n` driver threads and waits for them. On the OS-thread substrate each is
-/// a thread of its own pinned to a core (round-robin over the process's cores), with the
-/// core passed in: the threads of its executions are pinned there too. Under coroutines
-/// nothing is pinned and the caller's thread is one of the drivers, so that a run with one
-/// driver starts no thread at all. The caller's thread is never pinned: it is the user's.
-fn on_drivers(
-    n: usize,
-    substrate: crate::settings::Substrate,
-    work: impl Fn(Option<runtime::Core>) + Sync,
-) {
-    if substrate == crate::settings::Substrate::Coroutines {
-        return on_coroutine_drivers(n, &work);
-    }
-    std::thread::scope(|s| {
-        let drivers: Vec<_> = (0..n)
-            .map(|i| {
-                let work = &work;
-                std::thread::Builder::new()
-                    .name(format!("interleave-driver-{i}"))
-                    .spawn_scoped(s, move || work(runtime::pin_driver()))
-                    .unwrap_or_else(|e| {
-                        panic!("interleave-test could not create a driver thread: {e}")
-                    })
-            })
-            .collect();
-        // Joined explicitly, so that the OS threads are gone when the exploration returns
-        // (the scope's own wait does not wait for that).
-        for d in drivers {
-            if let Err(payload) = d.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-    });
-}
-
-fn on_coroutine_drivers(n: usize, work: &(impl Fn(Option<runtime::Core>) + Sync)) {
-    std::thread::scope(|s| {
-        let others: Vec<_> = (1..n)
-            .map(|i| {
-                std::thread::Builder::new()
-                    .name(format!("interleave-driver-{i}"))
-                    .spawn_scoped(s, move || work(None))
-                    .unwrap_or_else(|e| {
-                        panic!("interleave-test could not create a driver thread: {e}")
-                    })
-            })
-            .collect();
-        work(None);
-        for d in others {
-            if let Err(payload) = d.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-    });
-}
-
-fn independent_worker<F: Fn() + Sync>(
-    plan: &Plan,
-    how: &Independent<'_>,
-    batch: &Batch,
-    mut exec: ExecConfig,
-    model: &F,
-    loc: Loc,
-    tally: &Mutex<Tally>,
-) {
-    let mut reuse = Reuse::default();
-    let meta_0 = meta(plan, how.name, Some(plan.seed), 0, &exec);
-    let saver = rescue::saver(meta_0, plan.corpus.as_ref());
-    // Counted here and added once at the end: the shared tally is for failures.
-    let mut counts = Tally::counting_distinct();
-    'chunks: loop {
-        let first = batch.next.fetch_add(CHUNK, Ordering::Relaxed);
-        for i in first..first.saturating_add(CHUNK).min(batch.end) {
-            if i > batch.lowest_failure.load(Ordering::Relaxed)
-                || batch.deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                break 'chunks;
-            }
-            let run = (i, model, loc);
-            let Some(mut out) = run_one((how, batch, &saver), &mut exec, run, &mut reuse) else {
-                break 'chunks;
-            };
-            counts.add(&out);
-            match out.failure.take() {
-                None => reuse.recycle(out.decisions),
-                Some(draft) => {
-                    let meta = meta(plan, how.name, Some(plan.seed), i, &exec);
-                    keep_lowest(tally, batch, failure(draft, &out, meta));
-                }
-            }
-        }
-        if first.saturating_add(CHUNK) >= batch.end {
-            break;
-        }
-    }
-    tally.lock().merge(counts);
-}
-
-/// Runs execution `i` of an independent run with its strategy; `None` if the strategy
-/// declines. An untracked execution that needed the memory model is discarded (whatever it
-/// did after it met the operation that needed it) and runs again, tracked, with
-/// a new strategy for the same index (so the same decisions), and so does every later one
-/// of this driver (see `ExecConfig::untracked_start`).
-fn run_one<'m, F: Fn() + Sync>(
-    (how, batch, saver): (&Independent<'_>, &Batch, &Arc<dyn runtime::Rescue>),
-    exec: &mut ExecConfig,
-    (i, model, loc): (u64, &'m F, Loc),
-    reuse: &mut Reuse<'m>,
-) -> Option<runtime::ExecOutcome> {
-    loop {
-        let mut strategy = (how.make)(i, batch.learned);
-        if !strategy.begin_execution() {
-            return None;
-        }
-        let origin = rescue::origin(saver, i);
-        let out = runtime::run_execution(strategy, origin, *exec, model, loc, reuse);
-        if !out.start_over {
-            return Some(out);
-        }
-        reuse.recycle(out.decisions);
-        track_from_now(exec);
-    }
-}
-
 /// After an untracked execution asked to start over: every later execution is tracked.
 fn track_from_now(exec: &mut ExecConfig) {
     assert!(
@@ -517,21 +316,6 @@ fn meta(
         iteration,
         substrate: exec.substrate,
         settings: settings(exec),
-    }
-}
-
-/// Executions a driver takes at once from a batch: fewer trips to the shared counter, and
-/// still in order (a driver runs its chunk in order, so every execution below the lowest
-/// failure has run when the drivers stop).
-const CHUNK: u64 = 8;
-
-/// Keeps `found` if it is the lowest failing execution so far.
-fn keep_lowest(tally: &Mutex<Tally>, batch: &Batch, found: Failure) {
-    let mut t = tally.lock();
-    let i = found.iteration;
-    if t.failure.as_ref().is_none_or(|f| f.iteration > i) {
-        t.failure = Some(found);
-        batch.lowest_failure.fetch_min(i, Ordering::Relaxed);
     }
 }
 

@@ -1,8 +1,10 @@
 //! Replay through JSON text gives the identical failure, for every failure kind; a passing
-//! schedule replays as a pass.
+//! schedule replays as a pass. The same seed gives the same failure, and a passing run the
+//! same report, whatever the parallelism.
 
+use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{Builder, Failure, FailureKind, Schedule, thread};
+use interleave_test::{Builder, Failure, FailureKind, Schedule, StrategyKind, thread};
 
 use crate::common::abba;
 
@@ -138,5 +140,103 @@ fn the_failure_does_not_depend_on_parallelism() {
             below.check(split_increment).unwrap().executions,
             one.iteration()
         );
+    }
+}
+
+/// Two threads increment a shared counter in one of `ways` ways chosen by the search:
+/// the first way is a separate load and store, the others one `fetch_add`. Thread 0 first
+/// adds 1 to a second counter `pad` times, thread 1 afterwards. An update is lost only on
+/// the first way, when thread 1 runs between thread 0's load and store: the longer the
+/// padding and the more ways, the rarer that is.
+fn padded_race(pad: usize, ways: usize) {
+    let x = Arc::new(AtomicUsize::new(0));
+    let y = Arc::new(AtomicUsize::new(0));
+    let racy = interleave_test::choose(ways) == 0;
+    let workers: Vec<_> = (0..2)
+        .map(|t| {
+            let (x, y) = (Arc::clone(&x), Arc::clone(&y));
+            thread::spawn(move || {
+                let pad = || (0..pad).for_each(|_| _ = y.fetch_add(1, SeqCst));
+                if t == 0 {
+                    pad();
+                }
+                if racy {
+                    let v = x.load(SeqCst);
+                    x.store(v + 1, SeqCst);
+                } else {
+                    x.fetch_add(1, SeqCst);
+                }
+                if t == 1 {
+                    pad();
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(x.load(SeqCst), 2, "an update was lost");
+}
+
+/// Three threads each add 1 `adds` times under one mutex.
+fn locked_adds(adds: usize) {
+    let m = Arc::new(Mutex::new(0));
+    let workers: Vec<_> = (0..3)
+        .map(|_| {
+            let m = Arc::clone(&m);
+            thread::spawn(move || (0..adds).for_each(|_| *m.lock().unwrap() += 1))
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(*m.lock().unwrap(), 3 * adds);
+}
+
+/// Random and PCT give the same failure, and a passing run the same report, at parallelism
+/// 1, 2 and 3. The runs are long enough (hundreds to thousands of executions) for the first
+/// driver to bring in the others after its first millisecond (tens of executions in a test
+/// build), so most of their executions run with several drivers at once, some of them
+/// while PCT's epochs turn. In
+/// the second passing model the search chooses how many adds each thread makes (up to 40),
+/// so the longest execution grows from one epoch to the next over the first hundreds of
+/// executions: PCT's executions would differ if one learned from an epoch still running.
+/// The failures are found from execution 74 to 1875 (with a single driver):
+/// random, padding 14, one way, seeds 0 to 3: 1045, 761, 421, 1875;
+/// PCT (depth 3), padding 20, eight ways, seeds 0 to 3: 606, 411, 74, 182.
+#[test]
+fn results_do_not_depend_on_parallelism_under_random_and_pct() {
+    let strategies = [
+        (StrategyKind::Random, 14, 1),
+        (StrategyKind::Pct { depth: 3 }, 20, 8),
+    ];
+    for (strategy, pad, ways) in strategies {
+        let at = |p, seed| Builder::new().strategy(strategy).seed(seed).parallelism(p);
+        for seed in 0..4 {
+            let hunt = |p| {
+                at(p, seed)
+                    .iterations(5000)
+                    .check(|| padded_race(pad, ways))
+            };
+            let one = hunt(1).unwrap_err();
+            assert!(one.iteration() >= 74, "{strategy:?}, seed {seed}: {one}");
+            for p in [2, 3] {
+                assert_eq!(hunt(p).unwrap_err(), one, "{strategy:?}, seed {seed}, {p}");
+            }
+        }
+        let passing = |p, model: &(dyn Fn() + Sync)| {
+            let mut report = at(p, 9).iterations(3000).check(model).unwrap();
+            report.elapsed = std::time::Duration::ZERO;
+            report
+        };
+        let two_adds = || locked_adds(2);
+        let chosen_adds = || locked_adds(interleave_test::choose(41));
+        for model in [&two_adds as &(dyn Fn() + Sync), &chosen_adds] {
+            let one = passing(1, model);
+            assert_eq!(one.executions, 3000);
+            for p in [2, 3] {
+                assert_eq!(passing(p, model), one, "{strategy:?}, parallelism {p}");
+            }
+        }
     }
 }
