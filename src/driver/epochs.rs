@@ -1,7 +1,8 @@
 //! Epochs of a run whose strategies learn from earlier executions (PCT's `k`, the length of
-//! an execution): executions run in epochs of doubling size, `0..1`, `1..3`, `3..7`, ...
-//! (epoch `e` is `2^e - 1 .. 2^(e+1) - 1`), and every execution of an epoch is given the
-//! most steps of all the executions of the epochs before it. What an execution learns thus
+//! an execution in decisions between threads): executions run in epochs of doubling size,
+//! `0..1`, `1..3`, `3..7`, ... (epoch `e` is `2^e - 1 .. 2^(e+1) - 1`), and every execution
+//! of an epoch is given the most such decisions of all the executions of the epochs before
+//! it (called its steps here). What an execution learns thus
 //! depends on its index alone, never on which driver ran what: the result does not depend
 //! on the parallelism.
 //!

@@ -230,7 +230,7 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
                 return None;
             };
             d.counts.add(&out);
-            steps = steps.max(out.steps);
+            steps = steps.max(out.thread_choices());
             match out.failure.take() {
                 None => d.reuse.recycle(out.decisions),
                 Some(draft) => {

@@ -137,6 +137,14 @@ pub(crate) fn run_execution<'m>(
     outcome
 }
 
+impl ExecOutcome {
+    /// Decisions between threads (not picks) the execution made: its length as PCT counts
+    /// it.
+    pub(crate) fn thread_choices(&self) -> u64 {
+        self.decisions.iter().filter(|d| d.pick.is_none()).count() as u64
+    }
+}
+
 fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
     let keep = st.failure.is_some() || st.config.keep_names;
     let names = if keep {

@@ -1,12 +1,16 @@
 //! Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A
 //! Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010).
 //!
-//! Each execution gives the threads random distinct priorities and picks `depth - 1` change
-//! points uniformly among the first `k` steps; it always runs the highest-priority runnable
-//! thread, and at the `i`-th change point lowers the running thread to priority `i`, below
-//! every initial priority. A bug of depth `d` in a model with `n` threads and `k` steps is then
-//! found by each execution with probability at least `1 / (n * k^(d-1))`. `k` is learned: the
-//! most steps any execution of the earlier epochs of the run took (the driver runs PCT in
+//! Each execution gives the threads random distinct priorities and picks `depth - 1`
+//! distinct change points uniformly among the first `k` steps; it always runs the
+//! highest-priority runnable thread, and at the `i`-th change point lowers the running thread
+//! to priority `i`, below every initial priority. A bug of depth `d` in a model with `n`
+//! threads and `k` steps is then found by each execution with probability at least
+//! `1 / (n * k^(d-1))`. A step here is a decision between threads (where two or more could
+//! run), as in the paper, where only such points are scheduling points: counting the switch
+//! points where one thread alone can run would make `k` larger for nothing, and change
+//! points falling there would pile up on the next decision. `k` is learned: the most
+//! decisions any execution of the earlier epochs of the run made (the driver runs PCT in
 //! epochs of doubling size, so that executions of one epoch can run in parallel and the
 //! result does not depend on the parallelism). One strategy value drives one execution.
 //!
@@ -45,9 +49,12 @@ pub(crate) struct PctStrategy {
     /// priorities are at least `depth`; change points assign `1..depth`; spinning assigns
     /// values below zero, the latest spinner lowest.
     priority: Vec<Option<i64>>,
-    /// This execution's change points (steps), ascending; `change_points[..applied]` are used.
+    /// This execution's change points (decisions between threads, from 1), ascending and
+    /// distinct; `change_points[..applied]` are used.
     change_points: Vec<u64>,
     applied: usize,
+    /// Decisions between threads made so far in this execution.
+    decisions: u64,
     /// How many spin demotions this execution has made (each goes below the previous).
     spins: i64,
     /// The thread that ran last (it takes the change points).
@@ -64,6 +71,7 @@ impl PctStrategy {
             priority: Vec::new(),
             change_points: Vec::new(),
             applied: 0,
+            decisions: 0,
             spins: 0,
             last: None,
         }
@@ -96,19 +104,26 @@ impl Strategy for PctStrategy {
     fn begin_execution(&mut self) -> bool {
         self.priority.clear();
         self.applied = 0;
+        self.decisions = 0;
         self.spins = 0;
         self.last = None;
         let k = self.step_bound.unwrap_or(INITIAL_STEP_BOUND).max(1);
-        self.change_points = (1..self.depth)
-            .map(|_| self.rng.random_range(1..=k))
-            .collect();
+        let points = u64::from(self.depth - 1).min(k);
+        self.change_points.clear();
+        while (self.change_points.len() as u64) < points {
+            let point = self.rng.random_range(1..=k);
+            if !self.change_points.contains(&point) {
+                self.change_points.push(point);
+            }
+        }
         self.change_points.sort_unstable();
         true
     }
 
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
+        self.decisions += 1;
         while self.applied < self.change_points.len()
-            && self.change_points[self.applied] <= choice.step
+            && self.change_points[self.applied] <= self.decisions
         {
             self.applied += 1;
             if let Some(t) = self.last.or(choice.current) {
