@@ -1,8 +1,10 @@
 //! The failing models of the `hard_bugs` bench: Rust ports of programs of SCTBench (Thomson,
 //! Donaldson and Betts, "Concurrency testing using controlled schedulers: an empirical
 //! study", TOPC 2016; its `concurrent-software-benchmarks`, which in turn come from the
-//! ESBMC and SV-COMP suites), written from what each program is described to do. Each is
-//! written once in the `hard_models!` macro and expanded over interleave-test and shuttle.
+//! ESBMC and SV-COMP suites). Each is written anew from what the program does (its threads,
+//! shared state and failing check, as SCTBench publishes them), not translated line by line.
+//! Each is written once in the `hard_models!` macro and expanded over interleave-test and
+//! shuttle.
 //!
 //! The C programs share plain `int`s and `pthread` mutexes; here an `int` that threads
 //! touch outside a common lock is a `SeqCst` atomic (each access a switch point, as each
