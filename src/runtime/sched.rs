@@ -371,7 +371,6 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
         ops: &ops,
         current,
         current_spins: current.is_some() && st.threads[me].signals.take_spinning(),
-        step: st.step,
     };
     let strategy = st
         .strategy

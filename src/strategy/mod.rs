@@ -36,11 +36,9 @@ pub(crate) struct Choice<'a> {
     /// The thread that reached the switch point, if it can continue: choosing another one is
     /// a preemption.
     pub(crate) current: Option<Tid>,
-    /// Whether `current` said it is spinning (`yield_now`, `hint::spin_loop`, a failed
-    /// `try_lock`) since its last decision.
+    /// Whether `current` repeated a spin (a yield, a spin-loop hint or a failed `try_lock`
+    /// again where it spun, no other thread run since) since its last decision.
     pub(crate) current_spins: bool,
-    /// Switch points passed so far in the execution.
-    pub(crate) step: u64,
 }
 
 /// A decision other than the choice of a thread, made by the running thread.

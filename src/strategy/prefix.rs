@@ -146,7 +146,6 @@ mod tests {
             ops: &[],
             current: None,
             current_spins: false,
-            step: 1,
         };
         assert_eq!(s.choose(&choice(&[0, 1])), Ok(1));
         assert!(!followed.improvised.load(Ordering::Relaxed));
@@ -175,7 +174,6 @@ mod tests {
             ops: &[],
             current: None,
             current_spins: false,
-            step: 1,
         };
         assert_eq!(s.choose(&choice), Ok(1));
         for _ in 0..20 {
