@@ -103,8 +103,9 @@ pub(crate) fn observed(reg: ArcReg) {
     });
 }
 
-/// A weak reference was dropped: it commutes with other weak drops, and conflicts with the
-/// drops of strong ones and with what reads the counts.
+/// A weak reference was dropped: it commutes with other weak drops and with the strong
+/// drops that are not the last (reads of the counts, see [`dropped`]), and conflicts with
+/// the last one and with what reads the counts.
 pub(crate) fn weak_dropped(reg: ArcReg) {
     with_arc(reg, |st, a| {
         super::events::order_only(st, Key::Alloc(a), Role::Read);
@@ -139,11 +140,18 @@ pub(crate) fn cloned(reg: ArcReg) {
 
 /// One strong reference fewer; `last`: it was the last, and the value is dropped next.
 ///
-/// For reduction every drop writes the counts: two drops of one allocation never commute,
-/// since running one first can make the other the last (a sleeping thread whose drop was
-/// not the last would otherwise stay asleep while another drop makes its own the last, and
-/// the search would miss who runs the destructor). For the memory model a drop releases,
-/// and the last one acquires.
+/// For reduction the last drop writes the counts and every other drop reads them: two
+/// decrements of one count commute, and only which one reaches zero (and runs the
+/// destructor) can be seen. Two drops in a state with `c` references: if `c >= 3` neither is
+/// the last in either order, and both orders reach the same state; if `c == 2` the second
+/// one is the last, whichever it is, so in an execution the two are a read and a write,
+/// which conflict, and the search tries the other order. A clone (a read) commutes with a
+/// drop that is not the last (the cloner holds a reference, so neither is the last either
+/// way); a count read, `get_mut`, `make_mut` or failed `try_unwrap` writes (`observed`), so
+/// it conflicts with every drop. A thread asleep with a drop as its next event keeps it as
+/// a write (`strategy/dpor/mod.rs`, `as_sleeper`): whether it is the last depends on the
+/// drops that run meanwhile. For the memory model a drop releases, and the last one
+/// acquires.
 pub(crate) fn dropped(reg: ArcReg, last: bool) {
     if reg.quiet && !last && !reg.spins {
         return;
@@ -156,8 +164,12 @@ pub(crate) fn dropped(reg: ArcReg, last: bool) {
         }
         let strong = &mut st.arcs[a].strong;
         *strong = if last { 0 } else { strong.saturating_sub(1) };
-        let sync = if last { Role::Acquire } else { Role::Release };
-        super::events::declare_split(st, Key::Alloc(a), Role::Write, sync);
+        let (order, sync) = if last {
+            (Role::Write, Role::Acquire)
+        } else {
+            (Role::Read, Role::Release)
+        };
+        super::events::declare_split(st, Key::Alloc(a), order, sync);
     });
 }
 

@@ -1,8 +1,9 @@
 //! Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A
 //! Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010).
 //!
-//! Each execution gives the threads random distinct priorities and picks `depth - 1`
-//! distinct change points uniformly among the first `k` steps; it always runs the
+//! Each execution gives the threads random distinct priorities and picks `depth - 1` change
+//! points uniformly among the first `k` steps (but the first, whose change the initial
+//! priorities already make; see `begin_execution`); it always runs the
 //! highest-priority runnable thread, and at the `i`-th change point lowers the running thread
 //! to priority `i`, below every initial priority. A bug of depth `d` in a model with `n`
 //! threads and `k` steps is then found by each execution with probability at least
@@ -49,8 +50,8 @@ pub(crate) struct PctStrategy {
     /// priorities are at least `depth`; change points assign `1..depth`; spinning assigns
     /// values below zero, the latest spinner lowest.
     priority: Vec<Option<i64>>,
-    /// This execution's change points (decisions between threads, from 1), ascending and
-    /// distinct; `change_points[..applied]` are used.
+    /// This execution's change points (decisions between threads, from 2), ascending and
+    /// distinct (a point drawn twice counts once); `change_points[..applied]` are used.
     change_points: Vec<u64>,
     applied: usize,
     /// Decisions between threads made so far in this execution.
@@ -107,16 +108,17 @@ impl Strategy for PctStrategy {
         self.decisions = 0;
         self.spins = 0;
         self.last = None;
+        // A change point at the first decision would only repeat what the random initial
+        // priorities already decide (which thread goes first), and force it; one at `k + 1`
+        // (like one past an execution's last decision) never comes. So each is drawn among
+        // decisions 2 to `k + 1`: in an execution of a few decisions, `depth - 1` distinct
+        // points would fall on every one of them and force one schedule.
         let k = self.step_bound.unwrap_or(INITIAL_STEP_BOUND).max(1);
-        let points = u64::from(self.depth - 1).min(k);
-        self.change_points.clear();
-        while (self.change_points.len() as u64) < points {
-            let point = self.rng.random_range(1..=k);
-            if !self.change_points.contains(&point) {
-                self.change_points.push(point);
-            }
-        }
+        self.change_points = (1..self.depth)
+            .map(|_| self.rng.random_range(2..=k + 1))
+            .collect();
         self.change_points.sort_unstable();
+        self.change_points.dedup();
         true
     }
 
@@ -127,7 +129,7 @@ impl Strategy for PctStrategy {
         {
             self.applied += 1;
             if let Some(t) = self.last.or(choice.current) {
-                self.set_priority(t, self.applied as i64);
+                self.set_priority(t, i64::from(self.depth) - self.applied as i64);
             }
         }
         if let (Some(t), true) = (choice.current, choice.current_spins) {

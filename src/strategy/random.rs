@@ -80,7 +80,7 @@ mod tests {
                 ops: &[op; 3],
                 current: Some(0),
                 current_spins: false,
-                };
+            };
             (0..200)
                 .map(|_| s.choose(&choice).unwrap())
                 .collect::<Vec<_>>()

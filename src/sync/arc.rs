@@ -14,9 +14,9 @@
 //!   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>` or a
 //!   `Box<[T]>`.
 //! - Clones are not switch points (they commute with everything a model can observe). A
-//!   drop while another reference exists, `try_unwrap`, `into_inner` and `Weak::upgrade` of
-//!   a live value are: which drop is the last one, and so runs the destructor, is a choice
-//!   of the search.
+//!   drop while another reference exists (of a value with a destructor), `try_unwrap`,
+//!   `into_inner` and `Weak::upgrade` of a live value are: which drop is the last one, and
+//!   so runs the destructor, is a choice of the search.
 //! - Missing: `new_cyclic`, `pin`, `new_uninit` and the other unstable or `unsafe` methods,
 //!   and `Arc<str>` from `&str`.
 
@@ -63,10 +63,12 @@ struct Inner<T: ?Sized> {
 /// - The value is boxed, which is what lets an `Arc<dyn Trait>` be made without unsized
 ///   coercion (unstable for types outside std): use
 ///   `Arc::from(Box::new(value) as Box<dyn Trait>)`. `Arc<[T]>` comes from a `Vec<T>`.
-/// - A drop is a switch point once the allocation was cloned or downgraded, and so are
-///   `try_unwrap` and `into_inner`, and every [`Weak::upgrade`] and drop of a `Weak`: which
-///   thread's drop is the last one, and so runs the value's destructor, is a choice of the
-///   search.
+/// - A drop is a switch point once the allocation was cloned or downgraded and the value
+///   has a destructor (`std::mem::needs_drop`), and so are `try_unwrap` and `into_inner`,
+///   and every [`Weak::upgrade`] and drop of a `Weak`: which thread's drop is the last one,
+///   and so runs the value's destructor, is a choice of the search. The drop of a value
+///   without one (an `Arc<Mutex<u32>>`) runs nothing another thread could see, and is no
+///   switch point.
 ///   Reports show such a switch point at the line where the allocation was made (a drop
 ///   has no caller location). Clones are not switch points (they commute with everything
 ///   else: a thread that clones holds a reference, so no drop can be the last meanwhile).
@@ -85,7 +87,21 @@ pub struct Weak<T: ?Sized> {
 }
 
 /// Whether the allocation was ever cloned or downgraded: only then can another thread's
-/// operation on it come before or after this one's. Not whether another reference exists
+/// operation on it come before or after this one's.
+///
+/// A drop is a switch point only if, besides, the value has drop glue (`needs_drop`): a
+/// switch point before a drop lets other threads act between what the dropping thread did
+/// last and the drop, so that which drop is the last, and so runs the destructor, is a
+/// choice. When the value has no destructor (an `Arc<Mutex<u32>>`, an `Arc` of atomics),
+/// the last drop runs nothing another thread could see: the counts are read only by
+/// operations (`strong_count`, `get_mut`, a failed `try_unwrap`, `Weak::upgrade`) that
+/// conflict with every drop (`runtime/arcs.rs`), so the search orders their events against
+/// the dropping thread's event, which holds the drop, both ways; and what the
+/// memory model learns from the drop (its release, the last one's acquire) orders only what
+/// the dropping thread does after it, whatever ran between its last switch point and the
+/// drop. So such a drop needs no switch point of its own; a switch point there would only
+/// add decisions (and, for PCT, dilute its change points among them). Like `shared`, it does
+/// not depend on how far the other threads got. Not whether another reference exists
 /// *now*, which depends on how far the other threads got: a switch point that exists in one
 /// order of two drops and not in the other would make equivalent schedules differ in their
 /// steps, and partial-order reduction miss some (a thread holding the only reference of an
@@ -242,7 +258,7 @@ impl<T: ?Sized> Drop for Arc<T> {
             return;
         };
         if let Some(reg) = inner.reg {
-            if shared(&inner) {
+            if shared(&inner) && std::mem::needs_drop::<T>() {
                 arcs::switch_point(reg, OpKind::ArcDrop);
             }
             arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);

@@ -153,20 +153,24 @@ mod own_substrates {
     }
 
     /// Main and one thread each store to an atomic; `arcs` says what else they do with `Arc`s:
-    /// main drops its reference to the allocation the other thread also holds before its store
-    /// (`"shared"`) or after the join (otherwise), and both drop an `Arc` never shared
+    /// main drops its reference to an allocation of a value with a destructor (a `Vec`) the
+    /// other thread also holds before its store (`"shared"`) or after the join (otherwise);
+    /// main drops its reference to an allocation of a value without one (a `u8`) the other
+    /// thread also holds before its store (`"shared plain"`); both drop an `Arc` never shared
     /// (`"unshared"`).
     fn stores_with(arcs: &'static str) -> impl Fn() + Sync {
         move || {
             let x = std::sync::Arc::new(AtomicUsize::new(0));
-            let shared = Arc::new(0);
-            let (x2, theirs) = (x.clone(), shared.clone());
+            let shared = Arc::new(vec![0u8]);
+            let plain = Arc::new(0u8);
+            let (x2, theirs, their_plain) = (x.clone(), shared.clone(), plain.clone());
             let t = thread::spawn(move || {
                 if arcs == "unshared" {
                     drop(Arc::new(1));
                 }
                 x2.store(1, SeqCst);
                 drop(theirs);
+                drop(their_plain);
             });
             if arcs == "unshared" {
                 drop(Arc::new(2));
@@ -175,14 +179,18 @@ mod own_substrates {
             if arcs == "shared" {
                 mine = None; // drops it
             }
+            let mut my_plain = Some(plain);
+            if arcs == "shared plain" {
+                my_plain = None; // drops it
+            }
             x.store(2, SeqCst);
             t.join().unwrap();
-            drop(mine);
+            drop((mine, my_plain));
         }
     }
 
     #[test]
-    fn a_drop_of_an_unshared_arc_is_not_a_switch_point_and_a_shared_one_is() {
+    fn a_drop_of_an_unshared_arc_or_of_a_value_without_a_destructor_is_not_a_switch_point() {
         for substrate in SUBSTRATES {
             let count = |arcs| {
                 Builder::new()
@@ -195,12 +203,14 @@ mod own_substrates {
                     .unwrap()
                     .executions
             };
-            // The other thread's drop of its clone is a switch point in every variant (main
-            // still holds its reference, or leaked it); main's drop is one more only when the
-            // allocation is still shared.
+            // The other thread's drop of its clone of the `Vec` is a switch point in every
+            // variant (main still holds its reference, or dropped it); main's drop is one more
+            // only when the allocation is still shared. The drops of the `u8`'s allocation,
+            // whose value has no destructor, never are (`sync/arc.rs`, `shared`).
             let (none, unshared, shared) = (count("none"), count("unshared"), count("shared"));
             assert_eq!(unshared, none, "{substrate:?}");
             assert!(shared > none, "{substrate:?}: {shared} <= {none}");
+            assert_eq!(count("shared plain"), none, "{substrate:?}");
         }
     }
 }

@@ -152,10 +152,10 @@ fn explore(kind: Kind) -> Result<u64, Failure> {
 #[test]
 fn a_tokio_receive_acquires_every_section_of_the_sender_before_it_for_now() {
     for (kind, executions) in [
-        (Kind::Unbounded, 12),
-        (Kind::Bounded, 12),
-        (Kind::Broadcast, 12),
-        (Kind::Watch, 16),
+        (Kind::Unbounded, 8),
+        (Kind::Bounded, 8),
+        (Kind::Broadcast, 8),
+        (Kind::Watch, 10),
     ] {
         let found = explore(kind).map_err(|f| f.to_string());
         assert_eq!(found, Ok(executions), "{kind:?}: the race is hidden");

@@ -282,9 +282,34 @@ fn a_relaxed_spinlock_loses_an_increment_in_the_first_dfs_execution() {
 
 /// A report's last decisions take a line each, numbered as in the schedule, a thread's picks
 /// (which store a load reads) on the line where it was chosen: the numbers increase strictly.
+/// [`relaxed_message_passing`] whose writer reads once more after raising the flag, so
+/// that the reader is chosen (a decision) while the writer can still run, and its picks join
+/// that line.
+fn relaxed_message_passing_then_a_read() {
+    let s = Arc::new((AtomicUsize::new(0), AtomicBool::new(false)));
+    let s2 = Arc::clone(&s);
+    let writer = thread::spawn(move || {
+        s2.0.store(42, Relaxed);
+        s2.1.store(true, Relaxed);
+        s2.0.load(Relaxed);
+    });
+    if s.1.load(Relaxed) {
+        assert_eq!(
+            s.0.load(Relaxed),
+            42,
+            "the flag was up but the payload was stale"
+        );
+    }
+    writer.join().unwrap();
+}
+
 #[test]
 fn a_report_numbers_its_decisions_with_their_picks_on_one_line() {
-    let failure = found(StrategyKind::Random, "steps", relaxed_message_passing);
+    let failure = found(
+        StrategyKind::Random,
+        "steps",
+        relaxed_message_passing_then_a_read,
+    );
     let text = failure.to_string();
     let numbers = common::decision_numbers(&text);
     assert!(!numbers.is_empty(), "{text}");

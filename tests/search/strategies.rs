@@ -89,7 +89,7 @@ const CASES: [Case; 6] = [
         name: "lost wakeup",
         model: lost_wakeup,
         kind: FailureKind::Deadlock,
-        found_at: [8, 1, 4, 12],
+        found_at: [8, 76, 4, 12],
     },
     Case {
         name: "self deadlock",

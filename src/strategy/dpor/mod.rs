@@ -56,7 +56,7 @@
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
 use super::{Choice, Estimate, Pick, Refusal, Strategy};
-use crate::hb::{Hb, Touch, conflict};
+use crate::hb::{Hb, Key, Touch, conflict};
 use crate::op::PickKind;
 use crate::op::{Op, Role, Tid};
 
@@ -280,6 +280,24 @@ impl DporStrategy {
     }
 }
 
+/// An access of an event as a thread asleep with that event as its next one keeps it: as it
+/// is, but that an access to an `Arc`'s counts is a write. Whether a drop is the last one (a
+/// write, which conflicts with every other drop) or not (a read, which commutes with the
+/// other drops that are not the last: `runtime/arcs.rs`) depends on how many references
+/// are left when it runs, and the thread runs it later, after events that may have dropped
+/// others: kept as a read, the drop would sleep through another drop that leaves it the
+/// last one, and the search would miss the order in which it runs the destructor. As a
+/// write it wakes at any other drop, clone or count read of the allocation.
+fn as_sleeper(touch: Touch) -> Touch {
+    match touch.key {
+        Key::Alloc(_) => Touch {
+            key: touch.key,
+            role: Role::Write,
+        },
+        _ => touch,
+    }
+}
+
 /// A path's shape for the estimates: at each point, the branches explored before the one
 /// taken, and all the search will explore there as far as it knows now.
 fn shape(path: &[Point], bound: Option<u32>) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -405,7 +423,7 @@ impl Strategy for DporStrategy {
             && let Some(done) = point.done.last_mut().filter(|(t, _)| *t == ev.tid)
         {
             done.1.clear();
-            done.1.extend_from_slice(touches);
+            done.1.extend(touches.iter().map(|&t| as_sleeper(t)));
         }
         self.sleep
             .retain(|(t, next)| *t != ev.tid && !conflict(next, touches));
