@@ -14,9 +14,11 @@ use super::{Key, Loc, Op, Tid};
 use crate::hb::VClock;
 use crate::op::Role;
 
-/// Ends the running thread's event and hands it to the strategy.
+/// Ends the running thread's event and hands it to the strategy; first, the threads
+/// waiting for what it changed go on (`spins::settle`).
 #[inline]
 pub(super) fn end(st: &mut ExecState) {
+    super::spins::settle(st);
     if st.hb.is_some() {
         end_event(st);
     }

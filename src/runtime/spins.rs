@@ -19,14 +19,21 @@
 //! `OnceLock` it reads), the clock (`Instant::now`), whether a thread finished, the counts
 //! of an `Arc`. What changes an object: every other operation on it, except an atomic write
 //! that leaves its value as it was and a lock released without its data borrowed mutably;
-//! and a thread's end, the clock moving, an `Arc`'s count changing. A failed `try_lock`, a
-//! yield, a load are ordinary operations; only coming back, having spun, with nothing
-//! observed changed is a spin.
+//! and a thread's end, the clock moving, an `Arc`'s count changing. Whether an operation
+//! that changes its object only when it succeeds (a compare-and-exchange, a swap, a
+//! `try_send`, an unlock) changed it is known once it has run: one that did not is an
+//! observation of the object, as a load is. A failed `try_lock`, a yield, a load are
+//! ordinary operations; only coming back, having spun, with nothing observed changed is a
+//! spin.
 //!
 //! A thread that repeats a spin **waits** until something it observed changes: it is not a
-//! choice until then (the change releases it). Spinners therefore cannot starve the thread
-//! they wait for, and they never run each other in circles. If every thread that can run
-//! waits, none does: they spin on, and a real livelock runs into `max_steps`.
+//! choice until then. The event that changed it releases the thread when it ends, not
+//! before, so an operation that turns out to change nothing (a failed compare-and-exchange
+//! on the lock another spinner waits for) releases nobody. Spinners therefore cannot starve
+//! the thread they wait for, and they never run each other in circles. If every thread that
+//! can run waits, none does: they spin on, and a real livelock runs into `max_steps`. A
+//! thread is judged again at every switch point it reaches: one that ran because every
+//! thread waited waits on only if it repeats a spin again.
 //!
 //! # What it skips, and why nothing else
 //! Only the schedules in which a thread that repeated a spin runs before something it
@@ -66,8 +73,8 @@
 //!
 //! For partial-order reduction nothing else is needed: whether a thread repeats depends on
 //! what it observed and on changes to it, which are conflicting accesses already; the event
-//! that releases a waiting thread writes `Key::Yield` of it, which the thread's next event
-//! reads.
+//! that releases a waiting thread writes `Key::Yield` of it (at its end, still inside it),
+//! which the thread's next event reads.
 
 use std::hash::{Hash, Hasher};
 
@@ -114,6 +121,10 @@ pub(crate) struct Versions {
     latest: Vec<Key>,
     /// Whether the thread of the latest operation had changed something before it.
     changed_before: bool,
+    /// The running event changed a key: at its end ([`settle`]) the threads waiting for a
+    /// change to it go on. Not before: until the event ends, [`unchanged`] may say that
+    /// the change was none.
+    unsettled: bool,
 }
 
 impl Versions {
@@ -185,11 +196,10 @@ fn reached_on(st: &mut ExecState, me: Tid, op: &Op) {
     if changed || spins.changed || spins.window.len() >= WINDOW || spins.seen.len() >= WINDOW {
         spins.forget();
     }
-    if !repeats(spins, op) {
-        return;
-    }
-    spins.waiting = true;
-    if st.tracked() {
+    // Judged afresh at every point it reaches: a thread that ran while it waited (every
+    // thread that could run waited) waits on only if it repeats again.
+    spins.waiting = repeats(spins, op);
+    if spins.waiting && st.tracked() {
         st.mem.refresh(me);
     }
 }
@@ -236,45 +246,78 @@ pub(super) fn observes(st: &mut ExecState, t: Tid, key: Key) {
 }
 
 /// Thread `t` (the running one) changed `key`: whatever `t` did so far is not a spin, and
-/// every thread waiting for a change to `key` may go on (its next event comes after this
-/// one: `Key::Yield`).
+/// every thread waiting for a change to `key` may go on when the event ends ([`settle`]:
+/// its next event comes after this one, `Key::Yield`), unless [`unchanged`] takes the
+/// change back first.
 #[inline]
 pub(super) fn changes(st: &mut ExecState, t: Tid, key: Key) {
     if !on(st) {
         return;
     }
     st.threads[t].spins.changed = true;
-    moved(st, key);
+    st.versions.bump(key, 1);
+    st.versions.latest.push(key);
+    st.versions.unsettled = true;
 }
 
 /// `key` changed (the clock moved, which a thread's spinning does by itself): every thread
-/// waiting for a change to it may go on.
+/// waiting for a change to it may go on, now.
 pub(super) fn moved(st: &mut ExecState, key: Key) {
     if !on(st) {
         return;
     }
     st.versions.bump(key, 1);
-    st.versions.latest.push(key);
     for t in 0..st.threads.len() {
         let spins = &st.threads[t].spins;
         if spins.waiting && spins.seen.iter().any(|&(k, _)| k == key) {
-            st.threads[t].spins.waiting = false;
-            st.threads[t].signals.wake(Some(Key::Yield(t)));
-            events::declare(st, Key::Yield(t), Role::Write);
+            release(st, t);
         }
     }
 }
 
+/// The running event ends: every thread waiting for a change to something it observed
+/// that the event changed (and did not take back) may go on.
+#[inline]
+pub(super) fn settle(st: &mut ExecState) {
+    if on(st) && std::mem::take(&mut st.versions.unsettled) {
+        settle_on(st);
+    }
+}
+
+/// [`settle`] once the event changed something.
+fn settle_on(st: &mut ExecState) {
+    for t in 0..st.threads.len() {
+        let spins = &st.threads[t].spins;
+        let versions = &st.versions;
+        if spins.waiting && spins.seen.iter().any(|&(k, v)| versions.of(k) != v) {
+            release(st, t);
+        }
+    }
+}
+
+/// Waiting thread `t` may go on: its next event reads `Key::Yield(t)`, which the running
+/// event writes.
+fn release(st: &mut ExecState, t: Tid) {
+    st.threads[t].spins.waiting = false;
+    st.threads[t].signals.wake(Some(Key::Yield(t)));
+    events::declare(st, Key::Yield(t), Role::Write);
+}
+
 /// The latest operation of the running thread, which changes its object when it succeeds,
-/// changed nothing after all (a failed `try_send`, a compare-and-exchange that failed, ...).
+/// changed nothing after all (a failed `try_send`, a compare-and-exchange that failed, ...):
+/// it observed what it would have changed, and no thread waiting for a change to it goes on.
 pub(super) fn unchanged(st: &mut ExecState) {
     let latest = std::mem::take(&mut st.versions.latest);
+    if latest.is_empty() {
+        return;
+    }
+    let me = st.running;
     for &key in &latest {
         st.versions.bump(key, -1);
+        let v = st.versions.of(key);
+        st.threads[me].spins.seen.push((key, v));
     }
-    if !latest.is_empty() {
-        st.threads[st.running].spins.changed = st.versions.changed_before;
-    }
+    st.threads[me].spins.changed = st.versions.changed_before;
 }
 
 /// Whether `op` repeats a point of the window, having spun since it was there, recording

@@ -1,16 +1,20 @@
 //! Spin loops under DFS: a thread is held back only when it repeats a spin (it comes back
 //! to a switch point by the same call path, having spun, with nothing it observed changed),
-//! and then until something it observed changes (`runtime/spins.rs`). A failed `try_lock` or a yield followed by anything else is
-//! an ordinary operation; spinners taking turns cannot starve the thread they wait for; a
+//! and then until something it observed changes (`runtime/spins.rs`). A failed `try_lock`
+//! or a yield followed by anything else is an ordinary operation; spinners taking turns
+//! cannot starve the thread they wait for; a spin lock's failed `compare_exchange` observes
+//! the lock, whose unlock releases the threads waiting for it (a work-stealing deque); a
 //! bounded retry loop whose fallback needs the loop to spin out is skipped only under
 //! `fair_spins`, and the report says so. Every case runs on both substrates, under DFS with
 //! and without reduction, bounds 0 to 3 and none, and under random and PCT where it fails.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::common::{BOUNDS, REDUCTIONS, SUBSTRATES, dfs, each_dfs, each_sampler, random_finds};
+use Ordering::{Acquire, Relaxed, Release, SeqCst};
 use interleave_test::sync::Mutex;
-use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use interleave_test::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use interleave_test::{FailureKind, Reduction, Report, Substrate, thread};
 
 /// The tests of this file choose their substrates themselves: CI's second pass, on OS
@@ -329,6 +333,256 @@ mod own_substrates {
                     .unwrap_or_else(|f| panic!("{name}, {what}: {f}"));
                 assert!(report.exhausted, "{name}, {what}: {report}");
             }
+        });
+    }
+
+    /// A spin lock that yields after each failed attempt.
+    struct SpinLock(AtomicBool);
+
+    impl SpinLock {
+        fn lock(&self) {
+            while self
+                .0
+                .compare_exchange(false, true, Acquire, Relaxed)
+                .is_err()
+            {
+                thread::yield_now();
+            }
+        }
+
+        fn unlock(&self) {
+            self.0.store(false, Release);
+        }
+    }
+
+    /// A work-stealing deque in the style of Chase and Lev, of indices only (the item at
+    /// index `i` is `i`): the owner pushes and pops at the bottom, thieves steal at the top.
+    /// The owner takes the lock only to race the thieves for the last item; thieves steal
+    /// under it, one at a time.
+    struct Deque {
+        top: AtomicIsize,
+        bottom: AtomicIsize,
+        thieves: SpinLock,
+    }
+
+    impl Deque {
+        fn new() -> Self {
+            Deque {
+                top: AtomicIsize::new(0),
+                bottom: AtomicIsize::new(0),
+                thieves: SpinLock(AtomicBool::new(false)),
+            }
+        }
+
+        fn push(&self) {
+            let b = self.bottom.load(Relaxed);
+            self.bottom.store(b + 1, SeqCst);
+        }
+
+        fn pop(&self) -> Option<isize> {
+            let b = self.bottom.load(Relaxed) - 1;
+            self.bottom.store(b, SeqCst);
+            let t = self.top.load(SeqCst);
+            if t < b {
+                return Some(b); // more than one item: no thief can reach this one
+            }
+            let mut taken = None;
+            if t == b {
+                self.thieves.lock();
+                if self.top.load(SeqCst) == b {
+                    self.top.store(b + 1, SeqCst);
+                    taken = Some(b);
+                }
+                self.thieves.unlock();
+            }
+            self.bottom.store(b + 1, SeqCst);
+            taken
+        }
+
+        fn steal(&self) -> Option<isize> {
+            self.thieves.lock();
+            let t = self.top.load(SeqCst);
+            let b = self.bottom.load(SeqCst);
+            let taken = (t < b).then(|| {
+                self.top.store(t + 1, SeqCst);
+                t
+            });
+            self.thieves.unlock();
+            taken
+        }
+    }
+
+    /// The owner pushes one item and pops while two thieves steal once each; then it takes
+    /// what is left. Every item is taken exactly once.
+    fn work_stealing() {
+        let deque = Arc::new(Deque::new());
+        deque.push();
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let deque = deque.clone();
+                thread::spawn(move || deque.steal())
+            })
+            .collect();
+        let mut taken: Vec<isize> = deque.pop().into_iter().collect();
+        for thief in thieves {
+            taken.extend(thief.join().unwrap());
+        }
+        taken.extend(std::iter::from_fn(|| deque.pop()));
+        assert_eq!(taken, [0], "the item was not taken exactly once");
+    }
+
+    /// The executions DFS takes to exhaust [`work_stealing`], by reduction (DPOR, none) and
+    /// bound (0, 1, 2, 3, none); unreduced and unbounded it takes more than 200,000 (none
+    /// fails). A thief's first two failed tries are ordinary steps; at its third it waits
+    /// until the lock's holder unlocks. Before the fix of the issue this pins, bound 1 took
+    /// 208 and 338 executions (a waiting thief was held until no other thread could run,
+    /// skipping schedules), and from bound 2 on the search ran into `max_steps` (unreduced
+    /// and unbounded, not in its first 20,000 executions).
+    const WORK_STEALING: [[Option<u64>; 5]; 2] = [
+        [Some(12), Some(232), Some(1854), Some(8696), Some(32242)],
+        [Some(18), Some(470), Some(7100), Some(74634), None],
+    ];
+
+    /// The issue's false livelock: two thieves waiting to try the lock again, which the
+    /// owner held, were not released by its unlock (a failed compare-and-exchange observed
+    /// nothing); once the owner blocked in `join`, every runnable thread waited, so none was
+    /// held, and the thief that took the lock stayed marked as waiting; the other thief's
+    /// first path then spun into `max_steps`. Every count on coroutines, those up to bound 2
+    /// on OS threads too (the search does not depend on the substrate); unreduced and
+    /// unbounded, 5,000 executions without a failure.
+    #[test]
+    fn a_work_stealing_deque_under_a_yielding_spin_lock_is_exhausted() {
+        for substrate in SUBSTRATES {
+            for (r, reduction) in REDUCTIONS.into_iter().enumerate() {
+                for (b, bound) in BOUNDS.into_iter().enumerate() {
+                    if substrate == Substrate::Threads && bound.is_none_or(|b| b > 2) {
+                        continue;
+                    }
+                    let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
+                    let expected = WORK_STEALING[r][b];
+                    let report = dfs(substrate, reduction, bound)
+                        .iterations(expected.unwrap_or(5000))
+                        .check(work_stealing)
+                        .unwrap_or_else(|f| panic!("{name}: {f}"));
+                    assert_eq!(report.exhausted, expected.is_some(), "{name}: {report}");
+                    assert_eq!(report.executions, expected.unwrap_or(5000), "{name}");
+                    assert_eq!(report.spin_holds > 0, bound != Some(0), "{name}: {report}");
+                }
+            }
+        }
+    }
+
+    /// The deque with the owner's last pop racing the thieves without the lock: both may
+    /// take the item, and the search finds it from bound 2 (a thief runs between the
+    /// owner's spawns and its pop, and stops after its load of `bottom` until the owner
+    /// has loaded `top`).
+    #[test]
+    fn a_work_stealing_deque_whose_pop_skips_the_lock_is_found_taking_an_item_twice() {
+        fn racy() {
+            let deque = Arc::new(Deque::new());
+            deque.push();
+            let thieves: Vec<_> = (0..2)
+                .map(|_| {
+                    let deque = deque.clone();
+                    thread::spawn(move || deque.steal())
+                })
+                .collect();
+            let b = deque.bottom.load(Relaxed) - 1;
+            deque.bottom.store(b, SeqCst);
+            let mut taken: Vec<isize> = (deque.top.load(SeqCst) <= b)
+                .then_some(b)
+                .into_iter()
+                .collect();
+            for thief in thieves {
+                taken.extend(thief.join().unwrap());
+            }
+            assert!(taken.len() <= 1, "an item was taken twice: {taken:?}");
+        }
+        for substrate in SUBSTRATES {
+            for reduction in REDUCTIONS {
+                for bound in BOUNDS {
+                    // Unreduced and unbounded, the first failure is execution 26,816: on
+                    // coroutines only.
+                    if (substrate, reduction, bound) == (Substrate::Threads, Reduction::Off, None) {
+                        continue;
+                    }
+                    let name = format!("{substrate:?}, {reduction:?}, bound {bound:?}");
+                    match dfs(substrate, reduction, bound).check(racy) {
+                        Ok(report) => assert!(bound < Some(2), "{name}: not found: {report}"),
+                        Err(failure) => {
+                            assert!(bound >= Some(2) || bound.is_none(), "{name}: {failure}");
+                            assert_eq!(failure.kind(), FailureKind::Panic, "{name}: {failure}");
+                            assert!(failure.message().contains("taken twice"), "{name}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes `lock` as [`SpinLock::lock`] does, sequentially consistent (so a failed try
+    /// reads the newest value, not a stale one); returns how many tries failed.
+    fn take(lock: &AtomicBool) -> u32 {
+        let mut failed = 0;
+        while lock.compare_exchange(false, true, SeqCst, SeqCst).is_err() {
+            failed += 1;
+            thread::yield_now();
+        }
+        failed
+    }
+
+    /// Main takes a spin lock that another thread may hold, and records how many of its
+    /// tries failed and what it read once it had the lock. The holder stores after its
+    /// unlock.
+    fn late_taker(seen: &std::sync::Mutex<BTreeSet<(u32, usize)>>) {
+        let lock = Arc::new(AtomicBool::new(false));
+        let x = Arc::new(AtomicUsize::new(0));
+        let holder = {
+            let (lock, x) = (lock.clone(), x.clone());
+            thread::spawn(move || {
+                take(&lock);
+                lock.store(false, SeqCst);
+                x.store(1, SeqCst);
+            })
+        };
+        let failed = take(&lock);
+        let read = x.load(SeqCst);
+        lock.store(false, SeqCst);
+        holder.join().unwrap();
+        seen.lock().unwrap().insert((failed, read));
+    }
+
+    /// A failed compare-and-exchange observes the lock: main waits at its third try (the
+    /// second is an ordinary step, the first visit's call path being hashed only then) until
+    /// the holder's unlock releases it, and may then take the lock before the holder's store,
+    /// the outcome (2, 0). Before the fix the failed tries observed nothing, main waited until
+    /// the holder ended, and (2, 0) was never found. What each bound reaches: main runs on
+    /// without a preemption, (0, 0); from the spawn to the holder, which takes the lock and
+    /// ends before main's try, (0, 1); main tries while the holder holds the lock (a second
+    /// preemption), fails twice and waits, the holder goes on free, (2, 1); a third
+    /// preemption: main back at its second try after the unlock, (1, 1), or main released
+    /// by the unlock before the store, (2, 0); (1, 0) takes a fourth (main preempted at its
+    /// second try, the holder after its unlock).
+    #[test]
+    fn a_thread_that_failed_to_take_a_spin_lock_goes_on_when_it_is_released() {
+        let reached = |bound: Option<u32>| {
+            let all = [(0, 0), (0, 1), (2, 1), (1, 1), (2, 0), (1, 0)];
+            let n = match bound {
+                Some(0) => 1,
+                Some(1) => 2,
+                Some(2) => 3,
+                Some(3) => 5,
+                _ => 6,
+            };
+            BTreeSet::from_iter(all[..n].iter().copied())
+        };
+        each_dfs(|builder, name, bound| {
+            let seen = std::sync::Mutex::new(BTreeSet::new());
+            let report = builder
+                .check(|| late_taker(&seen))
+                .unwrap_or_else(|f| panic!("{name}: {f}"));
+            assert!(report.exhausted, "{name}: {report}");
+            assert_eq!(seen.into_inner().unwrap(), reached(bound), "{name}");
         });
     }
 }
