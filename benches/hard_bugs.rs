@@ -34,15 +34,14 @@
 //! `Test deadlocked ...`, a failing seed); that is its own output, not an error of the bench.
 //! The core count and the load average are printed at the end.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 use interleave_test::{Builder, FailureKind, StrategyKind};
-use shuttle::scheduler::{PctScheduler, RandomScheduler};
 
 #[path = "support/mod.rs"]
 #[allow(dead_code, reason = "this bench uses some of the shared helpers")]
 mod common;
+use common::randomized::{Kind, PCT_DEPTH, counted, shuttle_runs};
 use common::{as_u64, count_cell, print_table, quietly, timed};
 
 #[path = "models/hard.rs"]
@@ -121,28 +120,11 @@ impl Plan {
     }
 }
 
-/// A randomized strategy of both tools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Random,
-    Pct,
-}
-
-const PCT_DEPTH: u32 = 3;
-
-fn as_usize(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
-}
-
 /// Ours: `kind` from `seed`, at most `executions`, at `parallelism` (`None`: the default).
 fn ours_builder(kind: Kind, seed: u64, executions: u64, parallelism: Option<usize>) -> Builder {
-    let strategy = match kind {
-        Kind::Random => StrategyKind::Random,
-        Kind::Pct => StrategyKind::Pct { depth: PCT_DEPTH },
-    };
     let builder = Builder::new()
         .seed(seed)
-        .strategy(strategy)
+        .strategy(kind.ours())
         .iterations(executions);
     match parallelism {
         Some(n) => builder.parallelism(n),
@@ -175,40 +157,11 @@ fn first_of(bug: &Bug, builder: Builder, cap: u64) -> Option<u64> {
     }
 }
 
-/// shuttle's runner with `kind`'s scheduler from `seed`, for at most `executions`: the
-/// number it ran, or its panic when an execution failed.
-fn shuttle_runs(
-    kind: Kind,
-    seed: u64,
-    model: impl Fn() + Send + Sync + 'static,
-    executions: u64,
-) -> std::thread::Result<usize> {
-    let n = as_usize(executions);
-    let mut config = shuttle::Config::new();
-    // The failing schedule is not printed: only executions are counted.
-    config.failure_persistence = shuttle::FailurePersistence::None;
-    quietly(move || match kind {
-        Kind::Random => {
-            shuttle::Runner::new(RandomScheduler::new_from_seed(seed, n), config).run(model)
-        }
-        Kind::Pct => {
-            let scheduler = PctScheduler::new_from_seed(seed, PCT_DEPTH as usize, n);
-            shuttle::Runner::new(scheduler, config).run(model)
-        }
-    })
-}
-
 /// shuttle on `bug` from `seed`: the executions up to the first failure, whose panic
 /// message must contain the bug's text; `None` if `cap` executions passed.
 fn shuttle_first(bug: &Bug, kind: Kind, seed: u64, cap: u64) -> Option<u64> {
-    let count = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&count);
-    let model = bug.shuttle;
-    let counted = move || {
-        counter.fetch_add(1, Relaxed);
-        model();
-    };
-    match shuttle_runs(kind, seed, counted, cap) {
+    let (count, model) = counted(bug.shuttle);
+    match shuttle_runs(kind, seed, model, cap) {
         Ok(done) => {
             assert_eq!(as_u64(done), cap, "{}: shuttle stopped early", bug.name);
             None

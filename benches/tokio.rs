@@ -43,8 +43,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use interleave_test::{Builder, FailureKind, StrategyKind};
-use shuttle::scheduler::{PctScheduler, RandomScheduler};
+use interleave_test::{Builder, FailureKind};
 
 #[macro_use]
 #[path = "tokio/models.rs"]
@@ -52,29 +51,17 @@ mod models;
 #[path = "support/mod.rs"]
 #[allow(dead_code, reason = "this bench uses a few of the shared helpers")]
 mod support;
-use support::{count_cell, print_table, quick_mode, quietly};
+use support::randomized::{Kind, shuttle_runs};
+use support::{count_cell, print_table, quick_mode};
 
 tokio_models!(ours, interleave_test, interleave_test::tokio);
 tokio_models!(theirs, shuttle, shuttle_tokio);
 
-/// A strategy of both tools.
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Random,
-    Pct,
-}
-
-const PCT_DEPTH: u32 = 3;
-
 /// Ours: `executions` executions from `seed`, one at a time.
 fn ours_builder(kind: Kind, seed: u64, executions: u64) -> Builder {
-    let strategy = match kind {
-        Kind::Random => StrategyKind::Random,
-        Kind::Pct => StrategyKind::Pct { depth: PCT_DEPTH },
-    };
     Builder::new()
         .seed(seed)
-        .strategy(strategy)
+        .strategy(kind.ours())
         .parallelism(1)
         .iterations(executions)
 }
@@ -96,29 +83,6 @@ fn run_ours_with(builder: Builder, model: fn()) -> u64 {
         Ok(report) => report.executions,
         Err(failure) => panic!("interleave-test: a benchmark model failed:\n{failure}"),
     }
-}
-
-/// shuttle's runner with `kind`'s scheduler from `seed`, for at most `executions`; the
-/// number it ran, or its panic when an execution failed.
-fn shuttle_runs(
-    kind: Kind,
-    seed: u64,
-    model: impl Fn() + Send + Sync + 'static,
-    executions: u64,
-) -> std::thread::Result<usize> {
-    let n = usize::try_from(executions).expect("an execution count fits in usize");
-    let mut config = shuttle::Config::new();
-    // The failing schedule is not printed: the searches below count executions only.
-    config.failure_persistence = shuttle::FailurePersistence::None;
-    quietly(move || match kind {
-        Kind::Random => {
-            shuttle::Runner::new(RandomScheduler::new_from_seed(seed, n), config).run(model)
-        }
-        Kind::Pct => {
-            let scheduler = PctScheduler::new_from_seed(seed, PCT_DEPTH as usize, n);
-            shuttle::Runner::new(scheduler, config).run(model)
-        }
-    })
 }
 
 fn run_shuttle(kind: Kind, model: fn(), executions: u64) -> u64 {

@@ -45,6 +45,7 @@ use std::time::Duration;
 use interleave_test::{Builder, FailureKind, Reduction, StrategyKind};
 
 #[path = "support/mod.rs"]
+#[allow(dead_code, reason = "this bench uses some of the shared helpers")]
 mod common;
 use common::{as_u64, count_cell, print_table, quietly, timed};
 

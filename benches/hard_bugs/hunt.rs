@@ -2,13 +2,13 @@
 //! and at the default parallelism, against shuttle.
 
 use std::ops::RangeInclusive;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
+use super::common::randomized::{Kind, counted, shuttle_runs};
 use super::common::{as_u64, count_cell, timed};
 use super::models::{ours as passing_ours, theirs as passing_theirs};
-use super::{BUGS, Bug, Kind, ours_builder, shuttle_runs};
+use super::{BUGS, Bug, ours_builder};
 
 /// Executions of the hunt on the passing model.
 const EXECUTIONS: u64 = 10;
@@ -69,14 +69,8 @@ fn hunt_once(tool: Tool, kind: Kind, seed: u64, bug: &Bug) -> Option<u64> {
             Some(failure.iteration() + 1)
         }
         Tool::Shuttle => {
-            let count = Arc::new(AtomicUsize::new(0));
-            let counter = Arc::clone(&count);
-            let model = bug.shuttle;
-            let counted = move || {
-                counter.fetch_add(1, Relaxed);
-                model();
-            };
-            shuttle_runs(kind, seed, counted, HUNT_CAP).err()?;
+            let (count, model) = counted(bug.shuttle);
+            shuttle_runs(kind, seed, model, HUNT_CAP).err()?;
             Some(as_u64(count.load(Relaxed)))
         }
     }

@@ -1,6 +1,8 @@
 //! Helpers shared by the bench targets that compare with loom and shuttle: the quick mode,
-//! timing, silencing their panic output, and printing markdown tables with their counts
-//! and the machine's load.
+//! timing, silencing their panic output, printing markdown tables with their counts and
+//! the machine's load, and the randomized strategies both tools have ([`randomized`]).
+
+pub(crate) mod randomized;
 
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};

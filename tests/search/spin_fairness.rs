@@ -412,17 +412,23 @@ mod own_substrates {
         }
     }
 
-    /// The owner pushes one item and pops while two thieves steal once each; then it takes
-    /// what is left. Every item is taken exactly once.
-    fn work_stealing() {
+    /// A deque with one item pushed and two thieves spawned to steal once each.
+    fn one_item_two_thieves() -> (Arc<Deque>, Vec<thread::JoinHandle<Option<isize>>>) {
         let deque = Arc::new(Deque::new());
         deque.push();
-        let thieves: Vec<_> = (0..2)
+        let thieves = (0..2)
             .map(|_| {
                 let deque = deque.clone();
                 thread::spawn(move || deque.steal())
             })
             .collect();
+        (deque, thieves)
+    }
+
+    /// The owner pushes one item and pops while two thieves steal once each; then it takes
+    /// what is left. Every item is taken exactly once.
+    fn work_stealing() {
+        let (deque, thieves) = one_item_two_thieves();
         let mut taken: Vec<isize> = deque.pop().into_iter().collect();
         for thief in thieves {
             taken.extend(thief.join().unwrap());
@@ -439,7 +445,7 @@ mod own_substrates {
     /// skipping schedules), and from bound 2 on the search ran into `max_steps` (unreduced
     /// and unbounded, not in its first 20,000 executions).
     const WORK_STEALING: [[Option<u64>; 5]; 2] = [
-        [Some(12), Some(232), Some(1854), Some(8696), Some(32242)],
+        [Some(18), Some(232), Some(1854), Some(8696), Some(32242)],
         [Some(18), Some(470), Some(7100), Some(74634), None],
     ];
 
@@ -479,14 +485,7 @@ mod own_substrates {
     #[test]
     fn a_work_stealing_deque_whose_pop_skips_the_lock_is_found_taking_an_item_twice() {
         fn racy() {
-            let deque = Arc::new(Deque::new());
-            deque.push();
-            let thieves: Vec<_> = (0..2)
-                .map(|_| {
-                    let deque = deque.clone();
-                    thread::spawn(move || deque.steal())
-                })
-                .collect();
+            let (deque, thieves) = one_item_two_thieves();
             let b = deque.bottom.load(Relaxed) - 1;
             deque.bottom.store(b, SeqCst);
             let mut taken: Vec<isize> = (deque.top.load(SeqCst) <= b)
