@@ -154,6 +154,16 @@ pub use interleave_test_macros::interleave;
 #[doc(hidden)]
 pub mod protocol;
 
+/// The macros of the Tokio switch crate (`interleave-tokio`), whose expansions find this
+/// crate at `::tokio::__interleave`, through the switch. Not public API.
+#[doc(hidden)]
+pub mod __switch {
+    pub use interleave_test_macros::{
+        switch_join as join, switch_main as main, switch_select as select, switch_test as test,
+        switch_try_join as try_join,
+    };
+}
+
 /// What `#[interleave]` expands to. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {

@@ -176,7 +176,7 @@ fn is_unit(ty: &Type) -> bool {
 fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     let krate = match &args.krate {
         Some(path) => path.to_token_stream(),
-        None => quote!(::interleave_test),
+        None => crate::root::root(),
     };
     let ItemFn {
         attrs,

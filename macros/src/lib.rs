@@ -12,6 +12,7 @@ mod errors;
 mod expand;
 mod join;
 mod main_fn;
+mod root;
 mod select;
 
 /// Makes a function a test whose body is the **model** of an exploration.
@@ -365,6 +366,46 @@ pub fn join(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn try_join(input: TokenStream) -> TokenStream {
     join::join(join::Kind::TryJoin, input.into()).into()
+}
+
+/// `#[tokio::test]` of the Tokio switch crate (`interleave-tokio`): [`interleave`] with its
+/// paths from `::tokio::__interleave`. Not public API.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn switch_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    root::through_switch(|| expand::interleave(attr.into(), item.into())).into()
+}
+
+/// `#[tokio::main]` of the Tokio switch crate: [`main`] with its paths from
+/// `::tokio::__interleave`. Not public API.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn switch_main(attr: TokenStream, item: TokenStream) -> TokenStream {
+    root::through_switch(|| main_fn::main(attr.into(), item.into())).into()
+}
+
+/// `select!` of the Tokio switch crate: [`select!`] with its paths from
+/// `::tokio::__interleave`. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn switch_select(input: TokenStream) -> TokenStream {
+    root::through_switch(|| select::select(input.into())).into()
+}
+
+/// `join!` of the Tokio switch crate: [`join!`] with its paths from
+/// `::tokio::__interleave`. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn switch_join(input: TokenStream) -> TokenStream {
+    root::through_switch(|| join::join(join::Kind::Join, input.into())).into()
+}
+
+/// `try_join!` of the Tokio switch crate: [`try_join!`] with its paths from
+/// `::tokio::__interleave`. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn switch_try_join(input: TokenStream) -> TokenStream {
+    root::through_switch(|| join::join(join::Kind::TryJoin, input.into())).into()
 }
 
 #[cfg(test)]

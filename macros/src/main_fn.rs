@@ -22,9 +22,10 @@ pub(crate) fn main(_attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     // The body's output is the return type, which its `?`s need to know.
     let (attrs, vis, block) = (&function.attrs, &function.vis, &function.block);
+    let root = crate::root::root();
     let body = match &sig.output {
         ReturnType::Type(_, ty) => {
-            quote!(::interleave_test::__private::returning::<#ty, _>(async move #block))
+            quote!(#root::__private::returning::<#ty, _>(async move #block))
         }
         ReturnType::Default => quote!(async move #block),
     };
@@ -32,7 +33,7 @@ pub(crate) fn main(_attr: TokenStream, item: TokenStream) -> TokenStream {
         #(#attrs)*
         #vis #sig {
             let _body = #body;
-            ::interleave_test::__private::tokio_main()
+            #root::__private::tokio_main()
         }
     }
 }

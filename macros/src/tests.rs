@@ -487,3 +487,35 @@ fn tokio_main_keeps_the_body_type_checked_and_stops() {
         "{got}"
     );
 }
+
+#[test]
+fn through_the_switch_paths_start_at_the_switch_and_only_for_that_expansion() {
+    let item = quote! { fn t() {} };
+    let switched = crate::root::through_switch(|| expand(quote!(), item.clone()));
+    assert!(
+        switched.contains(":: tokio :: __interleave :: __private :: run_test"),
+        "{switched}"
+    );
+    assert!(!switched.contains("interleave_test ::"), "{switched}");
+    let select = crate::root::through_switch(|| {
+        crate::select::select(quote!(_ = a => {}, _ = b => {})).to_string()
+    });
+    assert!(
+        select.contains(":: tokio :: __interleave :: tokio :: __private"),
+        "{select}"
+    );
+    // The flag does not outlive the expansion, even one that panics.
+    let _ = std::panic::catch_unwind(|| crate::root::through_switch(|| panic!("expansion")));
+    let plain = expand(quote!(), item);
+    assert!(
+        plain.contains(":: interleave_test :: __private :: run_test"),
+        "{plain}"
+    );
+    // An explicit `crate` wins over the switch's root.
+    let named =
+        crate::root::through_switch(|| expand(quote!(crate = my::it), quote! { fn t() {} }));
+    assert!(
+        named.contains("my :: it :: __private :: run_test"),
+        "{named}"
+    );
+}

@@ -1,6 +1,7 @@
 //! Copies of the fixture crates under `tests/fixtures/`, built by the end-to-end tests.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// This repository's root.
 pub(crate) fn repo() -> &'static Path {
@@ -42,4 +43,37 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), to.join(&name)).unwrap();
         }
     }
+}
+
+/// Runs `cargo test --release` in `root` with `args`, with `--cfg interleave` or not, as a
+/// user's shell would (none of this process's settings); exit code and output. Every
+/// fixture builds in one directory with the same flags, so they share one build of
+/// interleave-test.
+pub(crate) fn cargo_test(root: &Path, cfg: bool, args: &[&str]) -> (Option<i32>, String) {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("loop-fixture");
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["test", "--release"])
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    if cfg {
+        cmd.env("RUSTFLAGS", "--cfg interleave");
+    }
+    for (var, _) in std::env::vars_os() {
+        if var.to_string_lossy().starts_with("INTERLEAVE_") {
+            cmd.env_remove(var);
+        }
+    }
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
 }
