@@ -2,8 +2,8 @@
 //! file that does not compile stops none of the others, and records per file either its
 //! test executable or its first compiler error.
 
-use crate::Options;
 use crate::tokio_src::TestFile;
+use crate::{Flavor, Options};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -36,9 +36,12 @@ pub(crate) fn build(
             "--manifest-path",
         ])
         .arg(crate_dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &options.target_dir)
+        .env("CARGO_TARGET_DIR", build_dir(options))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
+    if options.flavor == Flavor::Switch {
+        command.env("RUSTFLAGS", "--cfg interleave");
+    }
     for file in files {
         command.args(["--test", &file.name]);
     }
@@ -139,5 +142,17 @@ fn first_error_line(diagnostic: &serde_json::Value) -> String {
             format!("{code}{text} ({file}:{})", span["line_start"])
         }
         None => format!("{code}{text}"),
+    }
+}
+
+/// Where cargo builds: the switch's build has its own directory, since its `RUSTFLAGS`
+/// would make cargo rebuild everything each time the flavor changes.
+fn build_dir(options: &Options) -> PathBuf {
+    match options.flavor {
+        Flavor::Switch => options
+            .target_dir
+            .join("tokio-oracle")
+            .join("switch-target"),
+        Flavor::Model | Flavor::Real => options.target_dir.clone(),
     }
 }

@@ -37,11 +37,15 @@ const SHIM_LIB: &str = "//! Tokio's paths over `interleave_test::tokio`, for Tok
 pub use interleave_test::tokio::*;\n";
 
 /// The `tokio` dependency line of the test crate.
-fn tokio_dependency(flavor: Flavor, tokio: &TokioPackage, shim: &Path) -> String {
+fn tokio_dependency(flavor: Flavor, tokio: &TokioPackage, shim: &Path, repo: &Path) -> String {
     match flavor {
         Flavor::Model => format!(
             "tokio = {{ package = \"tokio-oracle-shim\", path = {:?} }}",
             shim.display().to_string()
+        ),
+        Flavor::Switch => format!(
+            "tokio = {{ package = \"interleave-tokio\", path = {:?}, features = [\"full\", \"test-util\"] }}",
+            repo.join("interleave-tokio").display().to_string()
         ),
         Flavor::Real => format!(
             "tokio = {{ version = \"={}\", features = [\"full\", \"test-util\"] }}",
@@ -86,13 +90,15 @@ futures = {{ version = "0.3", features = ["async-await"] }}
 rand = "0.9"
 "#,
         edition = tokio.edition,
-        tokio_dep = tokio_dependency(options.flavor, tokio, shim),
+        tokio_dep = tokio_dependency(options.flavor, tokio, shim, &options.repo),
         features = feature_table(tokio),
     );
     if options.flavor == Flavor::Model {
         // `#[tokio::test]` expands to paths from `::interleave_test`.
         let repo = options.repo.display().to_string();
         let _ = writeln!(manifest, "interleave-test = {{ path = {repo:?} }}");
+    }
+    if options.flavor != Flavor::Real {
         // As in the repository's own manifest: the engine at opt-level 1 runs the models
         // about 2.5 times faster.
         manifest.push_str("\n[profile.dev.package.interleave-test]\nopt-level = 1\n");

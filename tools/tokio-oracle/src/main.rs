@@ -37,6 +37,10 @@ const DEFAULT_FILES: &[&str] = &[
 pub(crate) enum Flavor {
     /// `interleave_test::tokio`, through the shim.
     Model,
+    /// `interleave_test::tokio` through the switch crate `interleave-tokio`, built with
+    /// `--cfg interleave`, as a user's crate switches: Tokio's `io` and `net` are there too
+    /// (not modelled), so files that import them compile.
+    Switch,
     /// The real `tokio` package, the baseline.
     Real,
 }
@@ -46,6 +50,7 @@ impl Flavor {
     pub(crate) fn dir_name(self) -> &'static str {
         match self {
             Flavor::Model => "model",
+            Flavor::Switch => "switch",
             Flavor::Real => "real",
         }
     }
@@ -74,7 +79,7 @@ pub(crate) struct Options {
 }
 
 const USAGE: &str = "usage: tokio-oracle [--files a,b,sync_*] [--test SUBSTRING] \
-[--timeout SECONDS] [--jobs N] [--real] [--repo PATH]";
+[--timeout SECONDS] [--jobs N] [--real | --switch] [--repo PATH]";
 
 /// Parses the command line; `Err` carries the message to print.
 fn parse_options() -> Result<Options, String> {
@@ -95,6 +100,7 @@ fn parse_options() -> Result<Options, String> {
             "--jobs" => jobs = value()?.parse().map_err(|e| format!("--jobs: {e}"))?,
             "--repo" => repo = PathBuf::from(value()?),
             "--real" => flavor = Flavor::Real,
+            "--switch" => flavor = Flavor::Switch,
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -166,6 +172,7 @@ fn oracle(options: &Options) -> Result<(), String> {
     print!("{markdown}");
     let name = match options.flavor {
         Flavor::Model => "report.md",
+        Flavor::Switch => "report-switch.md",
         Flavor::Real => "report-real.md",
     };
     let path = out_dir.join(name);

@@ -102,6 +102,7 @@ impl Row {
 pub(crate) fn render(input: &Input<'_>) -> String {
     let against = match input.flavor {
         Flavor::Model => "`interleave_test::tokio`",
+        Flavor::Switch => "`interleave_test::tokio` through `interleave-tokio`",
         Flavor::Real => "real Tokio (baseline)",
     };
     let mut out = format!(
