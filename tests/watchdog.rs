@@ -237,7 +237,7 @@ fn the_state_held_past_the_limit_is_reported() {
         );
         assert!(
             stderr.contains(
-                "It was taken by model thread 'stuck' (#1), whose last switch point was `thread yield` at tests/watchdog.rs:"
+                "The last thread seen running while it was free was model thread 'stuck' (#1), whose last switch point was `thread yield` at tests/watchdog.rs:"
             ),
             "{substrate}: {stderr}"
         );

@@ -455,18 +455,17 @@ pub(super) fn unresponsive(
 /// The report of an execution of `test` (if named), `iteration` of its run (if known),
 /// whose state has stayed locked, not taken again, for `limit` (see `watchdog.rs`): a thread
 /// spins or blocks inside the runtime. `last` is the running thread and its switch point
-/// the last time the state was free, and whether the lock was taken only once since.
+/// the last time the state was free.
 pub(super) fn held(
     limit: std::time::Duration,
     test: Option<&str>,
     iteration: Option<u64>,
-    last: Option<(&str, bool)>,
+    last: Option<&str>,
 ) -> String {
     let of_test = test.map(|t| format!(" of test {t}")).unwrap_or_default();
     let execution = iteration.map(|i| format!(" {i}")).unwrap_or_default();
     let who = match last {
-        Some((what, true)) => format!("It was taken by {what}."),
-        Some((what, false)) => format!("The last thread seen running was {what}."),
+        Some(what) => format!("The last thread seen running while it was free was {what}."),
         None => "No thread was seen running before.".to_owned(),
     };
     format!(

@@ -1,5 +1,5 @@
-//! The lock of an execution's state ([`StateLock`]), which knows the OS thread that holds it
-//! and how many times it was taken.
+//! The lock of an execution's state ([`StateLock`]), which knows the OS thread that holds
+//! it.
 //!
 //! It is a spin lock whose waiter yields its OS thread. One model thread runs at a time, so
 //! the lock is all but never contended (by the watchdog's look, and for a moment at a
@@ -14,13 +14,16 @@
 //! and a `lock` that finds the lock taken checks it first (only then: the uncontended path
 //! is one more plain store on taking and one on release, on the lock's own cache line):
 //! taken by the calling OS thread itself, it panics with [`Reentered`], which the thread's
-//! body turns into the execution's failure once the unwinding has released the lock. The
-//! count of takings lets the watchdog tell a lock held all along from one taken again and
-//! again (`watchdog.rs`).
+//! body turns into the execution's failure once the unwinding has released the lock.
+//!
+//! The watchdog (`watchdog.rs`) tells a lock held all along from one taken again and again
+//! by marking the holder's token ([`StateLock::mark_held`]): taking the lock writes a
+//! token without the mark and releasing it writes 0, so a mark still there at the next look
+//! means that the lock has not been released in between.
 
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 type Inner<T> = spin::mutex::SpinMutex<T, spin::relax::Yield>;
 
@@ -28,13 +31,15 @@ type Inner<T> = spin::mutex::SpinMutex<T, spin::relax::Yield>;
 pub(crate) struct StateLock<T> {
     inner: Inner<T>,
     /// The token ([`token`]) of the OS thread that holds the lock through [`StateLock::lock`]
-    /// or [`StateLock::try_lock`]; 0 when it is free or the watchdog looks. Written by the
-    /// holder only, so a thread that reads its own token holds the lock.
+    /// or [`StateLock::try_lock`], maybe with the watchdog's [`MARK`]; 0 when it is free or
+    /// the watchdog looks. Only the holder writes a token or 0, so a thread that reads its
+    /// own token (marked or not) holds the lock.
     holder: AtomicUsize,
-    /// How many times the lock was taken through `lock` or `try_lock`. Written by the holder
-    /// only (a load and a store, not a read-modify-write).
-    taken: AtomicU64,
 }
+
+/// The watchdog's mark on a holder's token (a token is the address of a 2-aligned
+/// thread-local, so its lowest bit is free).
+const MARK: usize = 1;
 
 /// A guard of [`StateLock`]: the state, while the lock is held.
 pub(crate) struct StateGuard<'a, T> {
@@ -69,10 +74,10 @@ pub(crate) fn holding_state<R>(f: impl FnOnce() -> R) -> R {
 std::thread_local! {
     /// Only its address is used: a token of the OS thread, distinct from every other live
     /// thread's.
-    static TOKEN: u8 = const { 0 };
+    static TOKEN: u16 = const { 0 };
 }
 
-/// The calling OS thread's token: never 0.
+/// The calling OS thread's token: never 0, lowest bit clear.
 #[inline]
 fn token() -> usize {
     TOKEN.with(|t| std::ptr::from_ref(t) as usize)
@@ -84,7 +89,6 @@ impl<T> StateLock<T> {
         StateLock {
             inner: Inner::new(value),
             holder: AtomicUsize::new(0),
-            taken: AtomicU64::new(0),
         }
     }
 
@@ -102,7 +106,7 @@ impl<T> StateLock<T> {
     #[cold]
     #[track_caller]
     fn lock_contended(&self) -> StateGuard<'_, T> {
-        if self.holder.load(Relaxed) == token() {
+        if self.holder.load(Relaxed) & !MARK == token() {
             std::panic::panic_any(Reentered {
                 at: Location::caller(),
             });
@@ -116,22 +120,29 @@ impl<T> StateLock<T> {
         self.inner.try_lock().map(|inner| self.held(inner))
     }
 
-    /// The watchdog's look: the state if the lock is free, neither counted as a taking nor
-    /// recorded as held by the calling thread.
+    /// The watchdog's look: the state if the lock is free, not recorded as held by the
+    /// calling thread.
     pub(crate) fn peek(&self) -> Option<spin::mutex::SpinMutexGuard<'_, T>> {
         self.inner.try_lock()
     }
 
-    /// How many times the lock was taken through `lock` or `try_lock` so far.
-    pub(crate) fn taken(&self) -> u64 {
-        self.taken.load(Relaxed)
+    /// The watchdog's mark, for a lock it found taken: `true` if the holder's token was
+    /// already marked (the lock has been held since the mark was placed), `false` if it was
+    /// just placed, or could not be (no token: the lock is being taken or released).
+    pub(crate) fn mark_held(&self) -> bool {
+        let holder = self.holder.load(Relaxed);
+        if holder == 0 || holder & MARK != 0 {
+            return holder != 0;
+        }
+        let _ = self
+            .holder
+            .compare_exchange(holder, holder | MARK, Relaxed, Relaxed);
+        false
     }
 
     #[inline]
     fn held<'a>(&'a self, inner: spin::mutex::SpinMutexGuard<'a, T>) -> StateGuard<'a, T> {
         self.holder.store(token(), Relaxed);
-        self.taken
-            .store(self.taken.load(Relaxed).wrapping_add(1), Relaxed);
         StateGuard {
             inner,
             holder: &self.holder,
@@ -142,7 +153,7 @@ impl<T> StateLock<T> {
 impl<T> std::fmt::Debug for StateLock<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StateLock")
-            .field("taken", &self.taken())
+            .field("held", &(self.holder.load(Relaxed) != 0))
             .finish_non_exhaustive()
     }
 }
@@ -183,14 +194,29 @@ mod tests {
         let payload = again.expect_err("a second `lock` on the holder's thread must panic");
         let at = payload.downcast_ref::<Reentered>().expect("the payload").at;
         assert_eq!(at.file(), file!());
+        assert!(!lock.mark_held(), "the mark is placed");
+        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| *lock.lock()));
+        assert!(again.is_err(), "a marked token is still the holder's");
         assert_eq!(*guard, 1);
         drop(guard);
         assert_eq!(*lock.lock(), 1, "released, it is taken again");
-        assert_eq!(lock.taken(), 2);
     }
 
     #[test]
-    fn another_thread_waits_for_the_holder_and_the_watchdog_look_is_not_counted() {
+    fn the_mark_stays_until_the_lock_is_released() {
+        let lock = StateLock::new(0);
+        assert!(!lock.mark_held(), "free: nothing to mark");
+        let guard = lock.lock();
+        assert!(!lock.mark_held(), "placed");
+        assert!(lock.mark_held(), "still there: held all along");
+        drop(guard);
+        let guard = lock.lock();
+        assert!(!lock.mark_held(), "taken again: a new mark");
+        drop(guard);
+    }
+
+    #[test]
+    fn another_thread_waits_for_the_holder() {
         let lock = StateLock::new(0);
         let guard = lock.lock();
         assert!(lock.peek().is_none());
@@ -200,7 +226,6 @@ mod tests {
             drop(guard);
             waiter.join().unwrap();
         });
-        drop(lock.peek().expect("free"));
-        assert_eq!((*lock.lock(), lock.taken()), (1, 3));
+        assert_eq!(*lock.lock(), 1);
     }
 }

@@ -12,9 +12,9 @@
 //!
 //! A thread stuck inside the runtime itself, holding the lock of the execution's state (it
 //! spins or blocks there: a bug of the crate), is seen the same way: the lock stays taken,
-//! not taken again (its count of takings, `state_lock.rs`, does not move), for the limit.
-//! The state cannot be read then, so the report names the thread and switch point last
-//! seen while the state was free, and no schedule can be saved.
+//! not released in between (the watchdog's mark on its holder stays, `state_lock.rs`), for
+//! the limit. The state cannot be read then, so the report names the thread and switch
+//! point last seen while the state was free, and no schedule can be saved.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -84,16 +84,14 @@ struct Seen {
 enum Progress {
     /// Its state was free, at this step.
     Step(u64),
-    /// Its state was locked, taken this many times so far (`state_lock.rs`): the same count
-    /// twice means it was held in between, all along.
+    /// Its state was locked, since the watchdog marked the lock's holder, `n` looks ago
+    /// (`state_lock.rs`); a new mark starts again at 0.
     Held(u64),
 }
 
-/// The running thread of an execution, seen when its state was free.
+/// The running thread of an execution, seen when its state was free: "model thread 'a'
+/// (#1), whose last switch point was `mutex lock` at src/lib.rs:3:5".
 struct Last {
-    /// How many times the lock had been taken then.
-    taken: u64,
-    /// "model thread 'a' (#1), whose last switch point was `mutex lock` at src/lib.rs:3:5".
     what: String,
 }
 
@@ -123,18 +121,23 @@ fn check(entry: &mut Seen) -> bool {
     if exec.host.over() {
         return true; // between executions
     }
-    let taken = exec.state.taken();
     let Some(st) = exec.state.peek() else {
         // Busy: a thread is in the runtime right now, unless it has been there, the lock
         // held without a release, for the whole limit.
-        if !unchanged(entry, exec.id, Progress::Held(taken)) {
+        let looks = match (exec.state.mark_held(), entry.progress) {
+            (true, Progress::Held(n)) if entry.exec == exec.id => Progress::Held(n + 1),
+            _ => Progress::Held(0),
+        };
+        entry.progress = looks;
+        if looks == Progress::Held(0) {
+            entry.since = Instant::now();
+        }
+        if looks == Progress::Held(0) || entry.since.elapsed() < entry.beat.limit {
+            entry.exec = exec.id;
             return true;
         }
         let origin = exec.origin.as_ref();
-        let last = entry
-            .last
-            .as_ref()
-            .map(|l| (l.what.as_str(), l.taken + 1 == taken));
+        let last = entry.last.as_ref().map(|l| l.what.as_str());
         let test = origin.and_then(|o| o.rescue.test());
         let iteration = origin.map(|o| o.iteration);
         let report = super::failure::held(entry.beat.limit, test, iteration, last);
@@ -144,7 +147,6 @@ fn check(entry: &mut Seen) -> bool {
         let tid = st.running;
         let pending = st.threads[tid].pending;
         entry.last = Some(Last {
-            taken: exec.state.taken(),
             what: format!(
                 "model thread {}, whose last switch point was `{}` at {}",
                 st.thread_info(tid),
