@@ -169,6 +169,14 @@ pub mod __switch {
 pub mod __private {
     pub use crate::test_support::{TestSpec, run_test};
 
+    /// Runs `f` while the calling model thread holds the lock of its execution's state, as
+    /// the runtime runs a destructor or a waker under it; for the crate's own tests of a
+    /// callback into the runtime from there, and of a lock held too long.
+    #[track_caller]
+    pub fn holding_state<R>(f: impl FnOnce() -> R) -> R {
+        crate::runtime::holding_state(f)
+    }
+
     /// The body of an `async fn` test: `future` run by a Tokio-shaped runtime's
     /// `block_on`, current-thread unless `multi_thread` (with `workers` if given), as
     /// `#[tokio::test]` runs it.

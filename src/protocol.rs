@@ -18,6 +18,10 @@
 //! The tool counts a test binary that ran no test, or printed no line for the file, as a
 //! file not replayed, never as a success.
 
+pub mod json;
+
+use json::{Object, Value};
+
 /// What starts every protocol line.
 pub const PREFIX: &str = "interleave-test-protocol ";
 
@@ -25,19 +29,20 @@ pub const PREFIX: &str = "interleave-test-protocol ";
 pub const VERSION: u64 = 1;
 
 /// A protocol line: [`PREFIX`], then `fields` with `version` added, as one line of JSON.
-pub(crate) fn line(mut fields: serde_json::Map<String, serde_json::Value>) -> String {
+pub(crate) fn line(mut fields: Object) -> String {
     fields.insert("version".into(), VERSION.into());
-    format!("{PREFIX}{}", serde_json::Value::Object(fields))
+    format!("{PREFIX}{}", Value::Object(fields))
 }
 
 /// The JSON objects of the protocol lines in `stdout` (lines that do not parse are left
-/// out: a test may print anything).
-pub fn read(stdout: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+/// out: a test may print anything). Each is a [`json::Object`], the crate's own map of
+/// [`json::Value`]s.
+pub fn read(stdout: &str) -> Vec<Object> {
     stdout
         .lines()
         .filter_map(|l| l.strip_prefix(PREFIX))
-        .filter_map(|json| match serde_json::from_str(json) {
-            Ok(serde_json::Value::Object(map)) => Some(map),
+        .filter_map(|text| match json::parse(text) {
+            Ok(Value::Object(map)) => Some(map),
             _ => None,
         })
         .collect()
@@ -49,14 +54,17 @@ mod tests {
 
     #[test]
     fn a_line_reads_back_with_its_version() {
-        let mut fields = serde_json::Map::new();
+        let mut fields = Object::new();
         fields.insert("event".into(), "verdict".into());
-        fields.insert("message".into(), "two\nlines".into());
+        fields.insert("message".into(), "two\nlines \"quoted\" \u{1}".into());
         let text = format!("noise\n{}\n{PREFIX}not json\n", line(fields));
         assert_eq!(text.lines().count(), 3, "a line is one line");
         let read = read(&text);
         assert_eq!(read.len(), 1);
-        assert_eq!(read[0]["version"], 1);
-        assert_eq!(read[0]["message"], "two\nlines");
+        assert_eq!(read[0]["version"].as_u64(), Some(1));
+        assert_eq!(
+            read[0]["message"].as_str(),
+            Some("two\nlines \"quoted\" \u{1}")
+        );
     }
 }

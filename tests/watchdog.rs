@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::sync::Arc;
-use interleave_test::{Builder, Schedule, StrategyKind, Substrate, thread};
+use interleave_test::{Builder, FailureKind, Schedule, StrategyKind, Substrate, thread};
 
 /// Set to `<case> <substrate>` to run that case's model in a child process.
 const CHILD: &str = "INTERLEAVE_TEST_WATCHDOG_CHILD";
@@ -58,6 +58,25 @@ fn spin_on_a_std_atomic() {
     spinner.join().unwrap();
 }
 
+/// Thread `stuck` sleeps in user code for a while (no switch point: the watchdog sees the
+/// state free, and who runs), then holds the lock of the execution's state for ever, as a
+/// primitive that spins inside the runtime would. (After 10 s it ends the process with
+/// code 3, so that a watchdog that misses it fails the test instead of hanging it.)
+fn the_state_held_for_ever() {
+    let stuck = thread::Builder::new()
+        .name("stuck".into())
+        .spawn(|| {
+            thread::yield_now();
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            interleave_test::__private::holding_state(|| {
+                std::thread::sleep(std::time::Duration::from_secs(10));
+                std::process::exit(3);
+            })
+        })
+        .unwrap();
+    stuck.join().unwrap();
+}
+
 /// Not a test on its own: the child process of the tests below.
 #[test]
 fn child() {
@@ -71,6 +90,7 @@ fn child() {
     };
     let model = match case {
         "lock" => std_lock_held_by_another_model_thread as fn(),
+        "held" => the_state_held_for_ever,
         "test" => return as_a_test(),
         "replay" => {
             let file = std::env::var(FILE).unwrap();
@@ -199,5 +219,76 @@ fn in_a_test_the_stuck_schedule_is_stored_and_replays() {
         assert_eq!(code, Some(101), "{substrate}: {again}");
         assert!(again.contains(stuck), "{substrate}: {again}");
         std::fs::remove_dir_all(&root).unwrap();
+    }
+}
+
+/// A thread stuck inside the runtime with the lock of the execution's state held (a
+/// primitive that spins there) is reported as a thread stuck in user code is: the watchdog
+/// used to read a taken lock as "busy, not stuck" for ever, and the process hung without a
+/// word.
+#[test]
+fn the_state_held_past_the_limit_is_reported() {
+    for substrate in ["coroutines", "threads"] {
+        let (code, stderr) = run_child("held", substrate);
+        assert_eq!(code, Some(101), "{substrate}: {stderr}");
+        assert!(
+            stderr.contains("interleave-test: execution 0 has held the lock of its state for 1s"),
+            "{substrate}: {stderr}"
+        );
+        assert!(
+            stderr.contains(
+                "The last thread seen running while it was free was model thread 'stuck' (#1), whose last switch point was `thread yield` at tests/watchdog.rs:"
+            ),
+            "{substrate}: {stderr}"
+        );
+        assert!(
+            stderr.contains("INTERLEAVE_WATCHDOG"),
+            "{substrate}: {stderr}"
+        );
+    }
+}
+
+/// A model thread that calls back into the runtime while the runtime holds its execution's
+/// state (a waker's `Drop` run under the lock drops a timer, say) ends the execution with a
+/// `Misuse` naming the thread and where it was; it used to spin for ever in the lock.
+#[test]
+fn a_callback_into_the_runtime_under_its_lock_is_a_misuse_not_a_spin() {
+    for substrate in [Substrate::Coroutines, Substrate::Threads] {
+        let failure = Builder::new()
+            .substrate(substrate)
+            .seed(1)
+            .iterations(5)
+            .check(|| {
+                let caller = thread::Builder::new()
+                    .name("caller".into())
+                    .spawn(|| {
+                        thread::yield_now();
+                        interleave_test::__private::holding_state(thread::yield_now);
+                    })
+                    .unwrap();
+                caller.join().unwrap();
+            })
+            .expect_err("the callback fails the execution");
+        assert_eq!(
+            failure.kind(),
+            FailureKind::Misuse,
+            "{substrate:?}: {failure}"
+        );
+        assert_eq!(failure.iteration(), 0, "{substrate:?}");
+        let thread = failure.thread().expect("the thread");
+        assert_eq!(thread.name(), Some("caller"), "{substrate:?}");
+        assert!(
+            failure.message().starts_with(
+                "interleave-test re-entered its own state on model thread 'caller' (#1) \
+                 (after `thread yield` at tests/watchdog.rs:"
+            ),
+            "{substrate:?}: {failure}"
+        );
+        assert!(
+            failure
+                .message()
+                .contains("called back into it at src/runtime/"),
+            "{failure}"
+        );
     }
 }

@@ -323,7 +323,7 @@ impl Executor {
                 end(self.owner, &task.shared);
             }
             Err(payload) => {
-                if runtime::is_abort(&*payload) {
+                if runtime::is_abort(&*payload) || runtime::is_reentry(&*payload) {
                     resume_unwind(payload);
                 }
                 if tasks::panics_fail(API) {

@@ -15,15 +15,7 @@ use crate::report::{SourceLocation, ThreadInfo, ThreadReport};
 use crate::schedule::FailureKind;
 use crate::strategy::Strategy;
 
-/// The lock of an execution's state (see [`Execution::state`]): a spin lock whose waiter
-/// yields its OS thread. One model thread runs at a time, so the lock is all but never
-/// contended (by the watchdog's `try_lock`, and for a moment at a hand-off between OS
-/// threads); its release is a plain store, where a parking lock's is an atomic
-/// read-modify-write. It is taken several times per step: measured, 6% more executions per
-/// second (`benches/tokio.rs`'s models and a three-thread mutex model, coroutines).
-pub(crate) type StateLock<T> = spin::mutex::SpinMutex<T, spin::relax::Yield>;
-/// A guard of [`StateLock`].
-pub(crate) type StateGuard<'a, T> = spin::mutex::SpinMutexGuard<'a, T>;
+pub(crate) use super::state_lock::{StateGuard, StateLock};
 
 /// Knobs of one execution, fixed by the driver.
 #[derive(Clone, Copy, Debug)]

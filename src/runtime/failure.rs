@@ -397,6 +397,33 @@ pub(super) fn internal(
     }
 }
 
+/// Model thread `tid` took the lock of the execution's state again at `at` while it held
+/// it (see `state_lock.rs`): code the runtime ran under the lock called back into it.
+pub(super) fn reentered(
+    st: &ExecState,
+    tid: Tid,
+    at: &'static std::panic::Location<'static>,
+) -> FailureDraft {
+    let pending = st.threads[tid].pending;
+    FailureDraft {
+        kind: FailureKind::Misuse,
+        message: format!(
+            "interleave-test re-entered its own state on model thread {} (after `{}` at {}): \
+             code it ran while holding the lock of the execution's state (a destructor or a \
+             waker it dropped or woke, such as a waker whose `Drop` drops a timer) called back \
+             into it at {at}, which would have waited for itself for ever. This is a bug of \
+             interleave-test: please report it with this schedule",
+            st.thread_info(tid),
+            pending.name(),
+            pending.loc,
+        ),
+        thread: Some(st.thread_info(tid)),
+        location: Some(pending.loc.into()),
+        backtrace: None,
+        threads: vec![],
+    }
+}
+
 /// The report of an execution of `test` (if named) whose running thread has not reached a
 /// switch point for `limit` (see `watchdog.rs`).
 pub(super) fn unresponsive(
@@ -421,6 +448,36 @@ pub(super) fn unresponsive(
         st.thread_info(tid),
         pending.name(),
         pending.loc,
+        crate::settings::env::WATCHDOG,
+    )
+}
+
+/// The report of an execution of `test` (if named), `iteration` of its run (if known),
+/// whose state has stayed locked, not taken again, for `limit` (see `watchdog.rs`): a thread
+/// spins or blocks inside the runtime. `last` is the running thread and its switch point
+/// the last time the state was free.
+pub(super) fn held(
+    limit: std::time::Duration,
+    test: Option<&str>,
+    iteration: Option<u64>,
+    last: Option<&str>,
+) -> String {
+    let of_test = test.map(|t| format!(" of test {t}")).unwrap_or_default();
+    let execution = iteration.map(|i| format!(" {i}")).unwrap_or_default();
+    let who = match last {
+        Some(what) => format!("The last thread seen running while it was free was {what}."),
+        None => "No thread was seen running before.".to_owned(),
+    };
+    format!(
+        "\ninterleave-test: execution{execution}{of_test} has held the lock of its state for \
+         {limit:?} without releasing it: a model thread is stuck inside interleave-test itself \
+         (it spins or blocks while holding that lock), so no model thread can run again. \
+         {who}\nThis is a bug of interleave-test: please report it, with the test and its seed. \
+         The schedule cannot be saved: it is in the locked state. If the thread is only slow, \
+         raise {} (seconds; 0 turns the watchdog off).\nThe thread cannot be stopped from \
+         outside, so the process exits now, and the other tests of this process end with it \
+         unreported: run each test in a process of its own (cargo nextest does) to keep their \
+         results.\n",
         crate::settings::env::WATCHDOG,
     )
 }

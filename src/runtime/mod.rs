@@ -23,6 +23,7 @@ mod panic;
 mod sched;
 mod signals;
 pub(crate) mod spins;
+mod state_lock;
 pub(crate) mod tasks;
 mod teardown;
 mod thread;
@@ -43,6 +44,7 @@ pub(crate) use execution::{
 pub(crate) use host::{Core, pin_driver};
 pub(crate) use object::{ObjectHandle, ObjectState};
 pub(crate) use panic::{install_hook, is_abort, message_of, text_of};
+pub(crate) use state_lock::{holding_state, is_reentry};
 pub(crate) use thread::{
     ExecOutcome, Reuse, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
     run_thread_body, scope_panicked, spawn, spawn_scoped,

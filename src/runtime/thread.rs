@@ -349,8 +349,8 @@ pub(crate) fn scope_panicked(payload: &(dyn Any + Send)) {
     }
     with_ctx("interleave_test::thread::scope", |ctx| {
         let fails = ctx.tid == 0 || ctx.exec.state.lock().config.thread_panics_fail;
-        if fails {
-            record_panic_failure(ctx, panic::take_last(payload));
+        if fails || reentered(payload).is_some() {
+            record_failure_of(ctx, payload);
         }
     });
 }
@@ -395,16 +395,39 @@ pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::R
 /// Decides what a panic escaping a thread body means; returns the payload when `join` is to
 /// receive it, `None` when it became the execution's failure.
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
-    let record = panic::take_last(&*payload);
     with_ctx("a model thread's body", |ctx| {
-        let to_join = ctx.tid != 0 && !ctx.exec.state.lock().config.thread_panics_fail;
+        let to_join = ctx.tid != 0
+            && !ctx.exec.state.lock().config.thread_panics_fail
+            && reentered(&*payload).is_none();
         if to_join {
+            panic::take_last(&*payload);
             return Some(payload);
         }
-        record_panic_failure(ctx, record);
+        record_failure_of(ctx, &*payload);
         panic::drop_payload(payload);
         None
     })
+}
+
+/// Where the runtime took its own lock again, if `payload` is the panic that stopped it
+/// (see `state_lock.rs`).
+fn reentered(payload: &(dyn Any + Send)) -> Option<&'static std::panic::Location<'static>> {
+    payload
+        .downcast_ref::<super::state_lock::Reentered>()
+        .map(|r| r.at)
+}
+
+/// Records the panic whose `payload` ended thread `ctx`'s body (or a destructor it ran) as
+/// the execution's failure: a `Misuse` if it was the runtime taking its own lock again.
+fn record_failure_of(ctx: &Context, payload: &(dyn Any + Send)) {
+    let record = panic::take_last(payload);
+    match reentered(payload) {
+        Some(at) => {
+            let mut st = ctx.exec.state.lock();
+            st.fail(|st| super::failure::reentered(st, ctx.tid, at));
+        }
+        None => record_panic_failure(ctx, record),
+    }
 }
 
 fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
@@ -425,7 +448,7 @@ fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
 pub(crate) fn drop_in_thread<T>(ctx: &Context, value: T) {
     if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
         if !panic::is_abort(&*payload) {
-            record_panic_failure(ctx, panic::take_last(&*payload));
+            record_failure_of(ctx, &*payload);
         }
         panic::drop_payload(payload);
     }

@@ -9,6 +9,12 @@
 //! watchdog (one thread per process, started by the first execution it watches) notices that
 //! an execution's step count has not moved for the limit, says which model thread was
 //! running, where it last reached a switch point and what to do, and ends the process.
+//!
+//! A thread stuck inside the runtime itself, holding the lock of the execution's state (it
+//! spins or blocks there: a bug of the crate), is seen the same way: the lock stays taken,
+//! not released in between (the watchdog's mark on its holder stays, `state_lock.rs`), for
+//! the limit. The state cannot be read then, so the report names the thread and switch
+//! point last seen while the state was free, and no schedule can be saved.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -65,10 +71,28 @@ static STARTED: AtomicBool = AtomicBool::new(false);
 /// What the watchdog remembers of one driver.
 struct Seen {
     beat: Arc<Beat>,
-    /// The execution and step count last seen, and since when they have not changed.
+    /// The execution and its progress last seen, and since when they have not changed.
     exec: u64,
-    step: u64,
+    progress: Progress,
     since: Instant,
+    /// The running thread and its last switch point, the last time the state was free.
+    last: Option<Last>,
+}
+
+/// How far an execution has come, as the watchdog can see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Progress {
+    /// Its state was free, at this step.
+    Step(u64),
+    /// Its state was locked, since the watchdog marked the lock's holder, `n` looks ago
+    /// (`state_lock.rs`); a new mark starts again at 0.
+    Held(u64),
+}
+
+/// The running thread of an execution, seen when its state was free: "model thread 'a'
+/// (#1), whose last switch point was `mutex lock` at src/lib.rs:3:5".
+struct Last {
+    what: String,
 }
 
 fn run() {
@@ -78,8 +102,9 @@ fn run() {
         seen.extend(WATCHED.lock().drain(..).map(|beat| Seen {
             beat,
             exec: 0,
-            step: u64::MAX,
+            progress: Progress::Step(u64::MAX),
             since: Instant::now(),
+            last: None,
         }));
         seen.retain_mut(check);
     }
@@ -93,19 +118,42 @@ fn check(entry: &mut Seen) -> bool {
     let Some(exec) = entry.beat.exec.lock().upgrade() else {
         return true;
     };
-    // Over (between executions), or busy: a thread is in the runtime right now, so it is
-    // not stuck in user code.
     if exec.host.over() {
-        return true;
+        return true; // between executions
     }
-    let Some(st) = exec.state.try_lock() else {
-        return true;
+    let Some(st) = exec.state.peek() else {
+        // Busy: a thread is in the runtime right now, unless it has been there, the lock
+        // held without a release, for the whole limit.
+        let looks = match (exec.state.mark_held(), entry.progress) {
+            (true, Progress::Held(n)) if entry.exec == exec.id => Progress::Held(n + 1),
+            _ => Progress::Held(0),
+        };
+        entry.progress = looks;
+        if looks == Progress::Held(0) {
+            entry.since = Instant::now();
+        }
+        if looks == Progress::Held(0) || entry.since.elapsed() < entry.beat.limit {
+            entry.exec = exec.id;
+            return true;
+        }
+        let origin = exec.origin.as_ref();
+        let last = entry.last.as_ref().map(|l| l.what.as_str());
+        let test = origin.and_then(|o| o.rescue.test());
+        let iteration = origin.map(|o| o.iteration);
+        let report = super::failure::held(entry.beat.limit, test, iteration, last);
+        exit_with(&report);
     };
-    if (exec.id, st.step) != (entry.exec, entry.step) {
-        (entry.exec, entry.step, entry.since) = (exec.id, st.step, Instant::now());
-        return true;
-    }
-    if entry.since.elapsed() < entry.beat.limit {
+    if !unchanged(entry, exec.id, Progress::Step(st.step)) {
+        let tid = st.running;
+        let pending = st.threads[tid].pending;
+        entry.last = Some(Last {
+            what: format!(
+                "model thread {}, whose last switch point was `{}` at {}",
+                st.thread_info(tid),
+                pending.name(),
+                pending.loc
+            ),
+        });
         return true;
     }
     let origin = exec.origin.as_ref();
@@ -113,6 +161,21 @@ fn check(entry: &mut Seen) -> bool {
     let mut report = super::failure::unresponsive(&st, entry.beat.limit, test);
     super::abort::schedule_lines(&mut report, origin, &st);
     drop(st);
+    exit_with(&report);
+}
+
+/// Whether `entry` has seen execution `exec` at `progress` for the whole limit; starts
+/// the count again if either changed.
+fn unchanged(entry: &mut Seen, exec: u64, progress: Progress) -> bool {
+    if (exec, progress) != (entry.exec, entry.progress) {
+        (entry.exec, entry.progress, entry.since) = (exec, progress, Instant::now());
+        return false;
+    }
+    entry.since.elapsed() >= entry.beat.limit
+}
+
+/// Prints `report` and ends the process: the stuck thread cannot be stopped.
+fn exit_with(report: &str) -> ! {
     use std::io::Write;
     let _ = std::io::stderr().write_all(report.as_bytes());
     std::process::exit(101);

@@ -1,4 +1,5 @@
-//! The JSON form of a [`Schedule`]: the only code in the crate that knows JSON.
+//! The JSON form of a [`Schedule`]: its fields, their order and their checks (JSON itself is
+//! read and written by `protocol::json`).
 //!
 //! Reading treats the text as untrusted (see [`parse`]): an object naming a key twice is an
 //! error, a UTF-8 byte order mark is skipped, and an error quotes at most a short prefix of a
@@ -7,7 +8,7 @@
 mod parse;
 mod value;
 
-use serde_json::json;
+use crate::protocol::json::Value;
 
 use self::parse::Fields;
 use self::value::Shallow;
@@ -16,43 +17,51 @@ use super::{Build, Decision, FORMAT, Schedule, ScheduleError, Settings, Signatur
 use crate::op::PickKind;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
-/// the text does not depend on how `serde_json` orders map keys and diffs stay readable.
+/// that diffs stay readable.
 pub(super) fn write(s: &Schedule) -> String {
     let header = [
-        ("format", json!(FORMAT)),
-        ("version", json!(s.version)),
-        ("crate_version", json!(s.crate_version)),
-        ("test", json!(s.test)),
-        ("strategy", json!(s.strategy)),
-        ("seed", json!(s.seed)),
-        ("iteration", json!(s.iteration)),
+        ("format", Value::from(FORMAT)),
+        ("version", Value::from(s.version)),
+        ("crate_version", Value::from(s.crate_version.as_str())),
+        ("test", Value::from(s.test.as_deref())),
+        ("strategy", Value::from(s.strategy.as_str())),
+        ("seed", Value::from(s.seed)),
+        ("iteration", Value::from(s.iteration)),
     ];
     let settings = [
-        ("max_steps", s.settings.max_steps.map(|v| json!(v))),
+        ("max_steps", s.settings.max_steps.map(Value::from)),
         (
             "thread_panics_fail",
-            s.settings.thread_panics_fail.map(|v| json!(v)),
+            s.settings.thread_panics_fail.map(Value::from),
         ),
         (
             "spurious_wakeups",
-            s.settings.spurious_wakeups.map(|v| json!(v)),
+            s.settings.spurious_wakeups.map(Value::from),
         ),
-        ("fair_spins", s.settings.fair_spins.map(|v| json!(v))),
+        ("fair_spins", s.settings.fair_spins.map(Value::from)),
     ];
     let failure = s.failure.as_ref();
     let recorded = [
-        ("failure_kind", failure.map(|f| json!(f.kind.to_string()))),
+        (
+            "failure_kind",
+            failure.map(|f| Value::from(f.kind.to_string())),
+        ),
         (
             "failure_thread",
-            failure.and_then(|f| f.thread.as_ref()).map(|t| json!(t)),
+            failure.and_then(|f| f.thread.as_deref()).map(Value::from),
         ),
         (
             "failure_thread_id",
-            failure.and_then(|f| f.thread_id).map(|t| json!(t)),
+            failure
+                .and_then(|f| f.thread_id)
+                .map(|t| Value::from(t as u64)),
         ),
-        ("failure_what", failure.map(|f| json!(f.what))),
-        ("cfg_interleave", s.build.cfg_interleave.map(|v| json!(v))),
-        ("release", s.build.release.map(|v| json!(v))),
+        (
+            "failure_what",
+            failure.map(|f| Value::from(f.what.as_str())),
+        ),
+        ("cfg_interleave", s.build.cfg_interleave.map(Value::from)),
+        ("release", s.build.release.map(Value::from)),
     ];
     let header = header.into_iter().chain(
         settings
@@ -82,18 +91,18 @@ pub(super) fn write(s: &Schedule) -> String {
 
 fn decision_line(d: &Decision) -> String {
     let mut fields = vec![
-        ("thread", json!(d.thread)),
-        ("step", json!(d.step)),
-        ("of", json!(d.options)),
+        ("thread", Value::from(d.thread as u64)),
+        ("step", Value::from(d.step)),
+        ("of", Value::from(d.options as u64)),
     ];
     if let Some((kind, value)) = d.pick {
-        fields.push(("pick", json!(kind.name())));
-        fields.push(("value", json!(value)));
+        fields.push(("pick", Value::from(kind.name())));
+        fields.push(("value", Value::from(value as u64)));
     }
     fields.extend([
-        ("name", json!(d.name)),
-        ("op", json!(d.op)),
-        ("at", json!(d.location)),
+        ("name", Value::from(d.name.as_deref())),
+        ("op", Value::from(d.op.as_str())),
+        ("at", Value::from(d.location.as_str())),
     ]);
     let fields: Vec<String> = fields
         .iter()
@@ -262,23 +271,17 @@ fn pick(
     }
 }
 
-fn syntax_error(e: &serde_json::Error) -> ScheduleError {
+fn syntax_error(e: &crate::protocol::json::Error) -> ScheduleError {
     if e.is_eof() {
         ScheduleError::Truncated {
             line: e.line(),
             column: e.column(),
         }
     } else {
-        let reason = e.to_string();
-        let reason = reason
-            .split(" at line ")
-            .next()
-            .unwrap_or(&reason)
-            .to_owned();
         ScheduleError::Syntax {
             line: e.line(),
             column: e.column(),
-            reason,
+            reason: e.reason().to_owned(),
         }
     }
 }

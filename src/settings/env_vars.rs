@@ -22,7 +22,7 @@ use std::path::PathBuf;
 /// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
 /// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
 /// | `INTERLEAVE_REPLAY` | a schedule file: the `#[interleave]` test (or test calling [`model`](crate::model)) it was recorded for replays only it, other tests explore as usual; a relative path is taken from the shell's directory (`PWD`) | unset |
-/// | `INTERLEAVE_PARTIAL` | `1`: an `#[interleave]` DFS search that a limit stopped passes (otherwise it fails: nothing was proved); `0` makes it fail even where the attribute says `partial = true` | unset: the attribute's `partial`, else `0` |
+/// | `INTERLEAVE_PARTIAL` | `1`: a DFS search that a limit stopped passes, in an `#[interleave]` test or in [`model`](crate::model) (otherwise it fails: nothing was proved); `0` makes it fail even where the attribute says `partial = true` | unset: the attribute's `partial`, else `0` |
 /// | `INTERLEAVE_PROTOCOL` | set by `cargo interleave` with `INTERLEAVE_REPLAY`: the version of the lines it reads from the test | unset |
 /// | `INTERLEAVE_SUMMARY` | `1`: every `#[interleave]` test (and test calling [`model`](crate::model)) shows its report, even when it passes | `0` |
 /// | `INTERLEAVE_REGRESSIONS` | the regression corpus directory of `#[interleave]` tests | `<crate root>/interleave-regressions` |

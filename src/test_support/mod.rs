@@ -102,8 +102,10 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
 /// reduction, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set, until it has explored every
 /// class of schedules. Panics with the formatted failure if an execution fails, and panics
 /// too if the search could not finish (`INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME` set
-/// too low): a proof that stopped half-way is not one. Returns the report, whose `Display`
-/// is the proof statement for a CI log.
+/// too low): a proof that stopped half-way is not one, unless `INTERLEAVE_PARTIAL=1` accepts
+/// partial searches, as it does for `#[interleave]` tests (then the report says `NOT
+/// EXHAUSTED` and why). Returns the report, whose `Display` is the proof statement for a CI
+/// log.
 ///
 /// Inside a test run by cargo, it works like an `#[interleave]` test named after the test
 /// (libtest's name for the thread, after the test binary's crate): a failing schedule is
@@ -191,15 +193,23 @@ fn builder_for(spec: &TestSpec) -> Builder {
     b
 }
 
-/// `report`, if its search finished; a panic that says what to do otherwise.
+/// `report`, if its search finished or `INTERLEAVE_PARTIAL=1` accepts a partial one (as
+/// for an `#[interleave]` test); a panic that says what to do otherwise.
 fn exhaustive(report: Report) -> Report {
-    if !report.exhausted {
+    let partial = settings::env_flag(env::PARTIAL);
+    if !report.exhausted && partial != Some(true) {
         panic!(
             "interleave_test::model could not finish the search, so nothing is proved:\n{report}\n\
-             Unset or raise {} and {}, or bound the search with {}.",
+             Unset or raise {} and {}, or bound the search with {}. To accept a partial search, \
+             set {}=1 (for every test, e.g. in a capped CI run){}.",
             env::ITERATIONS,
             env::MAX_TIME,
-            env::MAX_PREEMPTIONS
+            env::MAX_PREEMPTIONS,
+            env::PARTIAL,
+            match partial {
+                Some(false) => format!("; {}=0 is set now", env::PARTIAL),
+                _ => String::new(),
+            }
         );
     }
     report

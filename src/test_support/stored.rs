@@ -147,7 +147,7 @@ pub(super) fn judge_one<F: Fn() + Sync>(
     test: &Test,
 ) {
     let verdict = builder.revisit(model, schedule);
-    let mut fields = serde_json::Map::new();
+    let mut fields = protocol::json::Object::new();
     let mut put = |k: &str, v: String| fields.insert(k.to_owned(), v.into());
     put("event", "verdict".into());
     put("file", path.display().to_string());
@@ -194,7 +194,7 @@ pub(super) fn judge_one<F: Fn() + Sync>(
 }
 
 /// Prints a protocol line if `cargo interleave` asked for them (`INTERLEAVE_PROTOCOL`).
-pub(super) fn speak(fields: serde_json::Map<String, serde_json::Value>) {
+pub(super) fn speak(fields: protocol::json::Object) {
     if settings::protocol_requested() {
         println!("{}", protocol::line(fields));
     }
@@ -202,7 +202,7 @@ pub(super) fn speak(fields: serde_json::Map<String, serde_json::Value>) {
 
 /// The verdict line for a file that cannot be read.
 pub(super) fn invalid(path: &Path, reason: &str) {
-    let mut fields = serde_json::Map::new();
+    let mut fields = protocol::json::Object::new();
     fields.insert("event".into(), "verdict".into());
     fields.insert("file".into(), path.display().to_string().into());
     fields.insert("verdict".into(), "invalid".into());

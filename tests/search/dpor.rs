@@ -234,7 +234,8 @@ fn big_model() {
 fn child() {
     match std::env::var(CHILD).as_deref() {
         Ok("model") => {
-            interleave_test::model(big_model);
+            let report = interleave_test::model(big_model);
+            eprintln!("REPORT exhausted: {}", report.exhausted);
         }
         Ok("progress") => {
             let report = dpor(None)
@@ -256,6 +257,7 @@ fn run_child(case: &str, env: &[(&str, &str)]) -> (bool, String) {
         .args(["dpor::child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, case)
         .env_remove("INTERLEAVE_PROGRESS")
+        .env_remove("INTERLEAVE_PARTIAL")
         .envs(env.iter().copied())
         .output()
         .unwrap();
@@ -275,6 +277,27 @@ fn model_fails_when_it_could_not_finish() {
     );
     assert!(
         stderr.contains("NOT EXHAUSTED: stopped by the iteration cap (3 executions)"),
+        "{stderr}"
+    );
+}
+
+/// `INTERLEAVE_PARTIAL=1` accepts a search a limit stopped in `model` as it does in an
+/// `#[interleave]` test (it used to fail `model` all the same); `=0` still fails it, and
+/// says so.
+#[test]
+fn model_passes_a_partial_search_with_interleave_partial() {
+    let capped = [("INTERLEAVE_ITERATIONS", "3"), ("INTERLEAVE_PARTIAL", "1")];
+    let (ok, stderr) = run_child("model", &capped);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("REPORT exhausted: false"), "{stderr}");
+    let refused = [("INTERLEAVE_ITERATIONS", "3"), ("INTERLEAVE_PARTIAL", "0")];
+    let (ok, stderr) = run_child("model", &refused);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains(
+            "set INTERLEAVE_PARTIAL=1 (for every test, e.g. in a capped CI run); \
+                         INTERLEAVE_PARTIAL=0 is set now."
+        ),
         "{stderr}"
     );
 }

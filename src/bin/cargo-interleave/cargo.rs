@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use interleave_test::protocol::json::{self, Value};
 
 use interleave_test::Build;
 
@@ -160,10 +160,7 @@ fn outside_a_crate() -> Result<(), CliError> {
 /// Reads cargo's JSON messages (one per line): every test executable it built.
 pub(crate) fn parse_messages(stdout: &str) -> TestBinaries {
     let mut binaries = TestBinaries::default();
-    for message in stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-    {
+    for message in stdout.lines().filter_map(|l| json::parse(l).ok()) {
         if let Some((name, binary)) = test_artifact(&message) {
             binaries.by_crate.entry(name).or_default().push(binary);
         }
@@ -173,14 +170,15 @@ pub(crate) fn parse_messages(stdout: &str) -> TestBinaries {
 
 /// The crate name and binary of a `compiler-artifact` message for a test executable.
 fn test_artifact(message: &Value) -> Option<(String, TestBinary)> {
-    if message["reason"] != "compiler-artifact" || message["profile"]["test"] != true {
+    let text = |key: &str| message.get(key).and_then(Value::as_str);
+    let test = message.get("profile").and_then(|p| p.get("test"));
+    if text("reason") != Some("compiler-artifact") || test.and_then(Value::as_bool) != Some(true) {
         return None;
     }
-    let exe = PathBuf::from(message["executable"].as_str()?);
-    let root = Path::new(message["manifest_path"].as_str()?)
-        .parent()?
-        .to_owned();
-    let name = message["target"]["name"].as_str()?.replace('-', "_");
+    let exe = PathBuf::from(text("executable")?);
+    let root = Path::new(text("manifest_path")?).parent()?.to_owned();
+    let target = message.get("target")?;
+    let name = target.get("name")?.as_str()?.replace('-', "_");
     Some((name, TestBinary { exe, root }))
 }
 

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::Path;
 
 use interleave_test::protocol;
-use serde_json::Value;
+use interleave_test::protocol::json::Value;
 
 /// What replaying one schedule file gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,12 +186,13 @@ mod tests {
         read_verdict(stdout, Path::new(FILE))
     }
 
+    /// A verdict line for [`FILE`] with `fields`, written by serde_json (not by the crate).
     fn verdict(fields: serde_json::Value) -> String {
         let mut fields = fields.as_object().unwrap().clone();
         fields.insert("event".into(), "verdict".into());
         fields.insert("file".into(), FILE.into());
         fields.entry("version").or_insert(protocol::VERSION.into());
-        format!("{}{}", protocol::PREFIX, Value::Object(fields))
+        format!("{}{}", protocol::PREFIX, serde_json::Value::Object(fields))
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Reading a schedule document in one pass, as untrusted input.
 //!
-//! `serde_json::Value` would do, but it keeps the last of two equal keys silently, and it
-//! holds every value of the document: a hostile file of `[0,0,0,...]` would take some 30 times
-//! its size in memory. This reader instead
+//! A whole JSON value ([`json::parse`](crate::protocol::json::parse)) would do, but it keeps
+//! the last of two equal keys silently, and it holds every value of the document: a hostile
+//! file of `[0,0,0,...]` would take some 30 times its size in memory. This reader instead
+//! walks the text with [`Reader`], and
 //! - refuses an object (the document, a decision) that names a key twice, remembering each
 //!   object's keys only while it reads that object, and one of more than [`MAX_KEYS`] keys
 //!   (a schedule's objects have at most 8, unknown keys are skipped, and remembering
@@ -15,14 +16,10 @@
 //! Memory is then the size of the schedule it returns, plus the strings of known fields, plus
 //! at most [`MAX_KEYS`] keys; time is linear in the size of the text.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Number;
 
 use super::value::Shallow;
+use crate::protocol::json::{Kind, Reader, Shape, Value};
 use crate::schedule::error::quote;
 use crate::schedule::{Decision, ScheduleError};
 
@@ -67,235 +64,121 @@ pub(super) struct Doc {
 /// Reads `text` as a schedule document. Errors: the JSON is invalid or cut off, an object
 /// names a key twice, or the document is not an object.
 pub(super) fn document(text: &str) -> Result<Doc, ScheduleError> {
-    let stop = RefCell::new(None);
-    let node = Node {
-        want: Want::Document,
-        stop: &stop,
-    };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let read = node
-        .deserialize(&mut de)
-        .and_then(|read| de.end().map(|()| read));
-    match read {
-        Ok(Read::Document(doc)) => Ok(doc),
-        Ok(_) => Err(ScheduleError::NotASchedule { found: None }),
-        Err(e) => Err(match stop.into_inner() {
-            Some(Stop::Duplicate(key)) => ScheduleError::DuplicateKey {
-                key: quote(&key),
-                line: e.line(),
-                column: e.column(),
-            },
-            Some(Stop::TooManyKeys) => ScheduleError::TooManyKeys {
-                line: e.line(),
-                column: e.column(),
-                limit: MAX_KEYS,
-            },
-            None => super::syntax_error(&e),
-        }),
-    }
-}
-
-/// What the value being read should be.
-#[derive(Clone, Copy, Debug)]
-enum Want {
-    /// A scalar field, or something skipped.
-    Scalar,
-    /// The document object.
-    Document,
-    /// The array of decisions.
-    Decisions,
-    /// The decision with this index.
-    Decision(usize),
-}
-
-/// Why the reader stopped before the end of a well-formed text.
-enum Stop {
-    /// An object names this key twice.
-    Duplicate(String),
-    /// An object has more than [`MAX_KEYS`] keys.
-    TooManyKeys,
-}
-
-/// What was read.
-enum Read {
-    /// Any value where no document, decisions array or decision was read.
-    Value(Shallow),
-    Document(Doc),
-    Decisions(Result<Vec<Decision>, ScheduleError>),
-    Decision(Result<Decision, ScheduleError>),
-}
-
-/// Reads one value as `want` says. `stop` receives the reason of a failure that is not a
-/// JSON syntax error, just before the read fails.
-#[derive(Clone, Copy)]
-struct Node<'a> {
-    want: Want,
-    stop: &'a RefCell<Option<Stop>>,
-}
-
-impl Node<'_> {
-    fn with(self, want: Want) -> Self {
-        Node { want, ..self }
-    }
-
-    /// Reads the keys of one object; `known` ones are read shallowly into the result and
-    /// the others skipped, and `special` reads the value of a key it takes (returning
-    /// `None` for keys it does not take).
-    fn object<'de, A: MapAccess<'de>>(
-        self,
-        mut map: A,
-        known: &[&'static str],
-        mut special: impl FnMut(&str, &mut A) -> Result<Option<()>, A::Error>,
-    ) -> Result<Fields, A::Error> {
-        let mut seen = BTreeSet::new();
-        let mut fields = Fields::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if seen.contains(&key) {
-                *self.stop.borrow_mut() = Some(Stop::Duplicate(key));
-                return Err(de::Error::custom("a key appears twice"));
-            }
-            if seen.len() == MAX_KEYS {
-                *self.stop.borrow_mut() = Some(Stop::TooManyKeys);
-                return Err(de::Error::custom("too many keys"));
-            }
-            if special(&key, &mut map)?.is_none() {
-                match known.iter().find(|k| **k == key) {
-                    Some(name) => {
-                        let value = map.next_value_seed(self.with(Want::Scalar))?;
-                        fields.insert(name, value.into_shallow());
-                    }
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-            }
-            seen.insert(key);
+    let mut r = Reader::new(text);
+    let doc = match r.kind().map_err(syntax)? {
+        Kind::Object => Some(read_document(&mut r)?),
+        _ => {
+            r.skip().map_err(syntax)?;
+            None
         }
-        Ok(fields)
-    }
+    };
+    r.end().map_err(syntax)?;
+    doc.ok_or(ScheduleError::NotASchedule { found: None })
+}
 
-    fn document<'de, A: MapAccess<'de>>(self, map: A) -> Result<Read, A::Error> {
-        let mut decisions = None;
-        let fields = self.object(map, &HEADER_KEYS, |key, map| {
-            if key != "decisions" {
-                return Ok(None);
-            }
-            decisions = Some(match map.next_value_seed(self.with(Want::Decisions))? {
-                Read::Decisions(read) => read,
-                other => Err(ScheduleError::field(
-                    "decisions",
-                    format!("should be an array, found {}", other.into_shallow()),
-                )),
+fn syntax(e: crate::protocol::json::Error) -> ScheduleError {
+    super::syntax_error(&e)
+}
+
+/// Reads the keys of the object that comes next; `known` ones are read shallowly into the
+/// result and the others skipped, and `special` reads the value of a key it takes
+/// (returning `false` for keys it does not take).
+fn object(
+    r: &mut Reader<'_>,
+    known: &[&'static str],
+    mut special: impl FnMut(&str, &mut Reader<'_>) -> Result<bool, ScheduleError>,
+) -> Result<Fields, ScheduleError> {
+    let mut seen = BTreeSet::new();
+    let mut fields = Fields::new();
+    r.begin().map_err(syntax)?;
+    while let Some(key) = r.next_key(seen.is_empty()).map_err(syntax)? {
+        let (line, column) = r.position();
+        if seen.contains(&key) {
+            return Err(ScheduleError::DuplicateKey {
+                key: quote(&key),
+                line,
+                column,
             });
-            Ok(Some(()))
-        })?;
-        Ok(Read::Document(Doc { fields, decisions }))
+        }
+        if seen.len() == MAX_KEYS {
+            return Err(ScheduleError::TooManyKeys {
+                line,
+                column,
+                limit: MAX_KEYS,
+            });
+        }
+        r.colon().map_err(syntax)?;
+        if !special(&key, r)? {
+            match known.iter().find(|k| **k == key) {
+                Some(name) => {
+                    fields.insert(name, shallow(r)?);
+                }
+                None => r.skip().map_err(syntax)?,
+            }
+        }
+        seen.insert(key);
     }
+    Ok(fields)
+}
 
-    fn decisions<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<Read, A::Error> {
-        let mut decisions = Vec::new();
-        while let Some(read) = seq.next_element_seed(self.with(Want::Decision(decisions.len())))? {
-            let problem = match read {
-                Read::Decision(Ok(decision)) => {
+/// The next value, as far as [`Shallow`] keeps it.
+fn shallow(r: &mut Reader<'_>) -> Result<Shallow, ScheduleError> {
+    Ok(match r.shallow().map_err(syntax)? {
+        Shape::Array(n) => Shallow::Array(n),
+        Shape::Object(n) => Shallow::Object(n),
+        Shape::Scalar(Value::Null) => Shallow::Null,
+        Shape::Scalar(Value::Bool(b)) => Shallow::Bool(b),
+        Shape::Scalar(Value::Number(n)) => Shallow::Number(n),
+        Shape::Scalar(Value::String(s)) => Shallow::String(s),
+        Shape::Scalar(_) => Shallow::Null, // never: a scalar is none of the others
+    })
+}
+
+fn read_document(r: &mut Reader<'_>) -> Result<Doc, ScheduleError> {
+    let mut decisions = None;
+    let fields = object(r, &HEADER_KEYS, |key, r| {
+        if key != "decisions" {
+            return Ok(false);
+        }
+        decisions = Some(match r.kind().map_err(syntax)? {
+            Kind::Array => read_decisions(r)?,
+            _ => Err(ScheduleError::field(
+                "decisions",
+                format!("should be an array, found {}", shallow(r)?),
+            )),
+        });
+        Ok(true)
+    })?;
+    Ok(Doc { fields, decisions })
+}
+
+/// The array of decisions that comes next, converted one by one; after the first one that
+/// cannot be, the others are skipped unread.
+fn read_decisions(
+    r: &mut Reader<'_>,
+) -> Result<Result<Vec<Decision>, ScheduleError>, ScheduleError> {
+    let mut decisions = Vec::new();
+    r.begin().map_err(syntax)?;
+    while r.next_element(decisions.is_empty()).map_err(syntax)? {
+        let i = decisions.len();
+        let problem = match r.kind().map_err(syntax)? {
+            Kind::Object => match super::decision(i, &object(r, &DECISION_KEYS, |_, _| Ok(false))?)
+            {
+                Ok(decision) => {
                     decisions.push(decision);
                     continue;
                 }
-                Read::Decision(Err(problem)) => problem,
-                other => ScheduleError::field(
-                    format!("decisions[{}]", decisions.len()),
-                    format!("should be an object, found {}", other.into_shallow()),
-                ),
-            };
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            return Ok(Read::Decisions(Err(problem)));
+                Err(problem) => problem,
+            },
+            _ => ScheduleError::field(
+                format!("decisions[{i}]"),
+                format!("should be an object, found {}", shallow(r)?),
+            ),
+        };
+        while r.next_element(false).map_err(syntax)? {
+            r.skip().map_err(syntax)?;
         }
-        Ok(Read::Decisions(Ok(decisions)))
+        return Ok(Err(problem));
     }
-}
-
-impl Read {
-    /// The value as a field's value. Only [`Read::Value`] occurs where this is called: the
-    /// other kinds are read only where they are wanted, and never handed on.
-    fn into_shallow(self) -> Shallow {
-        match self {
-            Read::Value(value) => value,
-            Read::Document(_) | Read::Decision(_) => Shallow::Object(0),
-            Read::Decisions(_) => Shallow::Array(0),
-        }
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Node<'_> {
-    type Value = Read;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Read, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Node<'_> {
-    type Value = Read;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::Bool(v)))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::Number(v.into())))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::Number(v.into())))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Read, E> {
-        // JSON has no NaN or infinity, so `from_f64` always succeeds on parsed text.
-        Ok(Read::Value(
-            Number::from_f64(v).map_or(Shallow::Null, Shallow::Number),
-        ))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::String(v.to_owned())))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::String(v)))
-    }
-
-    fn visit_unit<E>(self) -> Result<Read, E> {
-        Ok(Read::Value(Shallow::Null))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Read, A::Error> {
-        if let Want::Decisions = self.want {
-            return self.decisions(seq);
-        }
-        let mut len = 0;
-        while seq.next_element::<IgnoredAny>()?.is_some() {
-            len += 1;
-        }
-        Ok(Read::Value(Shallow::Array(len)))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read, A::Error> {
-        match self.want {
-            Want::Document => self.document(map),
-            Want::Decision(index) => {
-                let fields = self.object(map, &DECISION_KEYS, |_, _| Ok(None))?;
-                Ok(Read::Decision(super::decision(index, &fields)))
-            }
-            Want::Scalar | Want::Decisions => {
-                let mut len = 0;
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
-                    len += 1;
-                }
-                Ok(Read::Value(Shallow::Object(len)))
-            }
-        }
-    }
+    Ok(Ok(decisions))
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use serde_json::Number;
+use crate::protocol::json::Number;
 
 use crate::schedule::error::quote;
 
@@ -39,6 +39,9 @@ impl fmt::Display for Shallow {
         match self {
             Shallow::Null => f.write_str("null"),
             Shallow::Bool(b) => write!(f, "{b}"),
+            Shallow::Number(n) if n.as_str().len() > 64 => {
+                write!(f, "{}… ({} digits)", &n.as_str()[..64], n.as_str().len())
+            }
             Shallow::Number(n) => write!(f, "{n}"),
             Shallow::String(s) => f.write_str(&quote(s)),
             Shallow::Array(1) => f.write_str("an array of 1 value"),
