@@ -3,7 +3,10 @@
 //! `interleave-tokio`) builds and passes its `#[tokio::test]`s on Tokio itself without the
 //! cfg and in the model with it, with no warning in either build and no `use` of
 //! interleave-test in its code; with its injected bug (a refresh not marked under way) the
-//! model finds two tokens issued, Tokio's own run of the same test does not look for it.
+//! model finds two tokens issued. Its test compares a `Vec<u32>` with `vec![]`, which
+//! stopped compiling when the crate depended on serde_json (whose `impl PartialEq<Value>
+//! for u32` reaches every crate that links it; the crate now has its own
+//! `protocol::json`).
 //!
 //! The copy builds in the same directory and with the same flags as the other fixtures, so
 //! they share one build of interleave-test. The test runs cargo, so the substrate of this
