@@ -19,4 +19,5 @@ mod statics;
 mod support;
 mod sync;
 mod sync_more;
+mod sync_wakers;
 mod time;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
+use super::wake_list::{self, Deferred, WakeList};
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -45,6 +46,7 @@ const fn new_state() -> Mutex<State> {
             picked: Vec::new(),
             rounds: 0,
             next: 0,
+            later: WakeList::new(),
         },
         "tokio Notify",
     )
@@ -60,6 +62,14 @@ struct State {
     /// How many `notify_waiters` calls there were.
     rounds: u64,
     next: u64,
+    /// Wakers to wake or drop once the lock is released.
+    later: WakeList,
+}
+
+impl Deferred for State {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 impl Notify {
@@ -83,7 +93,7 @@ impl Notify {
     /// Runs `f` on this execution's state, locked for the program's operation `what` at
     /// `loc`.
     fn with_at<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
-        f(&mut self.states.get(new_state).lock_section_at(loc, what))
+        f(&mut wake_list::section(&self.states.get(new_state), loc, what))
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -130,9 +140,7 @@ impl Notify {
         self.with(&OpName("tokio Notify notify_waiters"), |st| {
             st.rounds += 1;
             for (_, waker) in std::mem::take(&mut st.queue) {
-                if let Some(waker) = waker {
-                    waker.wake();
-                }
+                st.later.wake_some(waker);
             }
         });
     }
@@ -141,9 +149,7 @@ impl Notify {
 impl State {
     fn pick(&mut self, id: u64, waker: Option<Waker>) {
         self.picked.push(id);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        self.later.wake_some(waker);
     }
 
     /// Whether waiter `id` (or a new waiter, `None`) is notified now, consuming what
@@ -151,7 +157,7 @@ impl State {
     fn take(&mut self, ticket: Option<u64>, rounds: u64) -> bool {
         if self.rounds != rounds {
             if let Some(id) = ticket {
-                self.queue.retain(|(w, _)| *w != id);
+                self.leave(id);
                 self.picked.retain(|w| *w != id);
             }
             return true;
@@ -165,6 +171,14 @@ impl State {
                 None => false,
             },
             None => std::mem::take(&mut self.permit),
+        }
+    }
+
+    /// Takes waiter `id` out of the queue (its waker is dropped once the lock is released).
+    fn leave(&mut self, id: u64) {
+        if let Some(i) = self.queue.iter().position(|(w, _)| *w == id) {
+            let (_, waker) = self.queue.remove(i).expect("found above");
+            self.later.dispose(waker);
         }
     }
 
@@ -278,7 +292,8 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
                 None => *ticket = Some(st.register(Some(cx.waker().clone()))),
                 Some(id) => {
                     if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
-                        entry.1 = Some(cx.waker().clone());
+                        let old = entry.1.replace(cx.waker().clone());
+                        st.later.dispose(old);
                     }
                 }
             }
@@ -302,7 +317,7 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         }
         let what = &OpName("tokio Notify notified dropped");
         self.notify.with_at(self.loc, what, |st| {
-            st.queue.retain(|(w, _)| *w != id);
+            st.leave(id);
             if let Some(i) = st.picked.iter().position(|w| *w == id) {
                 st.picked.swap_remove(i);
                 match st.queue.pop_front() {

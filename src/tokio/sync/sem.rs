@@ -13,8 +13,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// The semaphore's state.
 #[derive(Debug)]
@@ -25,6 +26,8 @@ pub(super) struct Sem {
     /// Waiters whose request was met, not yet told.
     granted: Vec<u64>,
     next: u64,
+    /// Wakers to wake or drop once the lock is released.
+    later: WakeList,
 }
 
 #[derive(Debug)]
@@ -47,6 +50,7 @@ impl Sem {
             queue: VecDeque::new(),
             granted: Vec::new(),
             next: 0,
+            later: WakeList::new(),
         }
     }
 
@@ -126,7 +130,7 @@ impl Sem {
         if let Some(w) = self.queue.iter_mut().find(|w| w.id == id) {
             match &w.waker {
                 Some(old) if old.will_wake(waker) => {}
-                _ => w.waker = Some(waker.clone()),
+                _ => self.later.dispose(w.waker.replace(waker.clone())),
             }
         }
         Poll::Pending
@@ -146,6 +150,7 @@ impl Sem {
     fn leave_queue(&mut self, id: u64) {
         if let Some(i) = self.queue.iter().position(|w| w.id == id) {
             let waiter = self.queue.remove(i).expect("found above");
+            self.later.dispose(waiter.waker);
             self.release(waiter.got);
         }
     }
@@ -163,13 +168,14 @@ impl Sem {
         gone
     }
 
-    /// Closes: every waiter is woken and fails.
+    /// Closes: every waiter leaves the queue, gives back what it was given so far, and is
+    /// woken to fail (as Tokio's, whose close empties its wait list: permits given back
+    /// afterwards stay free).
     pub(super) fn close(&mut self) {
         self.closed = true;
-        for waiter in &mut self.queue {
-            if let Some(waker) = waiter.waker.take() {
-                waker.wake();
-            }
+        for waiter in std::mem::take(&mut self.queue) {
+            self.permits += waiter.got;
+            self.later.wake_some(waiter.waker);
         }
     }
 
@@ -183,10 +189,14 @@ impl Sem {
             }
             let head = self.queue.pop_front().expect("a head");
             self.granted.push(head.id);
-            if let Some(waker) = head.waker {
-                waker.wake();
-            }
+            self.later.wake_some(head.waker);
         }
+    }
+}
+
+impl Deferred for Sem {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
     }
 }
 
@@ -201,8 +211,8 @@ pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
 
 /// Locks `sem` for the program's operation `what` at `loc` (no poisoning: nothing panics
 /// while holding it).
-pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> MutexGuard<'a, Sem> {
-    sem.lock_section_at(loc, what)
+pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Section<'a, Sem> {
+    wake_list::section(sem, loc, what)
 }
 
 /// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`), unless

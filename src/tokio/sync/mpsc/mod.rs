@@ -17,8 +17,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::sem::{Acquire, AcquireNames, HasSem, Sem};
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
 const SEND: &AcquireNames = &[OpName("tokio mpsc send"), OpName("tokio mpsc send dropped")];
@@ -54,6 +55,16 @@ struct Chan<T> {
     closed: bool,
     rx_waker: Option<Waker>,
     closed_wakers: Vec<Waker>,
+    /// Wakers to wake or drop once the lock is released (the semaphore keeps its own).
+    later: WakeList,
+}
+
+impl<T> Deferred for Chan<T> {
+    fn deferred(&mut self) -> WakeList {
+        let mut all = self.later.take();
+        all.append(self.sem.deferred());
+        all
+    }
 }
 
 #[derive(Debug)]
@@ -65,13 +76,13 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn lock(&self, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
+    fn lock(&self, what: &'static OpName) -> Section<'_, Chan<T>> {
         self.lock_at(Location::caller(), what)
     }
 
     /// Locks the channel for the program's operation `what` at `loc`.
-    fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
-        self.chan.lock_section_at(loc, what)
+    fn lock_at(&self, loc: Loc, what: &'static OpName) -> Section<'_, Chan<T>> {
+        wake_list::section(&self.chan, loc, what)
     }
 
     /// Gives back `n` reserved slots (`what`, at `loc`), unless the model is over.
@@ -81,11 +92,7 @@ impl<T> Shared<T> {
         }
         let mut chan = self.lock_at(loc, what);
         chan.sem.release(n);
-        if chan.finished()
-            && let Some(waker) = chan.rx_waker.take()
-        {
-            waker.wake();
-        }
+        chan.wake_if_finished();
     }
 
     /// Waits until the receiver is dropped or closed (a sender's `closed`, called at
@@ -96,7 +103,9 @@ impl<T> Shared<T> {
             if chan.closed {
                 return Poll::Ready(());
             }
-            chan.closed_wakers.push(cx.waker().clone());
+            if !chan.closed_wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                chan.closed_wakers.push(cx.waker().clone());
+            }
             Poll::Pending
         })
         .await
@@ -112,8 +121,13 @@ impl<T> HasSem for Shared<T> {
 impl<T> Chan<T> {
     fn push(&mut self, value: T) {
         self.buf.push_back(value);
-        if let Some(waker) = self.rx_waker.take() {
-            waker.wake();
+        self.later.wake_some(self.rx_waker.take());
+    }
+
+    /// Wakes the receiver if no value can come any more.
+    fn wake_if_finished(&mut self) {
+        if self.finished() {
+            self.later.wake_some(self.rx_waker.take());
         }
     }
 
@@ -122,7 +136,16 @@ impl<T> Chan<T> {
         self.closed = true;
         self.sem.close();
         for waker in self.closed_wakers.drain(..) {
-            waker.wake();
+            self.later.wake(waker);
+        }
+    }
+
+    /// Registers the receiver's waker (the one it replaces is dropped once the lock is
+    /// released).
+    fn park_receiver(&mut self, waker: &Waker) {
+        match &self.rx_waker {
+            Some(old) if old.will_wake(waker) => {}
+            _ => self.later.dispose(self.rx_waker.replace(waker.clone())),
         }
     }
 
@@ -142,7 +165,7 @@ impl<T> Chan<T> {
         if self.finished() {
             return Poll::Ready(None);
         }
-        self.rx_waker = Some(cx.waker().clone());
+        self.park_receiver(cx.waker());
         Poll::Pending
     }
 
@@ -168,7 +191,7 @@ impl<T> Chan<T> {
         if self.finished() {
             return Poll::Ready(0);
         }
-        self.rx_waker = Some(cx.waker().clone());
+        self.park_receiver(cx.waker());
         Poll::Pending
     }
 }
@@ -183,6 +206,7 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         closed: false,
         rx_waker: None,
         closed_wakers: Vec::new(),
+        later: WakeList::new(),
     };
     Arc::new(Shared {
         chan: Mutex::named(chan, "tokio mpsc channel"),
@@ -273,10 +297,9 @@ impl<T> Drop for SenderEnd<T> {
             .shared
             .lock_at(self.loc, &OpName("tokio mpsc Sender drop"));
         chan.senders -= 1;
-        if chan.senders == 0
-            && let Some(waker) = chan.rx_waker.take()
-        {
-            waker.wake();
+        if chan.senders == 0 {
+            let waker = chan.rx_waker.take();
+            chan.later.wake_some(waker);
         }
     }
 }
@@ -522,7 +545,8 @@ impl<T> Receiver<T> {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
             Poll::Pending => {
-                chan.rx_waker = None;
+                let noop = chan.rx_waker.take();
+                chan.later.dispose(noop);
                 Err(TryRecvError::Empty)
             }
         }
