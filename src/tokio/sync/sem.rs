@@ -106,26 +106,30 @@ impl Sem {
                 waker: Some(waker.clone()),
             });
             self.assign();
-            return self.poll_queued(id, ticket, waker);
+            return self.poll_queued(id, n, ticket, waker);
         };
-        self.poll_queued(id, ticket, waker)
+        self.poll_queued(id, n, ticket, waker)
     }
 
+    /// Polls the request `id` for `n` permits. A closed semaphore fails it even if its
+    /// permits were all given to it before the close (it was not told yet): they go back,
+    /// as in Tokio, whose acquisition checks for the close first.
     fn poll_queued(
         &mut self,
         id: u64,
+        n: usize,
         ticket: &mut Option<u64>,
         waker: &Waker,
     ) -> Poll<Result<(), Closed>> {
+        if self.closed {
+            self.cancel(id, n);
+            *ticket = None;
+            return Poll::Ready(Err(Closed));
+        }
         if let Some(i) = self.granted.iter().position(|g| *g == id) {
             self.granted.swap_remove(i);
             *ticket = None;
             return Poll::Ready(Ok(()));
-        }
-        if self.closed {
-            self.leave_queue(id);
-            *ticket = None;
-            return Poll::Ready(Err(Closed));
         }
         if let Some(w) = self.queue.iter_mut().find(|w| w.id == id) {
             match &w.waker {
@@ -168,18 +172,20 @@ impl Sem {
         gone
     }
 
-    /// Closes: every waiter leaves the queue, gives back what it was given so far, and is
-    /// woken to fail (as Tokio's, whose close empties its wait list: permits given back
-    /// afterwards stay free).
+    /// Closes: every waiter is woken to fail. As in Tokio, whose close empties its wait
+    /// list, no waiter is given permits any more (permits given back stay free); a waiter
+    /// keeps what it was given until it sees the close or is dropped.
     pub(super) fn close(&mut self) {
         self.closed = true;
-        for waiter in std::mem::take(&mut self.queue) {
-            self.permits += waiter.got;
-            self.later.wake_some(waiter.waker);
+        for waiter in &mut self.queue {
+            self.later.wake_some(waiter.waker.take());
         }
     }
 
     fn assign(&mut self) {
+        if self.closed {
+            return;
+        }
         while let Some(head) = self.queue.front_mut() {
             let give = self.permits.min(head.want - head.got);
             head.got += give;

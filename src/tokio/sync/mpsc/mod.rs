@@ -113,8 +113,16 @@ impl<T> Shared<T> {
 }
 
 impl<T> HasSem for Shared<T> {
+    /// A reservation that fails on the closed channel, or is dropped, gives back what it
+    /// was given: if that leaves the closed channel idle, the receiver is woken to see the
+    /// end (Tokio wakes it on such a failure or cancellation).
     fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut self.lock_at(loc, what).sem)
+        let mut chan = self.lock_at(loc, what);
+        let out = f(&mut chan.sem);
+        if chan.closed {
+            chan.wake_if_finished();
+        }
+        out
     }
 }
 
@@ -612,6 +620,9 @@ impl<T> Drop for Receiver<T> {
                 .shared
                 .lock_at(self.loc, &OpName("tokio mpsc Receiver drop"));
             chan.close();
+            // Nothing polls the receiver any more: its waker goes now (Tokio).
+            let waker = chan.rx_waker.take();
+            chan.later.dispose(waker);
             std::mem::take(&mut chan.buf)
         };
         drop(left);
@@ -619,3 +630,4 @@ impl<T> Drop for Receiver<T> {
 }
 
 debug_without_bound!(Sender, Permit<'a>, Receiver);
+

@@ -10,7 +10,9 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::error::{SendError, TrySendError};
-use super::{Permit, Sender};
+use super::{
+    Permit, Receiver, Sender, UnboundedReceiver, UnboundedSender, WeakSender, WeakUnboundedSender,
+};
 use crate::runtime::{Loc, OpName};
 use crate::tokio::sync::sem::{Acquire, AcquireNames};
 
@@ -201,3 +203,24 @@ impl<T> Drop for PermitIterator<'_, T> {
 }
 
 debug_without_bound!(OwnedPermit, PermitIterator<'a>);
+
+/// Unwind safety without a bound on `T`, as Tokio's handles have: a panic cannot leave a
+/// channel's state half changed (each operation changes it in one step under its lock).
+macro_rules! unwind_safe_without_bound {
+    ($($name:ident $(<$lt:lifetime>)?),* $(,)?) => {$(
+        impl<$($lt,)? T> std::panic::UnwindSafe for $name<$($lt,)? T> {}
+        impl<$($lt,)? T> std::panic::RefUnwindSafe for $name<$($lt,)? T> {}
+    )*};
+}
+
+unwind_safe_without_bound!(
+    Sender,
+    Permit<'a>,
+    Receiver,
+    OwnedPermit,
+    PermitIterator<'a>,
+    UnboundedSender,
+    UnboundedReceiver,
+    WeakSender,
+    WeakUnboundedSender,
+);

@@ -1,0 +1,147 @@
+//! Behaviours of `tokio::sync` that Tokio's own tests pin (`sync_mpsc`, `sync_oneshot`,
+//! `sync_notify`, `sync_semaphore`, `sync_rwlock`), where the model once disagreed: each
+//! model polls by hand, so it checks the exact state Tokio's test checks.
+
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
+
+use interleave_test::tokio::sync::{Notify, RwLock, RwLockWriteGuard, Semaphore};
+use interleave_test::tokio::sync::{mpsc, oneshot};
+use interleave_test::{Builder, FailureKind};
+
+use crate::support::every_execution;
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// A future polled by hand with a waker of its own, as Tokio's tests poll theirs.
+struct Polled<F> {
+    fut: Pin<Box<F>>,
+    wakes: Arc<Count>,
+}
+
+impl<F: Future> Polled<F> {
+    fn new(fut: F) -> Self {
+        Polled {
+            fut: Box::pin(fut),
+            wakes: Arc::default(),
+        }
+    }
+
+    fn poll(&mut self) -> Poll<F::Output> {
+        let waker = Waker::from(Arc::clone(&self.wakes));
+        self.fut.as_mut().poll(&mut Context::from_waker(&waker))
+    }
+
+    /// Whether it was woken since it was last asked.
+    fn woken(&self) -> bool {
+        self.wakes.0.swap(0, SeqCst) > 0
+    }
+}
+
+// ---- mpsc: a reservation that fails or is dropped on a closed channel ----
+
+/// `reserve_many(2)` waits with one slot of two; the receiver closes and waits for the end.
+/// What gives that slot back — the reservation seeing the close (`fail`) or being dropped
+/// — leaves the channel idle and must wake the receiver.
+fn reservation_of_many_ends_on_a_closed_channel(fail: bool) {
+    every_execution(|| async move {
+        let (tx, mut rx) = mpsc::channel::<()>(2);
+        let permit = tx.try_reserve().unwrap();
+        let mut reserve = Polled::new(tx.reserve_many(2));
+        assert!(reserve.poll().is_pending());
+        rx.close();
+        let mut recv = Polled::new(rx.recv());
+        assert!(recv.poll().is_pending());
+        drop(permit);
+        assert!(!recv.woken(), "the reservation still holds a slot");
+        match fail {
+            true => assert!(matches!(reserve.poll(), Poll::Ready(Err(_)))),
+            false => drop(reserve),
+        }
+        assert!(recv.woken());
+        assert_eq!(recv.poll(), Poll::Ready(None));
+    });
+}
+
+#[test]
+fn mpsc_failed_reserve_many_on_a_closed_channel_wakes_the_receiver() {
+    reservation_of_many_ends_on_a_closed_channel(true);
+}
+
+#[test]
+fn mpsc_dropped_reserve_many_on_a_closed_channel_wakes_the_receiver() {
+    reservation_of_many_ends_on_a_closed_channel(false);
+}
+
+/// `reserve` is given the only slot but not polled yet when the receiver closes: Tokio
+/// fails it all the same (its acquisition checks for the close first), and the slot it
+/// gives back, or that its drop gives back, must wake the receiver.
+fn granted_reservation_ends_on_a_closed_channel(fail: bool) {
+    every_execution(|| async move {
+        let (tx, mut rx) = mpsc::channel::<()>(1);
+        let permit = tx.try_reserve().unwrap();
+        let mut reserve = Polled::new(tx.reserve());
+        assert!(reserve.poll().is_pending());
+        drop(permit);
+        assert!(reserve.woken());
+        rx.close();
+        let mut recv = Polled::new(rx.recv());
+        assert!(recv.poll().is_pending());
+        match fail {
+            true => assert!(matches!(reserve.poll(), Poll::Ready(Err(_)))),
+            false => drop(reserve),
+        }
+        assert!(recv.woken());
+        assert_eq!(recv.poll(), Poll::Ready(None));
+    });
+}
+
+#[test]
+fn mpsc_failed_granted_reserve_on_a_closed_channel_wakes_the_receiver() {
+    granted_reservation_ends_on_a_closed_channel(true);
+}
+
+#[test]
+fn mpsc_dropped_granted_reserve_on_a_closed_channel_wakes_the_receiver() {
+    granted_reservation_ends_on_a_closed_channel(false);
+}
+
+#[test]
+fn mpsc_receiver_drop_drops_its_waker() {
+    every_execution(|| async {
+        let count = Arc::new(Count::default());
+        let waker = Waker::from(Arc::clone(&count));
+        let (_tx, mut rx) = mpsc::channel::<()>(1);
+        assert!(rx.poll_recv(&mut Context::from_waker(&waker)).is_pending());
+        assert_eq!(Arc::strong_count(&count), 3);
+        drop(rx);
+        assert_eq!(Arc::strong_count(&count), 2, "the receiver kept its waker");
+    });
+}
+
+/// Compiles only if every mpsc handle is unwind safe whatever `T` is, as Tokio's.
+#[test]
+fn mpsc_handles_are_unwind_safe_for_any_t() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    type NotSafe = std::cell::Cell<u8>;
+    unwind_safe::<mpsc::Sender<NotSafe>>();
+    unwind_safe::<mpsc::Receiver<NotSafe>>();
+    unwind_safe::<mpsc::Permit<'static, NotSafe>>();
+    unwind_safe::<mpsc::OwnedPermit<NotSafe>>();
+    unwind_safe::<mpsc::PermitIterator<'static, NotSafe>>();
+    unwind_safe::<mpsc::UnboundedSender<NotSafe>>();
+    unwind_safe::<mpsc::UnboundedReceiver<NotSafe>>();
+    unwind_safe::<mpsc::WeakSender<NotSafe>>();
+    unwind_safe::<mpsc::WeakUnboundedSender<NotSafe>>();
+}
