@@ -145,3 +145,30 @@ fn mpsc_handles_are_unwind_safe_for_any_t() {
     unwind_safe::<mpsc::WeakSender<NotSafe>>();
     unwind_safe::<mpsc::WeakUnboundedSender<NotSafe>>();
 }
+
+// ---- oneshot: receiving after `close` ----
+
+#[test]
+fn oneshot_receiver_closed_with_nothing_sent_is_ready_with_an_error() {
+    every_execution(|| async {
+        let (mut tx, rx) = oneshot::channel::<u8>();
+        let mut closed = pin!(tx.closed());
+        let mut rx = Polled::new(rx);
+        let noop = &mut Context::from_waker(Waker::noop());
+        assert!(closed.as_mut().poll(noop).is_pending());
+        rx.fut.close();
+        assert!(closed.as_mut().poll(noop).is_ready());
+        assert!(!rx.fut.is_terminated());
+        assert!(matches!(rx.poll(), Poll::Ready(Err(_))), "the sender lives on");
+        assert!(rx.fut.is_terminated());
+    });
+}
+
+#[test]
+fn oneshot_try_recv_after_close_with_nothing_sent_is_closed() {
+    every_execution(|| async {
+        let (_tx, mut rx) = oneshot::channel::<u8>();
+        rx.close();
+        assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Closed));
+    });
+}

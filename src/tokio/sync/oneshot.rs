@@ -29,7 +29,8 @@ pub mod error {
     pub enum TryRecvError {
         /// Nothing was sent yet.
         Empty,
-        /// The sender was dropped without sending, or the value was taken.
+        /// The sender was dropped without sending, the receiver closed with nothing
+        /// sent, or the value was taken.
         Closed,
     }
 
@@ -191,7 +192,7 @@ pub struct Receiver<T> {
 
 impl<T> Receiver<T> {
     /// Closes the channel: the sender's `send` fails from now on; a value already sent can
-    /// still be received.
+    /// still be received, and with none, receiving fails at once (as Tokio's).
     #[track_caller]
     pub fn close(&mut self) {
         let mut st = lock(
@@ -218,7 +219,7 @@ impl<T> Receiver<T> {
             self.terminated = true;
             return Ok(value);
         }
-        let closed = st.sender_done || st.taken;
+        let closed = st.sender_done || st.taken || st.receiver_closed;
         drop(st);
         self.terminated |= closed;
         match closed {
@@ -264,7 +265,8 @@ impl<T> Future for Receiver<T> {
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
             Ok(value)
-        } else if st.sender_done || st.taken {
+        } else if st.sender_done || st.taken || st.receiver_closed {
+            // Closed by `close` with nothing sent: nothing can come any more (Tokio).
             Err(RecvError(()))
         } else {
             let old = st.rx_waker.replace(cx.waker().clone());
