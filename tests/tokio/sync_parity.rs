@@ -172,3 +172,20 @@ fn oneshot_try_recv_after_close_with_nothing_sent_is_closed() {
         assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Closed));
     });
 }
+
+// ---- Notify: a dropped waiter passes `notify_last` on ----
+
+#[test]
+fn notify_last_picked_waiter_dropped_passes_it_to_the_newest_waiter() {
+    every_execution(|| async {
+        let notify = Notify::new();
+        let mut waiters: Vec<_> = (0..3).map(|_| Polled::new(notify.notified())).collect();
+        for w in &mut waiters {
+            assert!(w.poll().is_pending());
+        }
+        notify.notify_last();
+        drop(waiters.pop());
+        assert!(waiters[1].poll().is_ready(), "the newest waiter left gets it");
+        assert!(waiters[0].poll().is_pending());
+    });
+}

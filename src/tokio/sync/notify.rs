@@ -52,13 +52,23 @@ const fn new_state() -> Mutex<State> {
     )
 }
 
-#[derive(Debug, Default)]
+/// Which waiter a notification for one picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    /// The longest waiting (`notify_one`).
+    Oldest,
+    /// The most recently registered (`notify_last`).
+    Newest,
+}
+
+#[derive(Debug)]
 struct State {
     permit: bool,
     /// Registered waiters, longest waiting first.
     queue: VecDeque<(u64, Option<Waker>)>,
-    /// Waiters `notify_one` picked, not yet told.
-    picked: Vec<u64>,
+    /// Waiters `notify_one` or `notify_last` picked, not yet told, and whether it was
+    /// `notify_last` (a picked waiter dropped passes it on the same way).
+    picked: Vec<(u64, Pick)>,
     /// How many `notify_waiters` calls there were.
     rounds: u64,
     next: u64,
@@ -115,23 +125,13 @@ impl Notify {
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_one(&self) {
-        self.with(&OpName("tokio Notify notify_one"), |st| {
-            match st.queue.pop_front() {
-                Some((id, waker)) => st.pick(id, waker),
-                None => st.permit = true,
-            }
-        });
+        self.with(&OpName("tokio Notify notify_one"), |st| st.notify(Pick::Oldest));
     }
 
     /// Wakes the most recently registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_last(&self) {
-        self.with(&OpName("tokio Notify notify_last"), |st| {
-            match st.queue.pop_back() {
-                Some((id, waker)) => st.pick(id, waker),
-                None => st.permit = true,
-            }
-        });
+        self.with(&OpName("tokio Notify notify_last"), |st| st.notify(Pick::Newest));
     }
 
     /// Wakes every [`Notified`] made before this call; stores no permit.
@@ -147,9 +147,19 @@ impl Notify {
 }
 
 impl State {
-    fn pick(&mut self, id: u64, waker: Option<Waker>) {
-        self.picked.push(id);
-        self.later.wake_some(waker);
+    /// Wakes the waiter `how` picks, or stores the permit when none waits.
+    fn notify(&mut self, how: Pick) {
+        let next = match how {
+            Pick::Oldest => self.queue.pop_front(),
+            Pick::Newest => self.queue.pop_back(),
+        };
+        match next {
+            Some((id, waker)) => {
+                self.picked.push((id, how));
+                self.later.wake_some(waker);
+            }
+            None => self.permit = true,
+        }
     }
 
     /// Whether waiter `id` (or a new waiter, `None`) is notified now, consuming what
@@ -158,12 +168,12 @@ impl State {
         if self.rounds != rounds {
             if let Some(id) = ticket {
                 self.leave(id);
-                self.picked.retain(|w| *w != id);
+                self.picked.retain(|(w, _)| *w != id);
             }
             return true;
         }
         match ticket {
-            Some(id) => match self.picked.iter().position(|w| *w == id) {
+            Some(id) => match self.picked.iter().position(|(w, _)| *w == id) {
                 Some(i) => {
                     self.picked.swap_remove(i);
                     true
@@ -190,7 +200,8 @@ impl State {
 }
 
 /// The future of [`Notify::notified`]. Dropping it after `notify_one` picked it, before
-/// it completed, passes the notification on to the next waiter (or back as the permit).
+/// it completed, passes the notification on to the next waiter (or back as the permit);
+/// after `notify_last` picked it, to the newest waiter, as Tokio does.
 #[derive(Debug)]
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Notified<'a>(Waiter<&'a Notify>);
@@ -318,12 +329,10 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         let what = &OpName("tokio Notify notified dropped");
         self.notify.with_at(self.loc, what, |st| {
             st.leave(id);
-            if let Some(i) = st.picked.iter().position(|w| *w == id) {
-                st.picked.swap_remove(i);
-                match st.queue.pop_front() {
-                    Some((next, waker)) => st.pick(next, waker),
-                    None => st.permit = true,
-                }
+            if let Some(i) = st.picked.iter().position(|(w, _)| *w == id) {
+                // Passed on as it was given (Tokio: `notify_last`'s to the newest waiter).
+                let (_, how) = st.picked.swap_remove(i);
+                st.notify(how);
             }
         });
     }
