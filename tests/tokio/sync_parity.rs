@@ -189,3 +189,44 @@ fn notify_last_picked_waiter_dropped_passes_it_to_the_newest_waiter() {
         assert!(waiters[0].poll().is_pending());
     });
 }
+
+// ---- Semaphore: no more than MAX_PERMITS ----
+
+fn add_permits_panic(start: usize, adds: &'static [usize]) -> String {
+    let failure = Builder::new()
+        .check_async(move || async move {
+            let sem = Semaphore::new(start);
+            for &n in adds {
+                sem.add_permits(n);
+            }
+        })
+        .expect_err("adding past MAX_PERMITS panics");
+    assert_eq!(failure.kind(), FailureKind::Panic, "{failure}");
+    failure.message().to_owned()
+}
+
+#[test]
+fn semaphore_add_permits_past_max_permits_panics_with_tokios_message() {
+    let max = Semaphore::MAX_PERMITS;
+    assert_eq!(
+        add_permits_panic(1, &[Semaphore::MAX_PERMITS]),
+        format!("number of added permits ({max}) would overflow MAX_PERMITS ({max})")
+    );
+    assert_eq!(
+        add_permits_panic(max - 1, &[1, 1]),
+        format!("number of added permits (1) would overflow MAX_PERMITS ({max})")
+    );
+    assert_eq!(
+        add_permits_panic(0, &[usize::MAX]),
+        format!("cannot add more than MAX_PERMITS permits ({max})")
+    );
+}
+
+#[test]
+fn semaphore_add_permits_up_to_max_permits_is_fine() {
+    every_execution(|| async {
+        let sem = Semaphore::new(Semaphore::MAX_PERMITS - 1);
+        sem.add_permits(1);
+        assert_eq!(sem.available_permits(), Semaphore::MAX_PERMITS);
+    });
+}
