@@ -230,3 +230,45 @@ fn semaphore_add_permits_up_to_max_permits_is_fine() {
         assert_eq!(sem.available_permits(), Semaphore::MAX_PERMITS);
     });
 }
+
+// ---- RwLock: a write guard's downgrade_map ----
+
+#[test]
+fn rwlock_downgrade_map_lets_a_reader_in_only_after_the_map_function() {
+    every_execution(|| async {
+        let lock = RwLock::new(0u32);
+        let write = lock.write().await;
+        let mut read = Polled::new(lock.read());
+        assert!(read.poll().is_pending());
+        let mapped = RwLockWriteGuard::downgrade_map(write, |v| {
+            assert!(read.poll().is_pending(), "a reader got in during the map function");
+            v
+        });
+        let Poll::Ready(other) = read.poll() else {
+            panic!("the reader waits after the downgrade");
+        };
+        assert!(std::ptr::eq(&*mapped, &*other));
+    });
+}
+
+#[test]
+fn rwlock_try_downgrade_map_keeps_writing_when_the_map_function_finds_nothing() {
+    every_execution(|| async {
+        let lock = RwLock::new(0u32);
+        let write = lock.write().await;
+        let mut read = Polled::new(lock.read());
+        assert!(read.poll().is_pending());
+        let mut write = RwLockWriteGuard::try_downgrade_map(write, |_| {
+            assert!(read.poll().is_pending());
+            None::<&()>
+        })
+        .expect_err("the map function found nothing");
+        *write += 1;
+        assert!(read.poll().is_pending(), "still writing");
+        let mapped = RwLockWriteGuard::try_downgrade_map(write, |v| Some(v)).expect("found");
+        let Poll::Ready(other) = read.poll() else {
+            panic!("the reader waits after the downgrade");
+        };
+        assert_eq!((*mapped, *other), (1, 1));
+    });
+}
