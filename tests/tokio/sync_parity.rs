@@ -159,7 +159,10 @@ fn oneshot_receiver_closed_with_nothing_sent_is_ready_with_an_error() {
         rx.fut.close();
         assert!(closed.as_mut().poll(noop).is_ready());
         assert!(!rx.fut.is_terminated());
-        assert!(matches!(rx.poll(), Poll::Ready(Err(_))), "the sender lives on");
+        assert!(
+            matches!(rx.poll(), Poll::Ready(Err(_))),
+            "the sender lives on"
+        );
         assert!(rx.fut.is_terminated());
     });
 }
@@ -185,7 +188,10 @@ fn notify_last_picked_waiter_dropped_passes_it_to_the_newest_waiter() {
         }
         notify.notify_last();
         drop(waiters.pop());
-        assert!(waiters[1].poll().is_ready(), "the newest waiter left gets it");
+        assert!(
+            waiters[1].poll().is_ready(),
+            "the newest waiter left gets it"
+        );
         assert!(waiters[0].poll().is_pending());
     });
 }
@@ -241,7 +247,10 @@ fn rwlock_downgrade_map_lets_a_reader_in_only_after_the_map_function() {
         let mut read = Polled::new(lock.read());
         assert!(read.poll().is_pending());
         let mapped = RwLockWriteGuard::downgrade_map(write, |v| {
-            assert!(read.poll().is_pending(), "a reader got in during the map function");
+            assert!(
+                read.poll().is_pending(),
+                "a reader got in during the map function"
+            );
             v
         });
         let Poll::Ready(other) = read.poll() else {

@@ -183,10 +183,19 @@ fn watch_send_wakes_a_waker_that_borrows_the_value() {
 fn oneshot_closed_drops_a_replaced_waker_that_drops_the_receiver() {
     every_execution(|| async {
         let (mut tx, rx) = oneshot::channel::<u8>();
-        assert!(tx.poll_closed(&mut Context::from_waker(&dropping(rx))).is_pending());
+        assert!(
+            tx.poll_closed(&mut Context::from_waker(&dropping(rx)))
+                .is_pending()
+        );
         // A poll with another waker replaces the first, whose drop drops the receiver.
-        assert!(tx.poll_closed(&mut Context::from_waker(Waker::noop())).is_pending());
+        assert!(
+            tx.poll_closed(&mut Context::from_waker(Waker::noop()))
+                .is_pending()
+        );
         assert!(tx.is_closed());
-        assert!(tx.poll_closed(&mut Context::from_waker(Waker::noop())).is_ready());
+        assert!(
+            tx.poll_closed(&mut Context::from_waker(Waker::noop()))
+                .is_ready()
+        );
     });
 }

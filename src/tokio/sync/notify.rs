@@ -103,7 +103,11 @@ impl Notify {
     /// Runs `f` on this execution's state, locked for the program's operation `what` at
     /// `loc`.
     fn with_at<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
-        f(&mut wake_list::section(&self.states.get(new_state), loc, what))
+        f(&mut wake_list::section(
+            &self.states.get(new_state),
+            loc,
+            what,
+        ))
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -125,13 +129,17 @@ impl Notify {
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_one(&self) {
-        self.with(&OpName("tokio Notify notify_one"), |st| st.notify(Pick::Oldest));
+        self.with(&OpName("tokio Notify notify_one"), |st| {
+            st.notify(Pick::Oldest)
+        });
     }
 
     /// Wakes the most recently registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_last(&self) {
-        self.with(&OpName("tokio Notify notify_last"), |st| st.notify(Pick::Newest));
+        self.with(&OpName("tokio Notify notify_last"), |st| {
+            st.notify(Pick::Newest)
+        });
     }
 
     /// Wakes every [`Notified`] made before this call; stores no permit.

@@ -177,11 +177,7 @@ fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> Section<'a, Stat
 }
 
 /// Locks the channel for the program's operation `what` at `loc`.
-fn lock_at<'a, T>(
-    shared: &'a Shared<T>,
-    loc: Loc,
-    what: &'static OpName,
-) -> Section<'a, State<T>> {
+fn lock_at<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
     wake_list::section(shared, loc, what)
 }
 

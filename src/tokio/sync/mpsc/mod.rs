@@ -630,4 +630,3 @@ impl<T> Drop for Receiver<T> {
 }
 
 debug_without_bound!(Sender, Permit<'a>, Receiver);
-
