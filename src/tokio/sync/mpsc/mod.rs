@@ -16,7 +16,7 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::sem::{Acquire, AcquireNames, HasSem, Sem};
+use super::sem::{Acquire, AcquireNames, Sem};
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
@@ -109,20 +109,6 @@ impl<T> Shared<T> {
             Poll::Pending
         })
         .await
-    }
-}
-
-impl<T> HasSem for Shared<T> {
-    /// A reservation that fails on the closed channel, or is dropped, gives back what it
-    /// was given: if that leaves the closed channel idle, the receiver is woken to see the
-    /// end (Tokio wakes it on such a failure or cancellation).
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
-        let mut chan = self.lock_at(loc, what);
-        let out = f(&mut chan.sem);
-        if chan.closed {
-            chan.wake_if_finished();
-        }
-        out
     }
 }
 
@@ -390,26 +376,6 @@ impl<T> Sender<T> {
             sender: Some(self),
             loc,
         })
-    }
-
-    /// A slot if one is free now.
-    #[track_caller]
-    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        let loc = Location::caller();
-        match self
-            .end
-            .shared
-            .lock_at(loc, &OpName("tokio mpsc try_reserve"))
-            .sem
-            .try_acquire(1)
-        {
-            Ok(()) => Ok(Permit {
-                sender: Some(self),
-                loc,
-            }),
-            Err(true) => Err(TrySendError::Closed(())),
-            Err(false) => Err(TrySendError::Full(())),
-        }
     }
 
     /// Sends from synchronous code.
