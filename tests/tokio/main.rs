@@ -19,4 +19,6 @@ mod statics;
 mod support;
 mod sync;
 mod sync_more;
+mod sync_parity;
+mod sync_wakers;
 mod time;

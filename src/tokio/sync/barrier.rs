@@ -4,9 +4,10 @@ use std::future::Future;
 use std::panic::Location;
 use std::task::Poll;
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
 /// of [`wait`](Self::wait) wait; the `n`th wakes them all, is the generation's leader
@@ -45,6 +46,14 @@ struct State {
     generation: u64,
     /// The waiting tasks of the current generation.
     waiting: Wakers,
+    /// Wakers to wake once the lock is released.
+    later: WakeList,
+}
+
+impl Deferred for State {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 /// What [`Barrier::wait`] returns, as `tokio::sync::BarrierWaitResult`.
@@ -69,6 +78,7 @@ impl Barrier {
                     arrived: 0,
                     generation: 0,
                     waiting: Wakers::default(),
+                    later: WakeList::new(),
                 },
                 "tokio Barrier",
             ),
@@ -76,9 +86,8 @@ impl Barrier {
     }
 
     /// Locks the state for the program's `wait` at `loc`.
-    fn lock(&self, loc: Loc) -> MutexGuard<'_, State> {
-        self.state
-            .lock_section_at(loc, &OpName("tokio Barrier wait"))
+    fn lock(&self, loc: Loc) -> Section<'_, State> {
+        wake_list::section(&self.state, loc, &OpName("tokio Barrier wait"))
     }
 
     /// Arrives at the barrier and waits until `n` tasks have arrived in this generation.
@@ -101,7 +110,8 @@ impl Barrier {
             if st.arrived == self.n {
                 st.arrived = 0;
                 st.generation += 1;
-                st.waiting.wake_all();
+                let st = &mut *st;
+                st.waiting.wake_all(&mut st.later);
                 return BarrierWaitResult(true);
             }
             st.generation

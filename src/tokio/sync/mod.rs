@@ -62,6 +62,7 @@ mod rwlock_guards;
 mod rwlock_owned;
 mod sem;
 mod semaphore;
+mod wake_list;
 pub mod watch;
 
 /// The named futures of this module's primitives, at Tokio's path

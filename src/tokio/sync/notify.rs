@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
+use super::wake_list::{self, Deferred, WakeList};
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -45,21 +46,40 @@ const fn new_state() -> Mutex<State> {
             picked: Vec::new(),
             rounds: 0,
             next: 0,
+            later: WakeList::new(),
         },
         "tokio Notify",
     )
 }
 
-#[derive(Debug, Default)]
+/// Which waiter a notification for one picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    /// The longest waiting (`notify_one`).
+    Oldest,
+    /// The most recently registered (`notify_last`).
+    Newest,
+}
+
+#[derive(Debug)]
 struct State {
     permit: bool,
     /// Registered waiters, longest waiting first.
     queue: VecDeque<(u64, Option<Waker>)>,
-    /// Waiters `notify_one` picked, not yet told.
-    picked: Vec<u64>,
+    /// Waiters `notify_one` or `notify_last` picked, not yet told, and whether it was
+    /// `notify_last` (a picked waiter dropped passes it on the same way).
+    picked: Vec<(u64, Pick)>,
     /// How many `notify_waiters` calls there were.
     rounds: u64,
     next: u64,
+    /// Wakers to wake or drop once the lock is released.
+    later: WakeList,
+}
+
+impl Deferred for State {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 impl Notify {
@@ -83,7 +103,11 @@ impl Notify {
     /// Runs `f` on this execution's state, locked for the program's operation `what` at
     /// `loc`.
     fn with_at<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
-        f(&mut self.states.get(new_state).lock_section_at(loc, what))
+        f(&mut wake_list::section(
+            &self.states.get(new_state),
+            loc,
+            what,
+        ))
     }
 
     /// A future that completes when notified. It counts as waiting for
@@ -106,10 +130,7 @@ impl Notify {
     #[track_caller]
     pub fn notify_one(&self) {
         self.with(&OpName("tokio Notify notify_one"), |st| {
-            match st.queue.pop_front() {
-                Some((id, waker)) => st.pick(id, waker),
-                None => st.permit = true,
-            }
+            st.notify(Pick::Oldest)
         });
     }
 
@@ -117,10 +138,7 @@ impl Notify {
     #[track_caller]
     pub fn notify_last(&self) {
         self.with(&OpName("tokio Notify notify_last"), |st| {
-            match st.queue.pop_back() {
-                Some((id, waker)) => st.pick(id, waker),
-                None => st.permit = true,
-            }
+            st.notify(Pick::Newest)
         });
     }
 
@@ -130,19 +148,25 @@ impl Notify {
         self.with(&OpName("tokio Notify notify_waiters"), |st| {
             st.rounds += 1;
             for (_, waker) in std::mem::take(&mut st.queue) {
-                if let Some(waker) = waker {
-                    waker.wake();
-                }
+                st.later.wake_some(waker);
             }
         });
     }
 }
 
 impl State {
-    fn pick(&mut self, id: u64, waker: Option<Waker>) {
-        self.picked.push(id);
-        if let Some(waker) = waker {
-            waker.wake();
+    /// Wakes the waiter `how` picks, or stores the permit when none waits.
+    fn notify(&mut self, how: Pick) {
+        let next = match how {
+            Pick::Oldest => self.queue.pop_front(),
+            Pick::Newest => self.queue.pop_back(),
+        };
+        match next {
+            Some((id, waker)) => {
+                self.picked.push((id, how));
+                self.later.wake_some(waker);
+            }
+            None => self.permit = true,
         }
     }
 
@@ -151,13 +175,13 @@ impl State {
     fn take(&mut self, ticket: Option<u64>, rounds: u64) -> bool {
         if self.rounds != rounds {
             if let Some(id) = ticket {
-                self.queue.retain(|(w, _)| *w != id);
-                self.picked.retain(|w| *w != id);
+                self.leave(id);
+                self.picked.retain(|(w, _)| *w != id);
             }
             return true;
         }
         match ticket {
-            Some(id) => match self.picked.iter().position(|w| *w == id) {
+            Some(id) => match self.picked.iter().position(|(w, _)| *w == id) {
                 Some(i) => {
                     self.picked.swap_remove(i);
                     true
@@ -165,6 +189,14 @@ impl State {
                 None => false,
             },
             None => std::mem::take(&mut self.permit),
+        }
+    }
+
+    /// Takes waiter `id` out of the queue (its waker is dropped once the lock is released).
+    fn leave(&mut self, id: u64) {
+        if let Some(i) = self.queue.iter().position(|(w, _)| *w == id) {
+            let (_, waker) = self.queue.remove(i).expect("found above");
+            self.later.dispose(waker);
         }
     }
 
@@ -176,7 +208,8 @@ impl State {
 }
 
 /// The future of [`Notify::notified`]. Dropping it after `notify_one` picked it, before
-/// it completed, passes the notification on to the next waiter (or back as the permit).
+/// it completed, passes the notification on to the next waiter (or back as the permit);
+/// after `notify_last` picked it, to the newest waiter, as Tokio does.
 #[derive(Debug)]
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Notified<'a>(Waiter<&'a Notify>);
@@ -278,7 +311,8 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
                 None => *ticket = Some(st.register(Some(cx.waker().clone()))),
                 Some(id) => {
                     if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
-                        entry.1 = Some(cx.waker().clone());
+                        let old = entry.1.replace(cx.waker().clone());
+                        st.later.dispose(old);
                     }
                 }
             }
@@ -302,13 +336,11 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         }
         let what = &OpName("tokio Notify notified dropped");
         self.notify.with_at(self.loc, what, |st| {
-            st.queue.retain(|(w, _)| *w != id);
-            if let Some(i) = st.picked.iter().position(|w| *w == id) {
-                st.picked.swap_remove(i);
-                match st.queue.pop_front() {
-                    Some((next, waker)) => st.pick(next, waker),
-                    None => st.permit = true,
-                }
+            st.leave(id);
+            if let Some(i) = st.picked.iter().position(|(w, _)| *w == id) {
+                // Passed on as it was given (Tokio: `notify_last`'s to the newest waiter).
+                let (_, how) = st.picked.swap_remove(i);
+                st.notify(how);
             }
         });
     }

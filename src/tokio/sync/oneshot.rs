@@ -6,8 +6,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// Errors of this module.
 pub mod error {
@@ -28,7 +29,8 @@ pub mod error {
     pub enum TryRecvError {
         /// Nothing was sent yet.
         Empty,
-        /// The sender was dropped without sending, or the value was taken.
+        /// The sender was dropped without sending, the receiver closed with nothing
+        /// sent, or the value was taken.
         Closed,
     }
 
@@ -57,13 +59,21 @@ struct State<T> {
     taken: bool,
     rx_waker: Option<Waker>,
     tx_waker: Option<Waker>,
+    /// Wakers to wake or drop once the lock is released.
+    later: WakeList,
+}
+
+impl<T> Deferred for State<T> {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 type Shared<T> = Arc<Mutex<State<T>>>;
 
 /// Locks the channel for the program's operation `what` at `loc`.
-fn lock<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> MutexGuard<'a, State<T>> {
-    shared.lock_section_at(loc, what)
+fn lock<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
+    wake_list::section(shared, loc, what)
 }
 
 /// A channel for one value, as `tokio::sync::oneshot::channel`. The receiver's polls and
@@ -78,6 +88,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         taken: false,
         rx_waker: None,
         tx_waker: None,
+        later: WakeList::new(),
     };
     let shared = Arc::new(Mutex::named(state, "tokio oneshot channel"));
     let sender = Sender {
@@ -113,9 +124,8 @@ impl<T> Sender<T> {
             return Err(value);
         }
         st.value = Some(value);
-        if let Some(waker) = st.rx_waker.take() {
-            waker.wake();
-        }
+        let waker = st.rx_waker.take();
+        st.later.wake_some(waker);
         Ok(())
     }
 
@@ -148,7 +158,8 @@ impl<T> Sender<T> {
         if st.receiver_closed {
             return Poll::Ready(());
         }
-        st.tx_waker = Some(cx.waker().clone());
+        let old = st.tx_waker.replace(cx.waker().clone());
+        st.later.dispose(old);
         Poll::Pending
     }
 }
@@ -163,9 +174,9 @@ impl<T> Drop for Sender<T> {
         }
         let mut st = lock(&shared, self.loc, &OpName("tokio oneshot Sender drop"));
         st.sender_done = true;
-        if let Some(waker) = st.rx_waker.take() {
-            waker.wake();
-        }
+        let (rx, tx) = (st.rx_waker.take(), st.tx_waker.take());
+        st.later.wake_some(rx);
+        st.later.dispose(tx);
     }
 }
 
@@ -181,7 +192,7 @@ pub struct Receiver<T> {
 
 impl<T> Receiver<T> {
     /// Closes the channel: the sender's `send` fails from now on; a value already sent can
-    /// still be received.
+    /// still be received, and with none, receiving fails at once (as Tokio's).
     #[track_caller]
     pub fn close(&mut self) {
         let mut st = lock(
@@ -190,9 +201,8 @@ impl<T> Receiver<T> {
             &OpName("tokio oneshot close"),
         );
         st.receiver_closed = true;
-        if let Some(waker) = st.tx_waker.take() {
-            waker.wake();
-        }
+        let waker = st.tx_waker.take();
+        st.later.wake_some(waker);
     }
 
     /// The value if it was sent, without waiting.
@@ -209,7 +219,7 @@ impl<T> Receiver<T> {
             self.terminated = true;
             return Ok(value);
         }
-        let closed = st.sender_done || st.taken;
+        let closed = st.sender_done || st.taken || st.receiver_closed;
         drop(st);
         self.terminated |= closed;
         match closed {
@@ -255,10 +265,12 @@ impl<T> Future for Receiver<T> {
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
             Ok(value)
-        } else if st.sender_done || st.taken {
+        } else if st.sender_done || st.taken || st.receiver_closed {
+            // Closed by `close` with nothing sent: nothing can come any more (Tokio).
             Err(RecvError(()))
         } else {
-            st.rx_waker = Some(cx.waker().clone());
+            let old = st.rx_waker.replace(cx.waker().clone());
+            st.later.dispose(old);
             return Poll::Pending;
         };
         drop(st);
@@ -278,8 +290,8 @@ impl<T> Drop for Receiver<T> {
             &OpName("tokio oneshot Receiver drop"),
         );
         st.receiver_closed = true;
-        if let Some(waker) = st.tx_waker.take() {
-            waker.wake();
-        }
+        let (tx, rx) = (st.tx_waker.take(), st.rx_waker.take());
+        st.later.wake_some(tx);
+        st.later.dispose(rx);
     }
 }

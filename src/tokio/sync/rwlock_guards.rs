@@ -137,14 +137,50 @@ impl<'a, T> RwLockWriteGuard<'a, T> {
         }
     }
 
-    /// Downgrades (see [`downgrade`](Self::downgrade)) and maps the read guard to a part
-    /// of the value, as `RwLockWriteGuard::downgrade_map`.
+    /// Maps the guard to a part of the value and downgrades it to a read access (see
+    /// [`downgrade`](Self::downgrade)), as `RwLockWriteGuard::downgrade_map`: `f` runs
+    /// while the write access is still held, so no reader gets the lock before it returns.
     #[track_caller]
     pub fn downgrade_map<F, U>(this: Self, f: F) -> RwLockReadGuard<'a, U>
     where
         F: FnOnce(&T) -> &U,
     {
-        RwLockReadGuard::map(this.downgrade(), f)
+        match Self::try_downgrade_map(this, |value| Some(f(value))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the map function found its part"),
+        }
+    }
+
+    /// As [`downgrade_map`](Self::downgrade_map) if `f` finds a part of the value, else
+    /// this write guard back, still writing, as `RwLockWriteGuard::try_downgrade_map`.
+    #[track_caller]
+    pub fn try_downgrade_map<F, U>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
+    where
+        F: FnOnce(&T) -> Option<&U>,
+    {
+        let RwLockWriteGuard { data, mut permits } = this;
+        // The value is read through a read guard while the semaphore's permits, which keep
+        // every other task out, are all still held.
+        let read = parking_lot::RwLockWriteGuard::downgrade(data);
+        let data = match parking_lot::RwLockReadGuard::try_map(read, f) {
+            Ok(data) => data,
+            Err(read) => {
+                // No switch point since the write guard: the value's lock is free for it.
+                let lock = parking_lot::RwLockReadGuard::rwlock(&read);
+                drop(read);
+                let data = lock
+                    .try_write()
+                    .expect("only this guard's holder uses the value");
+                return Err(RwLockWriteGuard { data, permits });
+            }
+        };
+        let loc = Location::caller();
+        // All but one permit go back now; the one left is the read guard's.
+        let all = std::mem::replace(&mut permits.n, 1);
+        permits.what = READ_UNLOCK;
+        permits.loc = loc;
+        sem::give_back(permits.sem, all as usize - 1, loc, DOWNGRADE);
+        Ok(RwLockReadGuard { data, permits })
     }
 
     /// A guard of a part of the value, as `RwLockWriteGuard::map`: the write lock is held

@@ -13,8 +13,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// The semaphore's state.
 #[derive(Debug)]
@@ -25,6 +26,8 @@ pub(super) struct Sem {
     /// Waiters whose request was met, not yet told.
     granted: Vec<u64>,
     next: u64,
+    /// Wakers to wake or drop once the lock is released.
+    later: WakeList,
 }
 
 #[derive(Debug)]
@@ -47,6 +50,7 @@ impl Sem {
             queue: VecDeque::new(),
             granted: Vec::new(),
             next: 0,
+            later: WakeList::new(),
         }
     }
 
@@ -102,31 +106,35 @@ impl Sem {
                 waker: Some(waker.clone()),
             });
             self.assign();
-            return self.poll_queued(id, ticket, waker);
+            return self.poll_queued(id, n, ticket, waker);
         };
-        self.poll_queued(id, ticket, waker)
+        self.poll_queued(id, n, ticket, waker)
     }
 
+    /// Polls the request `id` for `n` permits. A closed semaphore fails it even if its
+    /// permits were all given to it before the close (it was not told yet): they go back,
+    /// as in Tokio, whose acquisition checks for the close first.
     fn poll_queued(
         &mut self,
         id: u64,
+        n: usize,
         ticket: &mut Option<u64>,
         waker: &Waker,
     ) -> Poll<Result<(), Closed>> {
+        if self.closed {
+            self.cancel(id, n);
+            *ticket = None;
+            return Poll::Ready(Err(Closed));
+        }
         if let Some(i) = self.granted.iter().position(|g| *g == id) {
             self.granted.swap_remove(i);
             *ticket = None;
             return Poll::Ready(Ok(()));
         }
-        if self.closed {
-            self.leave_queue(id);
-            *ticket = None;
-            return Poll::Ready(Err(Closed));
-        }
         if let Some(w) = self.queue.iter_mut().find(|w| w.id == id) {
             match &w.waker {
                 Some(old) if old.will_wake(waker) => {}
-                _ => w.waker = Some(waker.clone()),
+                _ => self.later.dispose(w.waker.replace(waker.clone())),
             }
         }
         Poll::Pending
@@ -146,6 +154,7 @@ impl Sem {
     fn leave_queue(&mut self, id: u64) {
         if let Some(i) = self.queue.iter().position(|w| w.id == id) {
             let waiter = self.queue.remove(i).expect("found above");
+            self.later.dispose(waiter.waker);
             self.release(waiter.got);
         }
     }
@@ -163,17 +172,20 @@ impl Sem {
         gone
     }
 
-    /// Closes: every waiter is woken and fails.
+    /// Closes: every waiter is woken to fail. As in Tokio, whose close empties its wait
+    /// list, no waiter is given permits any more (permits given back stay free); a waiter
+    /// keeps what it was given until it sees the close or is dropped.
     pub(super) fn close(&mut self) {
         self.closed = true;
         for waiter in &mut self.queue {
-            if let Some(waker) = waiter.waker.take() {
-                waker.wake();
-            }
+            self.later.wake_some(waiter.waker.take());
         }
     }
 
     fn assign(&mut self) {
+        if self.closed {
+            return;
+        }
         while let Some(head) = self.queue.front_mut() {
             let give = self.permits.min(head.want - head.got);
             head.got += give;
@@ -183,10 +195,14 @@ impl Sem {
             }
             let head = self.queue.pop_front().expect("a head");
             self.granted.push(head.id);
-            if let Some(waker) = head.waker {
-                waker.wake();
-            }
+            self.later.wake_some(head.waker);
         }
+    }
+}
+
+impl Deferred for Sem {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
     }
 }
 
@@ -201,8 +217,8 @@ pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
 
 /// Locks `sem` for the program's operation `what` at `loc` (no poisoning: nothing panics
 /// while holding it).
-pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> MutexGuard<'a, Sem> {
-    sem.lock_section_at(loc, what)
+pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Section<'a, Sem> {
+    wake_list::section(sem, loc, what)
 }
 
 /// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`), unless

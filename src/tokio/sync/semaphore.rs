@@ -149,14 +149,32 @@ impl Semaphore {
     }
 
     /// Adds `n` permits, handed to waiters first come, first served.
+    ///
+    /// # Panics
+    /// As Tokio's: if `n` exceeds [`MAX_PERMITS`](Self::MAX_PERMITS), or the free permits
+    /// would then exceed it (they are added first, as Tokio adds them before it checks).
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
-        sem::lock(
-            &self.sem(),
+        assert!(
+            n <= Self::MAX_PERMITS,
+            "cannot add more than MAX_PERMITS permits ({})",
+            Self::MAX_PERMITS
+        );
+        let state = self.sem();
+        let mut sem = sem::lock(
+            &state,
             Location::caller(),
             &OpName("tokio Semaphore add_permits"),
-        )
-        .release(n);
+        );
+        sem.release(n);
+        let free = sem.available();
+        // The panic comes after the lock is released: nothing panics while holding it.
+        drop(sem);
+        assert!(
+            free <= Self::MAX_PERMITS,
+            "number of added permits ({n}) would overflow MAX_PERMITS ({})",
+            Self::MAX_PERMITS
+        );
     }
 
     /// Removes up to `n` free permits for good; returns how many were removed.

@@ -13,8 +13,9 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+use crate::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 /// Errors of this module.
 pub mod error {
@@ -64,10 +65,10 @@ impl Wakers {
         }
     }
 
-    /// Wakes and forgets every registered task.
-    pub(super) fn wake_all(&mut self) {
+    /// Forgets every registered task, to be woken by `later` once the lock is released.
+    pub(super) fn wake_all(&mut self, later: &mut WakeList) {
         for waker in self.0.drain(..) {
-            waker.wake();
+            later.wake(waker);
         }
     }
 }
@@ -82,6 +83,14 @@ struct State {
     changed: Wakers,
     /// Tasks in `Sender::closed`, woken by the last receiver's drop.
     closed: Wakers,
+    /// Wakers to wake once the lock is released.
+    later: WakeList,
+}
+
+impl Deferred for State {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 #[derive(Debug)]
@@ -92,13 +101,13 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn state(&self, what: &'static OpName) -> MutexGuard<'_, State> {
+    fn state(&self, what: &'static OpName) -> Section<'_, State> {
         self.state_at(Location::caller(), what)
     }
 
     /// Locks the state for the program's operation `what` at `loc`.
-    fn state_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, State> {
-        self.state.lock_section_at(loc, what)
+    fn state_at(&self, loc: Loc, what: &'static OpName) -> Section<'_, State> {
+        wake_list::section(&self.state, loc, what)
     }
 
     #[track_caller]
@@ -198,6 +207,7 @@ impl<T> Sender<T> {
             receivers,
             changed: Wakers::default(),
             closed: Wakers::default(),
+            later: WakeList::new(),
         };
         let shared = Shared {
             value: RwLock::new(init),
@@ -222,8 +232,13 @@ impl<T> Sender<T> {
         if st.receivers == 0 {
             return Err(SendError(value));
         }
-        *guard = value;
+        let old = std::mem::replace(&mut *guard, value);
         st.changed_now();
+        // The receivers are woken, and the old value dropped, with no lock held (Tokio).
+        let later = st.unlock();
+        drop(guard);
+        later.run();
+        drop(old);
         Ok(())
     }
 
@@ -248,9 +263,11 @@ impl<T> Sender<T> {
             .unwrap_or_else(PoisonError::into_inner);
         let modified = modify(&mut guard);
         if modified {
-            self.shared
-                .state(&OpName("tokio watch send_if_modified"))
-                .changed_now();
+            let mut st = self.shared.state(&OpName("tokio watch send_if_modified"));
+            st.changed_now();
+            let later = st.unlock();
+            drop(guard);
+            later.run();
         }
         modified
     }
@@ -332,7 +349,7 @@ impl<T> Sender<T> {
 impl State {
     fn changed_now(&mut self) {
         self.version += 1;
-        self.changed.wake_all();
+        self.changed.wake_all(&mut self.later);
     }
 }
 
@@ -365,7 +382,8 @@ impl<T> Drop for Sender<T> {
             .state_at(self.loc, &OpName("tokio watch Sender drop"));
         st.senders -= 1;
         if st.senders == 0 {
-            st.changed.wake_all();
+            let st = &mut *st;
+            st.changed.wake_all(&mut st.later);
         }
     }
 }
@@ -547,7 +565,8 @@ impl<T> Drop for Receiver<T> {
             .state_at(self.loc, &OpName("tokio watch Receiver drop"));
         st.receivers -= 1;
         if st.receivers == 0 {
-            st.closed.wake_all();
+            let st = &mut *st;
+            st.closed.wake_all(&mut st.later);
         }
     }
 }

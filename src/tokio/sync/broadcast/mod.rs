@@ -14,11 +14,12 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::Poll;
 
+use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 
 mod weak;
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 pub use weak::WeakSender;
 
 /// Errors of this module.
@@ -112,6 +113,14 @@ struct State<T> {
     waiting: Wakers,
     /// Tasks in `Sender::closed`, woken by the last receiver's drop.
     closing: Wakers,
+    /// Wakers to wake once the lock is released.
+    later: WakeList,
+}
+
+impl<T> Deferred for State<T> {
+    fn deferred(&mut self) -> WakeList {
+        self.later.take()
+    }
 }
 
 impl<T> State<T> {
@@ -163,17 +172,13 @@ impl<T> State<T> {
 type Shared<T> = Arc<Mutex<State<T>>>;
 
 #[track_caller]
-fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> MutexGuard<'a, State<T>> {
+fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> Section<'a, State<T>> {
     lock_at(shared, Location::caller(), what)
 }
 
 /// Locks the channel for the program's operation `what` at `loc`.
-fn lock_at<'a, T>(
-    shared: &'a Shared<T>,
-    loc: Loc,
-    what: &'static OpName,
-) -> MutexGuard<'a, State<T>> {
-    shared.lock_section_at(loc, what)
+fn lock_at<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
+    wake_list::section(shared, loc, what)
 }
 
 /// Locks the channel for a handle's drop `what` (reported where the handle was made,
@@ -182,7 +187,7 @@ fn lock_for_drop<'a, T>(
     shared: &'a Shared<T>,
     loc: Loc,
     what: &'static OpName,
-) -> Option<MutexGuard<'a, State<T>>> {
+) -> Option<Section<'a, State<T>>> {
     crate::runtime::in_model().then(|| lock_at(shared, loc, what))
 }
 
@@ -237,6 +242,7 @@ fn new_channel<T>(capacity: usize, receivers: usize) -> Shared<T> {
         receivers,
         waiting: Wakers::default(),
         closing: Wakers::default(),
+        later: WakeList::new(),
     };
     Arc::new(Mutex::named(state, "tokio broadcast channel"))
 }
@@ -265,7 +271,8 @@ impl<T> Sender<T> {
             st.slots.pop_front();
             st.head += 1;
         }
-        st.waiting.wake_all();
+        let st = &mut *st;
+        st.waiting.wake_all(&mut st.later);
         Ok(unseen)
     }
 
@@ -348,7 +355,8 @@ impl<T> Drop for Sender<T> {
         };
         st.senders -= 1;
         if st.senders == 0 {
-            st.waiting.wake_all();
+            let st = &mut *st;
+            st.waiting.wake_all(&mut st.later);
         }
     }
 }
@@ -446,7 +454,8 @@ impl<T> Drop for Receiver<T> {
         };
         st.receivers -= 1;
         if st.receivers == 0 {
-            st.closing.wake_all();
+            let st = &mut *st;
+            st.closing.wake_all(&mut st.later);
         }
         let from = self.next.saturating_sub(st.head) as usize;
         for slot in st.slots.iter_mut().skip(from) {

@@ -16,9 +16,10 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::sem::{Acquire, AcquireNames, HasSem, Sem};
+use super::sem::{Acquire, AcquireNames, Sem};
+use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
-use crate::sync::{Mutex, MutexGuard};
+use crate::sync::Mutex;
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
 const SEND: &AcquireNames = &[OpName("tokio mpsc send"), OpName("tokio mpsc send dropped")];
@@ -54,6 +55,16 @@ struct Chan<T> {
     closed: bool,
     rx_waker: Option<Waker>,
     closed_wakers: Vec<Waker>,
+    /// Wakers to wake or drop once the lock is released (the semaphore keeps its own).
+    later: WakeList,
+}
+
+impl<T> Deferred for Chan<T> {
+    fn deferred(&mut self) -> WakeList {
+        let mut all = self.later.take();
+        all.append(self.sem.deferred());
+        all
+    }
 }
 
 #[derive(Debug)]
@@ -65,13 +76,13 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn lock(&self, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
+    fn lock(&self, what: &'static OpName) -> Section<'_, Chan<T>> {
         self.lock_at(Location::caller(), what)
     }
 
     /// Locks the channel for the program's operation `what` at `loc`.
-    fn lock_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, Chan<T>> {
-        self.chan.lock_section_at(loc, what)
+    fn lock_at(&self, loc: Loc, what: &'static OpName) -> Section<'_, Chan<T>> {
+        wake_list::section(&self.chan, loc, what)
     }
 
     /// Gives back `n` reserved slots (`what`, at `loc`), unless the model is over.
@@ -81,11 +92,7 @@ impl<T> Shared<T> {
         }
         let mut chan = self.lock_at(loc, what);
         chan.sem.release(n);
-        if chan.finished()
-            && let Some(waker) = chan.rx_waker.take()
-        {
-            waker.wake();
-        }
+        chan.wake_if_finished();
     }
 
     /// Waits until the receiver is dropped or closed (a sender's `closed`, called at
@@ -96,24 +103,25 @@ impl<T> Shared<T> {
             if chan.closed {
                 return Poll::Ready(());
             }
-            chan.closed_wakers.push(cx.waker().clone());
+            if !chan.closed_wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                chan.closed_wakers.push(cx.waker().clone());
+            }
             Poll::Pending
         })
         .await
     }
 }
 
-impl<T> HasSem for Shared<T> {
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
-        f(&mut self.lock_at(loc, what).sem)
-    }
-}
-
 impl<T> Chan<T> {
     fn push(&mut self, value: T) {
         self.buf.push_back(value);
-        if let Some(waker) = self.rx_waker.take() {
-            waker.wake();
+        self.later.wake_some(self.rx_waker.take());
+    }
+
+    /// Wakes the receiver if no value can come any more.
+    fn wake_if_finished(&mut self) {
+        if self.finished() {
+            self.later.wake_some(self.rx_waker.take());
         }
     }
 
@@ -122,7 +130,16 @@ impl<T> Chan<T> {
         self.closed = true;
         self.sem.close();
         for waker in self.closed_wakers.drain(..) {
-            waker.wake();
+            self.later.wake(waker);
+        }
+    }
+
+    /// Registers the receiver's waker (the one it replaces is dropped once the lock is
+    /// released).
+    fn park_receiver(&mut self, waker: &Waker) {
+        match &self.rx_waker {
+            Some(old) if old.will_wake(waker) => {}
+            _ => self.later.dispose(self.rx_waker.replace(waker.clone())),
         }
     }
 
@@ -142,7 +159,7 @@ impl<T> Chan<T> {
         if self.finished() {
             return Poll::Ready(None);
         }
-        self.rx_waker = Some(cx.waker().clone());
+        self.park_receiver(cx.waker());
         Poll::Pending
     }
 
@@ -168,7 +185,7 @@ impl<T> Chan<T> {
         if self.finished() {
             return Poll::Ready(0);
         }
-        self.rx_waker = Some(cx.waker().clone());
+        self.park_receiver(cx.waker());
         Poll::Pending
     }
 }
@@ -183,6 +200,7 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         closed: false,
         rx_waker: None,
         closed_wakers: Vec::new(),
+        later: WakeList::new(),
     };
     Arc::new(Shared {
         chan: Mutex::named(chan, "tokio mpsc channel"),
@@ -273,10 +291,9 @@ impl<T> Drop for SenderEnd<T> {
             .shared
             .lock_at(self.loc, &OpName("tokio mpsc Sender drop"));
         chan.senders -= 1;
-        if chan.senders == 0
-            && let Some(waker) = chan.rx_waker.take()
-        {
-            waker.wake();
+        if chan.senders == 0 {
+            let waker = chan.rx_waker.take();
+            chan.later.wake_some(waker);
         }
     }
 }
@@ -359,26 +376,6 @@ impl<T> Sender<T> {
             sender: Some(self),
             loc,
         })
-    }
-
-    /// A slot if one is free now.
-    #[track_caller]
-    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        let loc = Location::caller();
-        match self
-            .end
-            .shared
-            .lock_at(loc, &OpName("tokio mpsc try_reserve"))
-            .sem
-            .try_acquire(1)
-        {
-            Ok(()) => Ok(Permit {
-                sender: Some(self),
-                loc,
-            }),
-            Err(true) => Err(TrySendError::Closed(())),
-            Err(false) => Err(TrySendError::Full(())),
-        }
     }
 
     /// Sends from synchronous code.
@@ -522,7 +519,8 @@ impl<T> Receiver<T> {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
             Poll::Pending => {
-                chan.rx_waker = None;
+                let noop = chan.rx_waker.take();
+                chan.later.dispose(noop);
                 Err(TryRecvError::Empty)
             }
         }
@@ -588,6 +586,9 @@ impl<T> Drop for Receiver<T> {
                 .shared
                 .lock_at(self.loc, &OpName("tokio mpsc Receiver drop"));
             chan.close();
+            // Nothing polls the receiver any more: its waker goes now (Tokio).
+            let waker = chan.rx_waker.take();
+            chan.later.dispose(waker);
             std::mem::take(&mut chan.buf)
         };
         drop(left);

@@ -1,6 +1,7 @@
 //! Reserving slots of a bounded channel beyond one borrowed [`Permit`]: an [`OwnedPermit`]
 //! (`reserve_owned`, `try_reserve_owned`), which holds its sender, and a
-//! [`PermitIterator`] of `n` permits (`reserve_many`, `try_reserve_many`). Each
+//! [`PermitIterator`] of `n` permits (`reserve_many`, `try_reserve_many`), and
+//! `try_reserve`. Each
 //! reservation waits in the channel's fair queue of senders, as `send` does; a permit not
 //! used gives its slot back when dropped.
 
@@ -10,9 +11,12 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::error::{SendError, TrySendError};
-use super::{Permit, Sender};
+use super::{
+    Permit, Receiver, Sender, Shared, UnboundedReceiver, UnboundedSender, WeakSender,
+    WeakUnboundedSender,
+};
 use crate::runtime::{Loc, OpName};
-use crate::tokio::sync::sem::{Acquire, AcquireNames};
+use crate::tokio::sync::sem::{Acquire, AcquireNames, HasSem, Sem};
 
 /// What reports call the waits for slots.
 const RESERVE_OWNED: &AcquireNames = &[
@@ -25,6 +29,26 @@ const RESERVE_MANY: &AcquireNames = &[
 ];
 
 impl<T> Sender<T> {
+    /// A slot if one is free now.
+    #[track_caller]
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        let loc = Location::caller();
+        match self
+            .end
+            .shared
+            .lock_at(loc, &OpName("tokio mpsc try_reserve"))
+            .sem
+            .try_acquire(1)
+        {
+            Ok(()) => Ok(Permit {
+                sender: Some(self),
+                loc,
+            }),
+            Err(true) => Err(TrySendError::Closed(())),
+            Err(false) => Err(TrySendError::Full(())),
+        }
+    }
+
     /// Waits for a free slot and holds it, as `reserve`, in a permit that owns this
     /// sender (for a permit kept beyond the sender's borrow). Cancel-safe.
     #[track_caller]
@@ -100,6 +124,20 @@ impl<T> Sender<T> {
             Err(true) => Err(TrySendError::Closed(())),
             Err(false) => Err(TrySendError::Full(())),
         }
+    }
+}
+
+impl<T> HasSem for Shared<T> {
+    /// A reservation that fails on the closed channel, or is dropped, gives back what it
+    /// was given: if that leaves the closed channel idle, the receiver is woken to see the
+    /// end (Tokio wakes it on such a failure or cancellation).
+    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+        let mut chan = self.lock_at(loc, what);
+        let out = f(&mut chan.sem);
+        if chan.closed {
+            chan.wake_if_finished();
+        }
+        out
     }
 }
 
@@ -201,3 +239,24 @@ impl<T> Drop for PermitIterator<'_, T> {
 }
 
 debug_without_bound!(OwnedPermit, PermitIterator<'a>);
+
+/// Unwind safety without a bound on `T`, as Tokio's handles have: a panic cannot leave a
+/// channel's state half changed (each operation changes it in one step under its lock).
+macro_rules! unwind_safe_without_bound {
+    ($($name:ident $(<$lt:lifetime>)?),* $(,)?) => {$(
+        impl<$($lt,)? T> std::panic::UnwindSafe for $name<$($lt,)? T> {}
+        impl<$($lt,)? T> std::panic::RefUnwindSafe for $name<$($lt,)? T> {}
+    )*};
+}
+
+unwind_safe_without_bound!(
+    Sender,
+    Permit<'a>,
+    Receiver,
+    OwnedPermit,
+    PermitIterator<'a>,
+    UnboundedSender,
+    UnboundedReceiver,
+    WeakSender,
+    WeakUnboundedSender,
+);
