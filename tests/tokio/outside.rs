@@ -111,3 +111,59 @@ fn channels_mutexes_and_notify_polled_by_hand() {
     assert_eq!(wakes(&count), 4);
     assert!(poll(notified.as_mut(), &waker).is_ready());
 }
+
+/// A runtime built outside any model runs its `block_on` on the calling thread, in that
+/// thread's one-thread execution: the future may borrow locals and be `!Send`, tasks
+/// spawned inside it run there too (on either shape), and time is the paused clock.
+#[test]
+fn a_runtime_built_outside_a_model_runs_block_on_on_the_calling_thread() {
+    use interleave_test::tokio::{self as tokio_mod, runtime, time};
+    for rt in [
+        runtime::Runtime::new().unwrap(),
+        runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+    ] {
+        let local = std::rc::Rc::new(std::cell::Cell::new(1));
+        let borrowed = &local;
+        let sum = rt.block_on(async {
+            let start = time::Instant::now();
+            let task = tokio_mod::spawn(async {
+                time::sleep(std::time::Duration::from_secs(60)).await;
+                2
+            });
+            let blocking = tokio_mod::task::spawn_blocking(|| 3);
+            borrowed.set(borrowed.get() + task.await.unwrap() + blocking.await.unwrap());
+            assert_eq!(start.elapsed(), std::time::Duration::from_secs(60));
+            borrowed.get()
+        });
+        assert_eq!(sum, 6);
+    }
+}
+
+/// A panic in `block_on` unwinds through the runtime's drop and the tasks it still holds
+/// without a second panic (which would abort the process).
+#[test]
+fn a_panic_in_block_on_unwinds_through_the_runtime_and_its_tasks() {
+    use interleave_test::tokio::{self as tokio_mod, runtime};
+    let sem = std::sync::Arc::new(Semaphore::new(0));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let sem = std::sync::Arc::clone(&sem);
+        rt.block_on(async move {
+            let waiting = tokio_mod::spawn(async move { drop(sem.acquire().await) });
+            tokio_mod::task::yield_now().await;
+            assert!(!waiting.is_finished());
+            panic!("the test's own panic");
+        })
+    }));
+    let payload = caught.expect_err("block_on panics");
+    assert_eq!(
+        payload.downcast_ref::<&str>(),
+        Some(&"the test's own panic")
+    );
+    // The waiting task was dropped with its acquire: the semaphore has no waiter left.
+    sem.add_permits(1);
+    assert!(sem.try_acquire().is_ok());
+}

@@ -65,10 +65,10 @@ const RUN: Ordering = Ordering::Relaxed;
 /// A memory fence, as [`std::sync::atomic::fence`]: a `Release` fence makes the relaxed
 /// stores after it publish what came before it, an `Acquire` fence makes what the relaxed
 /// loads before it read acquired, and a `SeqCst` fence also takes part in the single order
-/// of `SeqCst` operations. A switch point.
+/// of `SeqCst` operations. A switch point; outside a model, std's own fence.
 ///
 /// # Panics
-/// If `order` is `Relaxed`, as std does, and outside a model.
+/// If `order` is `Relaxed`, as std does.
 #[track_caller]
 pub fn fence(order: Ordering) {
     if order == Ordering::Relaxed {
