@@ -232,3 +232,58 @@ fn a_lock_that_outlived_its_model_goes_on_outside() {
     let m = kept.lock().unwrap().take().unwrap();
     assert_eq!(*m.lock().unwrap(), 4);
 }
+
+/// Set to run [`deadlock_while_unwinding_child`] in a child process.
+const CHILD: &str = "INTERLEAVE_TEST_OUTSIDE_UNWIND_CHILD";
+
+/// Locks its mutex when dropped.
+struct LocksOnDrop<'a>(&'a Mutex<()>);
+
+impl Drop for LocksOnDrop<'_> {
+    fn drop(&mut self) {
+        let _again = self.0.lock(); // LOCKS_ON_DROP
+    }
+}
+
+/// Not a test on its own: the child process of
+/// [`a_deadlock_in_a_destructor_while_unwinding_says_so_before_the_abort`]. A destructor
+/// run by a panic's unwinding locks a mutex the thread still holds: std would hang for
+/// ever; here the process aborts (a panic there would abort it anyway), saying why.
+#[test]
+fn deadlock_while_unwinding_child() {
+    if std::env::var(CHILD).is_err() {
+        return;
+    }
+    let m = Mutex::new(());
+    let _held = m.lock().unwrap();
+    let _locks = LocksOnDrop(&m);
+    panic!("the test's own panic");
+}
+
+#[test]
+fn a_deadlock_in_a_destructor_while_unwinding_says_so_before_the_abort() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "outside::deadlock_while_unwinding_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("the test's own panic"), "{stderr}");
+    assert!(
+        stderr.contains("while the thread unwinds from a panic, deadlock outside a model"),
+        "{stderr}"
+    );
+    let line = include_str!("outside.rs")
+        .lines()
+        .position(|l| l.ends_with("// LOCKS_ON_DROP"))
+        .unwrap()
+        + 1;
+    assert!(stderr.contains(&format!("outside.rs:{line}")), "{stderr}");
+    assert!(stderr.contains("waits to lock Mutex"), "{stderr}");
+}
