@@ -54,6 +54,7 @@ pub(crate) struct Seed {
 }
 
 /// What an atomic operation does to the value, as the bits the memory model keeps.
+#[derive(Clone, Copy)]
 pub(crate) enum Act<'f> {
     /// Reads it.
     Load,

@@ -7,6 +7,7 @@
 //! through [`host::with_current`]: the host knows which model thread runs.
 
 mod abort;
+mod ambient;
 pub(crate) mod arcs;
 pub(crate) mod atomics;
 pub(crate) mod data;
@@ -77,24 +78,33 @@ fn current_context() -> Option<Context> {
     host::with_current(Context::clone)
 }
 
-/// Whether the calling code runs for a model thread.
-pub(crate) fn in_model() -> bool {
+/// Whether the calling code runs for a model thread (not in an OS thread's ambient
+/// execution): explorations cannot nest there.
+pub(crate) fn in_model_thread() -> bool {
     host::with_current(|_| ()).is_some()
 }
 
-/// Runs `f` with the current model thread's context; `api` names the facade item in the
-/// message when there is none.
+/// Whether modelled primitives act where the calling code runs: always, now that an OS
+/// thread that runs no model thread has its ambient execution (`ambient.rs`). Facade code
+/// that skipped work outside a model (an end dropped after its model ended) asks this.
+pub(crate) fn in_model() -> bool {
+    true
+}
+
+/// Runs `f` with the context operations of the calling code run in: its model thread's,
+/// or, on an OS thread that runs no model thread, that thread's ambient execution's
+/// (`ambient.rs`). Always inlined, as `host::with_current` is.
+#[inline(always)]
+pub(crate) fn with_exec<R>(f: impl FnOnce(&Context) -> R) -> R {
+    host::with_current_or(f, ambient::with)
+}
+
+/// Runs `f` with the calling code's context (see [`with_exec`]); `api` names the facade
+/// item, for what its operation may report.
 #[track_caller]
 fn with_ctx<R>(api: &str, f: impl FnOnce(&Context) -> R) -> R {
-    match host::with_current(f) {
-        Some(r) => r,
-        None => panic!(
-            "{api} was used outside an interleave-test model: modelled primitives only work \
-             inside the closure given to interleave_test::Builder::check, explore or replay. \
-             If this code also runs outside tests, use std's type there (see the README's \
-             `cfg` pattern)."
-        ),
-    }
+    let _ = api;
+    with_exec(f)
 }
 
 /// A clock a primitive keeps in its own state for the memory model: what some of its
@@ -395,19 +405,20 @@ pub(crate) fn unchanged() {
             spins::unchanged(&mut ctx.exec.state.lock());
         }
     };
-    host::with_current(run);
+    with_exec(run);
 }
 
-/// The calling model thread's execution and id, `None` outside a model.
+/// The calling model thread's execution and id (the OS thread's ambient execution's, on a
+/// thread that runs none: see [`with_exec`]); never `None` any more.
 pub(crate) fn try_ids() -> Option<(u64, Tid)> {
-    host::with_current(|ctx| (ctx.exec.id, ctx.tid))
+    Some(with_exec(|ctx| (ctx.exec.id, ctx.tid)))
 }
 
 /// The calling execution's state `key` (a primitive's that several executions use, see
 /// `tokio/sync/per_exec.rs`), made by `make` on its first use and dropped when the
-/// execution is: lent for the caller's operation. Called in a model only.
+/// execution is: lent for the caller's operation.
 pub(crate) fn exec_state<T: Send + Sync + 'static>(key: u64, make: impl FnOnce() -> T) -> Arc<T> {
-    let lent = host::with_current(|ctx| {
+    let lent = with_exec(|ctx| {
         let mut st = ctx.exec.state.lock();
         if let Some((_, state)) = st.lent.iter().find(|(k, _)| *k == key) {
             return Arc::clone(state);
@@ -415,8 +426,7 @@ pub(crate) fn exec_state<T: Send + Sync + 'static>(key: u64, make: impl FnOnce()
         let state: Arc<dyn std::any::Any + Send + Sync> = Arc::new(make());
         st.lent.push((key, Arc::clone(&state)));
         state
-    })
-    .expect("a primitive's state for an execution is asked for inside a model");
+    });
     lent.downcast()
         .unwrap_or_else(|_| unreachable!("a key names the states of one primitive, of one type"))
 }
@@ -464,19 +474,24 @@ pub(crate) fn block(why: Blocked) -> Wake {
 
 /// Whether the calling model thread is unwinding (from a panic, or torn down), as
 /// [`std::thread::panicking`] tells a real thread. Under coroutines std's own function is
-/// shared by the model threads of an execution; this one is per model thread.
+/// shared by the model threads of an execution; this one is per model thread. In an OS
+/// thread's ambient execution, std's answer.
 pub(crate) fn thread_panicking() -> bool {
-    current_context().is_some_and(|ctx| {
-        std::thread::panicking()
-            && ctx.exec.state.lock().threads[ctx.tid].life.unwinding() != Unwinding::No
-    })
+    match current_context() {
+        Some(ctx) => {
+            std::thread::panicking()
+                && ctx.exec.state.lock().threads[ctx.tid].life.unwinding() != Unwinding::No
+        }
+        None => std::thread::panicking(),
+    }
 }
 
 /// Whether a guard dropped now poisons its lock: the calling thread unwinds from a panic of
-/// the model. Teardown's unwinding poisons nothing (it is not a panic of the program).
+/// the model (in an OS thread's ambient execution, from any panic, as in std). Teardown's
+/// unwinding poisons nothing (it is not a panic of the program).
 pub(crate) fn poisons() -> bool {
     std::thread::panicking()
-        && current_context().is_some_and(|ctx| {
+        && current_context().is_none_or(|ctx| {
             ctx.exec.state.lock().threads[ctx.tid].life.unwinding() == Unwinding::Panic
         })
 }

@@ -106,6 +106,8 @@ pub(crate) struct ObjectHandle {
 #[derive(Debug)]
 pub(crate) struct ForeignObject {
     pub(crate) kind: &'static str,
+    /// The execution that first used it.
+    pub(crate) owner: u64,
 }
 
 impl ObjectHandle {
@@ -226,7 +228,10 @@ impl ObjectHandle {
             return Ok(self.id.load(Ordering::Acquire));
         }
         if !self.restorable {
-            return Err(ForeignObject { kind: self.kind });
+            return Err(ForeignObject {
+                kind: self.kind,
+                owner,
+            });
         }
         let addr = std::ptr::from_ref(self).addr();
         match objects.later.binary_search_by_key(&addr, |&(a, _)| a) {
@@ -237,6 +242,25 @@ impl ObjectHandle {
                 Ok(id)
             }
         }
+    }
+
+    /// Makes execution `exec` the owner of a primitive that execution `owner` first used,
+    /// registering it there with fresh scheduling state; `None` if another execution
+    /// claimed it meanwhile. For the ambient execution of an OS thread only (see
+    /// `ambient.rs`), which takes over what an execution that ended left.
+    pub(crate) fn take_over(
+        &self,
+        exec: u64,
+        owner: u64,
+        objects: &mut Objects,
+        loc: Loc,
+    ) -> Option<ObjId> {
+        self.exec
+            .compare_exchange(owner, exec, Ordering::AcqRel, Ordering::Acquire)
+            .ok()?;
+        let id = self.register(objects, loc, false);
+        self.id.store(id, Ordering::Release);
+        Some(id)
     }
 
     fn register(&self, objects: &mut Objects, loc: Loc, from_earlier: bool) -> ObjId {

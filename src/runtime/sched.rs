@@ -55,13 +55,13 @@ pub(super) fn switch_point_held<'a>(
     let exec = &ctx.exec;
     let me = ctx.tid;
     let mut st = exec.state.lock();
-    let obj = match obj.map(|h| h.resolve(exec.id, &mut st.objects, loc)) {
+    let obj = match obj.map(|h| (h, h.resolve(exec.id, &mut st.objects, loc))) {
         None => None,
-        Some(Ok(id)) => Some(id),
-        Some(Err(foreign)) => {
-            st.fail(|st| failure::foreign_object(st, me, foreign.kind, loc));
-            return raise_abort(ctx, st);
-        }
+        Some((_, Ok(id))) => Some(id),
+        Some((h, Err(foreign))) => match foreign_here(ctx, &mut st, h, &foreign, loc) {
+            Some(id) => Some(id),
+            None => return raise_abort(ctx, st),
+        },
     };
     let step = count_step(&mut st, me, (kind, obj, loc), what);
     if acts_at_once(&mut st, me) {
@@ -87,6 +87,24 @@ pub(super) fn switch_point_held<'a>(
     events::end(&mut st);
     let next = pick_next(&mut st, me);
     (obj, dispatch(ctx, st, next))
+}
+
+/// The id of `handle`, a primitive another execution used first, where the running thread
+/// `ctx` uses it: the ambient execution of an OS thread may take it over
+/// (`ambient::take_over`); otherwise a `Misuse` failure is recorded (`None`).
+#[cold]
+fn foreign_here(
+    ctx: &Context,
+    st: &mut ExecState,
+    handle: &ObjectHandle,
+    foreign: &super::object::ForeignObject,
+    loc: Loc,
+) -> Option<ObjId> {
+    if super::ambient::is_ambient(&ctx.exec) {
+        return super::ambient::take_over(ctx, st, handle, foreign, loc);
+    }
+    st.fail(|st| failure::foreign_object(st, ctx.tid, foreign.kind, loc));
+    None
 }
 
 /// Counts thread `me`'s next operation, `kind` at `loc` on no object, as a step with no
@@ -255,6 +273,9 @@ fn dispatch<'a>(
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
         Ok(Next::Stuck) => {
             st.fail(|st| failure::deadlock(st, Some(me)));
+            if super::ambient::is_ambient(&ctx.exec) {
+                return super::ambient::raise(ctx, st);
+            }
             teardown::next(&mut st)
         }
         Err(refusal) => {
@@ -314,6 +335,10 @@ fn after_resume(ctx: &Context, st: MutexGuard<'_, ExecState>) {
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread
 /// that keeps catching it is left alone (see `teardown.rs`).
 pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
+    if super::ambient::is_ambient(&ctx.exec) {
+        // No teardown: the only thread panics with the failure, and the execution goes on.
+        return super::ambient::raise(ctx, st);
+    }
     let me = ctx.tid;
     if teardown::gives_up_on(&st, me) {
         teardown::leave_behind(&mut st, me);

@@ -123,7 +123,7 @@ impl std::task::Wake for TaskWake {
 /// is declared to the current event. Does nothing outside that execution or once the
 /// thread finished.
 fn wake(exec: u64, tid: Tid) {
-    super::host::with_current(|ctx| {
+    super::with_exec(|ctx| {
         if ctx.exec.id != exec {
             return;
         }
@@ -251,13 +251,13 @@ pub(crate) fn abort(api: &str, tid: Tid) {
         }
         task_mut(st, tid).aborted = true;
     });
-    super::host::with_current(|ctx| wake(ctx.exec.id, tid));
+    super::with_exec(|ctx| wake(ctx.exec.id, tid));
 }
 
 /// The `JoinHandle` of the task of thread `tid` of execution `exec` was dropped (nothing
 /// outside that execution).
 pub(crate) fn detach(exec: u64, tid: Tid) {
-    super::host::with_current(|ctx| {
+    super::with_exec(|ctx| {
         if ctx.exec.id != exec {
             return;
         }

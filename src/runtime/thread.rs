@@ -195,6 +195,9 @@ pub(crate) struct ThreadSpec {
 pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hosting, usize) {
     with_ctx("interleave_test::thread::spawn", |ctx| {
         let mut st = ctx.exec.state.lock();
+        if super::ambient::is_ambient(&ctx.exec) {
+            super::ambient::refuse_thread(ctx, st, spec.loc);
+        }
         let hosting = match spec.scoped {
             true => Hosting::OsThread,
             false => Hosting::default_for(st.config.substrate),
@@ -333,7 +336,7 @@ pub(crate) fn drop_quietly<T>(value: T) {
 #[track_caller]
 pub(crate) fn assert_not_in_model() {
     assert!(
-        !super::in_model(),
+        !super::in_model_thread(),
         "interleave_test::Builder::check (or explore, replay) was called inside a model; \
          nested explorations are not supported: call it from the test itself"
     );

@@ -123,7 +123,7 @@ impl Timers {
 
 /// Forgets a timer (its future was dropped). Quiet outside its execution.
 pub(crate) fn cancel(timer: &TimerId) {
-    super::host::with_current(|ctx| {
+    super::with_exec(|ctx| {
         if ctx.exec.id != timer.exec {
             return;
         }

@@ -20,6 +20,14 @@
 //! [`Handle::current`] and `tokio::spawn` work there. Dropping a runtime aborts the tasks
 //! spawned on it that still run, as a Tokio runtime's shutdown does.
 //!
+//! A runtime built outside any model (a plain `#[test]`'s `Runtime::new()`) runs in the
+//! calling OS thread's ambient one-thread execution, on the paused clock (time moves when
+//! every task waits): its `block_on` polls the future on the calling thread (it may borrow
+//! locals and be `!Send`), and every task spawned inside it, on either shape, is a local
+//! task of that `block_on`, as on a current-thread runtime. For now such tasks end with
+//! their `block_on` (Tokio keeps them for the next one), and a task spawned outside a
+//! `block_on` is refused there: it would need a thread of its own.
+//!
 //! Outside any runtime's context (a model that calls `future::block_on`, or
 //! `check_async`), `tokio::spawn` spawns a task of its own, as a multi-thread runtime
 //! would, rather than panicking as Tokio does.
@@ -57,6 +65,9 @@ struct Shared {
     tasks: Mutex<Vec<AbortHandle>>,
     /// The tasks spawned on it (not blocking ones) not yet seen finished, for its metrics.
     alive: Mutex<Vec<AbortHandle>>,
+    /// Built outside any model: it runs in the calling OS thread's ambient one-thread
+    /// execution, where every task it spawns is a local task of its `block_on`.
+    outside: bool,
 }
 
 /// The workers of a multi-thread runtime built without `worker_threads`.
@@ -131,7 +142,7 @@ impl Handle {
     /// The handle of the runtime whose context the calling code runs in.
     ///
     /// # Panics
-    /// Outside a runtime's context (Tokio's message), or outside a model.
+    /// Outside a runtime's context (Tokio's message).
     #[track_caller]
     pub fn current() -> Handle {
         current().unwrap_or_else(|| {
@@ -205,12 +216,21 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let spawned = match self.shared.flavor {
-            RuntimeFlavor::CurrentThread if on_local_executor(self) => builder.spawn_local(future),
+            _ if self.polls_locally() => builder.spawn_local(future),
             _ => self.spawn_own(builder, future, false),
         };
         let task = spawned.expect("spawning a model task does not fail");
         self.shared.alive.lock().push(task.abort_handle());
         task
+    }
+
+    /// Whether a task spawned on the runtime now is a local task of the `block_on` that
+    /// runs the calling code: on a current-thread runtime, and on any runtime built outside
+    /// a model (its OS thread is the one thread of its execution; a task of its own would
+    /// need a second one, which is refused there).
+    fn polls_locally(&self) -> bool {
+        (self.shared.flavor == RuntimeFlavor::CurrentThread || self.shared.outside)
+            && on_local_executor(self)
     }
 
     /// The runtime's metrics, as `Handle::metrics`.
@@ -262,6 +282,11 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        if self.shared.outside && on_local_executor(self) {
+            // Outside a model the blocking pool is the calling thread, as on one thread.
+            let task = builder.spawn_local(async move { f() });
+            return task.expect("spawning a model task does not fail");
+        }
         self.spawn_own(builder, async move { f() }, true)
             .expect("spawning a model task does not fail")
     }
@@ -554,6 +579,7 @@ impl Builder {
                     },
                     tasks: Mutex::new(Vec::new()),
                     alive: Mutex::new(Vec::new()),
+                    outside: !engine::in_model_thread(),
                 }),
             },
         })

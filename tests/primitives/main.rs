@@ -33,6 +33,7 @@ mod livelock;
 mod misuse;
 mod mpsc;
 mod outcomes;
+mod outside;
 mod panics;
 mod readme;
 mod rwlock;

@@ -2,7 +2,6 @@
 //! draw them from the seed, a failure replays its values, and bad arguments are `Misuse`.
 
 use std::collections::BTreeSet;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex as StdMutex;
 
 use interleave_test::sync::Arc;
@@ -192,12 +191,6 @@ fn bad_choices_are_misuse_with_what_to_do() {
     random
         .check(|| assert!(choose(DFS_CHOOSE_LIMIT + 1) <= DFS_CHOOSE_LIMIT))
         .unwrap();
-    let outside = catch_unwind(AssertUnwindSafe(|| choose(2))).unwrap_err();
-    let text = outside
-        .downcast_ref::<String>()
-        .expect("a formatted message");
-    assert!(
-        text.starts_with("interleave_test::choose was used outside an interleave-test model"),
-        "{text}"
-    );
+    // Outside a model a choice takes option 0, as every decision there does.
+    assert_eq!(choose(2), 0);
 }

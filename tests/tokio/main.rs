@@ -12,6 +12,7 @@ mod example_select;
 mod local_set;
 mod locations;
 mod mpsc_more;
+mod outside;
 mod real;
 mod reports;
 mod runtime;

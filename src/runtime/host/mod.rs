@@ -60,6 +60,22 @@ pub(crate) fn with_current<R>(f: impl FnOnce(&Context) -> R) -> Option<R> {
     os::exiting_context().map(|ctx| f(&ctx))
 }
 
+/// [`with_current`], or, when the calling code runs for no model thread, `otherwise`
+/// given `f` (the engine's ambient execution of the OS thread, `runtime/ambient.rs`).
+#[inline(always)]
+pub(crate) fn with_current_or<R, F: FnOnce(&Context) -> R>(
+    f: F,
+    otherwise: impl FnOnce(F) -> R,
+) -> R {
+    if CURRENT.is_set() {
+        return CURRENT.with(f);
+    }
+    match os::exiting_context() {
+        Some(ctx) => f(&ctx),
+        None => otherwise(f),
+    }
+}
+
 /// What runs a model thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Hosting {

@@ -27,9 +27,10 @@
 //! - `fetch_update`, `try_update` and `update` are a load followed by one `compare_exchange`
 //!   per attempt, each a switch point: another thread may change the value in between, and
 //!   the closure is then called again, as on real hardware.
-//! - Operations on a shared atomic panic outside a model. `new`, `get_mut`, `into_inner`,
-//!   `Default` and `From` work anywhere and are not switch points; nor is `Debug`, which
-//!   reads the value without one.
+//! - Outside a model (a plain `#[test]`, on any OS thread) every operation is std's own on
+//!   the value the atomic holds, with no switch point: the atomic is the original there.
+//!   `new`, `get_mut`, `into_inner`, `Default` and `From` are not switch points anywhere;
+//!   nor is `Debug`, which reads the value without one.
 //! - `into_inner` is not a `const fn`: inside a model, the running execution holds the
 //!   value.
 //! - [`compiler_fence`] is not a switch point (it orders nothing between threads); it only
@@ -53,7 +54,7 @@ pub use int::{
 };
 
 use crate::runtime::atomics;
-use crate::runtime::{self, ObjId, ObjectHandle};
+use crate::runtime::{self, ObjectHandle};
 
 /// The ordering the facade's value is read and written with. It is written only through
 /// `&mut` (`get_mut`, `new`), and read only by the thread that holds the atomic or by a
@@ -64,10 +65,10 @@ const RUN: Ordering = Ordering::Relaxed;
 /// A memory fence, as [`std::sync::atomic::fence`]: a `Release` fence makes the relaxed
 /// stores after it publish what came before it, an `Acquire` fence makes what the relaxed
 /// loads before it read acquired, and a `SeqCst` fence also takes part in the single order
-/// of `SeqCst` operations. A switch point.
+/// of `SeqCst` operations. A switch point; outside a model, std's own fence.
 ///
 /// # Panics
-/// If `order` is `Relaxed`, as std does, and outside a model.
+/// If `order` is `Relaxed`, as std does.
 #[track_caller]
 pub fn fence(order: Ordering) {
     if order == Ordering::Relaxed {
@@ -76,7 +77,11 @@ pub fn fence(order: Ordering) {
              (std panics here too); use Acquire, Release, AcqRel or SeqCst"
         );
     }
-    enter(None, crate::runtime::OpKind::Fence);
+    let loc = Location::caller();
+    if runtime::switch_point_in_model(crate::runtime::OpKind::Fence, None, loc).is_none() {
+        // Outside a model atomics are std's own (see `perform`'s fallback): so is the fence.
+        return std::sync::atomic::fence(order);
+    }
     atomics::fence(order);
 }
 
@@ -94,16 +99,6 @@ pub fn compiler_fence(order: Ordering) {
         );
     }
     std::sync::atomic::compiler_fence(order);
-}
-
-/// The switch point before operation `kind` on the atomic `handle` (or a fence when `None`);
-/// returns the atomic's id in the execution. Outside a model it panics naming the API.
-#[track_caller]
-fn enter(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) -> ObjId {
-    match runtime::switch_point_in_model(kind, handle, Location::caller()) {
-        Some(obj) => obj.unwrap_or(usize::MAX),
-        None => outside_model(handle, kind),
-    }
 }
 
 /// A value an atomic holds, as the 64 bits the memory model keeps of it.
@@ -144,22 +139,6 @@ impl<T> Bits for *mut T {
     fn from_bits(bits: u64) -> Self {
         std::ptr::with_exposed_provenance_mut(bits as usize)
     }
-}
-
-/// Panics with the runtime's explanation of use outside a model, naming the method: `kind`
-/// is "atomic METHOD" or "atomic METHOD (step)".
-#[cold]
-#[track_caller]
-fn outside_model(handle: Option<&ObjectHandle>, kind: crate::runtime::OpKind) -> ! {
-    let kind = kind.name();
-    let method = kind.strip_prefix("atomic ").unwrap_or(kind);
-    let method = method.split(' ').next().unwrap_or(method);
-    let api = match handle {
-        Some(h) => format!("interleave_test::sync::atomic::{}::{method}", h.kind()),
-        None => format!("interleave_test::sync::atomic::{method}"),
-    };
-    runtime::with_state(&api, |_| ());
-    unreachable!("with_state panics outside a model")
 }
 
 /// Panics as std does for an ordering that `method` of the atomic `handle` does not allow.
@@ -295,8 +274,41 @@ macro_rules! common_methods {
             orders: [Ordering; 2],
             act: super::atomics::Act<'_>,
         ) -> Result<u64, u64> {
-            super::atomics::perform(&(kind, &self.handle, loc), self.seed(), orders, act)
-                .unwrap_or_else(|| super::outside_model(Some(&self.handle), kind))
+            match super::atomics::perform(&(kind, &self.handle, loc), self.seed(), orders, act) {
+                Some(done) => done,
+                None => self.outside(orders, act),
+            }
+        }
+
+        /// Performs `act` outside a model: with std's own operation on the facade's value,
+        /// which is the original atomic there, on any OS thread (no execution holds it).
+        fn outside(&self, orders: [Ordering; 2], act: super::atomics::Act<'_>) -> Result<u64, u64> {
+            use super::Bits;
+            use super::atomics::Act;
+            let bits = |v: $t| v.to_bits();
+            match act {
+                Act::Load => Ok(bits(self.inner.load(orders[0]))),
+                Act::Store(new) => {
+                    self.inner.store(<$t as Bits>::from_bits(new), orders[0]);
+                    Ok(new)
+                }
+                Act::Rmw(f) => {
+                    let next = |v: $t| Some(<$t as Bits>::from_bits(f(v.to_bits())));
+                    let fetch = super::cas_failure_order(orders[0]);
+                    let old = self.inner.fetch_update(orders[0], fetch, next);
+                    Ok(bits(old.unwrap_or_else(|v| v)))
+                }
+                Act::Exchange { expected, new, .. } => self
+                    .inner
+                    .compare_exchange(
+                        <$t as Bits>::from_bits(expected),
+                        <$t as Bits>::from_bits(new),
+                        orders[0],
+                        orders[1],
+                    )
+                    .map(bits)
+                    .map_err(bits),
+            }
         }
 
         /// A load with `order`, as operation `kind` at `loc` (its switch point included).

@@ -1,0 +1,247 @@
+//! The ambient execution: what a modelled primitive runs in when it is used on an OS thread
+//! that runs no model thread (a plain `#[test]`, a `main`, the thread that drives an
+//! exploration, between its executions).
+//!
+//! Such an OS thread gets an execution of its own, created on its first use of a primitive
+//! and kept for the thread's life, whose only model thread (#0, named as the OS thread is)
+//! is the OS thread itself: it never hands off (there is no one to hand off to), so no
+//! driver and no coroutine is needed. Every operation takes the same path as in a model,
+//! so a primitive behaves there as the original does on one thread:
+//! - every decision takes option 0 ([`FirstOption`]): the only thread runs, a load reads the
+//!   newest store, no wait ends early or spuriously, no weak exchange fails spuriously
+//!   (ARCHITECTURE.md: "a pick's option 0 is the sequentially consistent, spurious-free
+//!   one"); a plain test gets no alarm it would not get from std;
+//! - a timed wait that nobody can end times out at once, the execution's virtual clock
+//!   moving to its deadline (the paused clock: time moves when every thread waits);
+//! - an operation that can never take effect (locking a `Mutex` the thread holds, `recv`
+//!   on an empty channel whose sender lives) is what std's would be on one thread, a
+//!   deadlock: it panics naming the operation and what it waits for, rather than hang;
+//! - what cannot be honoured on one thread is refused with a panic that says what to gate
+//!   with `cfg(not(interleave))`: spawning a model thread, and a primitive that another OS
+//!   thread's ambient execution uses (a plain test that shares it with `std::thread`).
+//!
+//! Why one per OS thread, kept for the thread's life: a primitive remembers the execution
+//! it was first used in (`object.rs`), so an execution that ended while a primitive of it
+//! lives would leave that primitive foreign to the next one. A thread's life is what a
+//! plain test's primitives live in (the test harness runs each test on a thread of its
+//! own); the cost is the ambient execution's table of objects, one slot per primitive
+//! the thread ever used. A primitive first used by an execution that is not a live ambient
+//! one (a model's, over now; or an ambient execution whose thread ended) is taken over
+//! here, its scheduling state fresh, as the original would simply go on.
+//!
+//! Atomics do not come here: outside a model they act on the value their facade holds,
+//! with std's own operation (`sync/atomic/`), which is the original on any thread.
+//!
+//! The panic hook and `Builder::check`'s nesting check do not see this execution: for
+//! them the thread runs no model (`host::with_current` stays strict).
+
+use std::cell::Cell;
+
+use parking_lot::Mutex;
+
+use super::execution::{ExecConfig, ExecState, Execution, StateGuard};
+use super::{Context, Loc, failure};
+use crate::settings::{SpinRule, StrategyName, Substrate};
+use crate::strategy::{Choice, Pick, Refusal, Strategy};
+
+/// Every decision's option 0: the first runnable thread (there is one), the first pick.
+#[derive(Debug)]
+struct FirstOption;
+
+impl Strategy for FirstOption {
+    fn name(&self) -> StrategyName {
+        // What DFS's first execution decides; no schedule of this execution is written.
+        StrategyName::Dfs
+    }
+
+    fn reads_ops(&self) -> bool {
+        false
+    }
+
+    fn choose(&mut self, choice: &Choice<'_>) -> Result<usize, Refusal> {
+        Ok(choice.runnable[0])
+    }
+
+    fn pick(&mut self, _: &Pick) -> Result<usize, Refusal> {
+        Ok(0)
+    }
+}
+
+/// The ambient executions alive, by id (their OS threads have not ended).
+static LIVE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// An OS thread's ambient execution, as its thread-local holds it.
+struct Ambient(Context);
+
+impl Drop for Ambient {
+    fn drop(&mut self) {
+        let id = self.0.exec.id;
+        LIVE.lock().retain(|&live| live != id);
+    }
+}
+
+std::thread_local! {
+    /// The calling OS thread's ambient execution, made on first use.
+    static AMBIENT: Ambient = Ambient(new_context());
+    /// Its id once made (0: none yet), readable without making it.
+    static AMBIENT_ID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How the ambient execution runs: no step limit, no watchdog, no held-back spins (a
+/// thread that spins alone must go on), no early or spurious endings, no memory model.
+fn config() -> ExecConfig {
+    ExecConfig {
+        max_steps: u64::MAX,
+        thread_panics_fail: false,
+        substrate: Substrate::Coroutines,
+        stack_size: crate::settings::DEFAULT_STACK_SIZE,
+        core: None,
+        watchdog: None,
+        spins: SpinRule::Off,
+        untracked_start: true,
+        spurious: false,
+        early_limit: Some(0),
+        keep_names: false,
+        #[cfg(test)]
+        blocking_wait_switches: false,
+    }
+}
+
+/// A new ambient execution for the calling OS thread, its thread #0 running already.
+#[track_caller]
+fn new_context() -> Context {
+    let loc: Loc = std::panic::Location::caller();
+    let exec = Execution::new(
+        Box::new(FirstOption),
+        config(),
+        None,
+        loc,
+        Default::default(),
+        None,
+        Box::default(),
+    );
+    {
+        let mut st = exec.state.lock();
+        st.threads[0].name = std::thread::current().name().map(Into::into);
+        // The thread runs from the start; nothing is recorded of its decisions.
+        st.threads[0].life.begin();
+    }
+    LIVE.lock().push(exec.id);
+    AMBIENT_ID.set(exec.id);
+    Context { exec, tid: 0 }
+}
+
+/// Runs `f` with the calling OS thread's ambient execution (made now if it has none).
+/// While the thread's thread-locals are destroyed (a destructor of one uses a primitive
+/// after the ambient execution went), `f` runs in an execution made for it alone.
+pub(super) fn with<R>(f: impl FnOnce(&Context) -> R) -> R {
+    let mut f = Some(f);
+    let mut run = |ctx: &Context| (f.take().expect("run once"))(ctx);
+    if let Ok(r) = AMBIENT.try_with(|a| run(&a.0)) {
+        return r;
+    }
+    let alone = Ambient(new_context());
+    run(&alone.0)
+}
+
+/// Whether `exec` is the calling OS thread's ambient execution.
+pub(super) fn is_ambient(exec: &Execution) -> bool {
+    AMBIENT_ID.try_with(Cell::get).is_ok_and(|id| id == exec.id)
+}
+
+/// Whether execution `owner` is the ambient execution of another OS thread that still runs.
+pub(super) fn of_another_thread(owner: u64) -> bool {
+    AMBIENT_ID.try_with(Cell::get).ok() != Some(owner) && LIVE.lock().contains(&owner)
+}
+
+/// What to tell a user whose code did, outside a model, what one thread cannot honour.
+pub(super) const GATE: &str = "Outside a model, interleave-test runs each OS thread's \
+    operations as one thread of its own; code that needs more threads than that (or real \
+    time) is not modelled there: run it inside interleave_test::Builder::check (or \
+    explore, model, #[interleave]), or gate it with #[cfg(not(interleave))] so that it uses \
+    std and Tokio themselves.";
+
+/// Ends the operation of the ambient execution's thread, which recorded `st.failure` (a
+/// failure a model would report): the execution goes on as if the operation had not been
+/// tried, and the thread panics with what happened; for a deadlock, what it waits for.
+/// Never raises while the thread unwinds (that would abort the process): it then prints
+/// the message and aborts with it said.
+pub(super) fn raise<T>(ctx: &Context, mut st: StateGuard<'_, ExecState>) -> T {
+    let message = message(&mut st, ctx.tid);
+    st.failure = None;
+    st.phase = super::execution::Phase::Running;
+    st.unwind_all = None;
+    drop(st);
+    if std::thread::panicking() {
+        eprintln!("interleave-test: while the thread unwinds from a panic, {message}");
+        std::process::abort();
+    }
+    panic!("{message}")
+}
+
+/// The message of the ambient thread `me`'s failure, taken out of `st`; a blocked thread
+/// is made runnable again.
+fn message(st: &mut ExecState, me: usize) -> String {
+    let deadlock = st
+        .failure
+        .as_ref()
+        .is_none_or(|f| f.kind == crate::schedule::FailureKind::Deadlock);
+    if deadlock {
+        let draft = failure::deadlock(st, Some(me));
+        st.threads[me].status = super::execution::Status::Runnable;
+        let lines: Vec<String> = draft.threads.iter().map(ToString::to_string).collect();
+        return format!(
+            "deadlock outside a model: this thread is the only one of its execution and it \
+             waits for something only another thread could do (std would hang here for \
+             ever):\n  {}\n{GATE}",
+            lines.join("\n  ")
+        );
+    }
+    let failure = st.failure.take().expect("a failure is recorded");
+    format!("{}\n{GATE}", failure.message)
+}
+
+/// The id in the ambient execution of `ctx` of the primitive behind `handle`, which
+/// execution `foreign.owner` used first: taken over when that execution is not another OS
+/// thread's ambient one (see the module); `None` (with the failure recorded) when it is.
+pub(super) fn take_over(
+    ctx: &Context,
+    st: &mut ExecState,
+    handle: &super::ObjectHandle,
+    foreign: &super::object::ForeignObject,
+    loc: Loc,
+) -> Option<super::ObjId> {
+    let owner = foreign.owner;
+    if !of_another_thread(owner)
+        && let Some(id) = handle.take_over(ctx.exec.id, owner, &mut st.objects, loc)
+    {
+        return Some(id);
+    }
+    let kind = foreign.kind;
+    st.fail(|st| {
+        let message = format!(
+            "this {kind} was used outside a model on two OS threads (a plain test that \
+             shares a modelled primitive with a thread of std::thread::spawn): each OS thread \
+             runs modelled primitives as a one-thread execution of its own, and a {kind} \
+             cannot belong to two of them"
+        );
+        failure::misuse(st, ctx.tid, message, loc)
+    });
+    None
+}
+
+/// Refuses to start a model thread (`thread::spawn`, a task of its own) in the ambient
+/// execution of `ctx`: its OS thread is its only thread (see the module).
+#[track_caller]
+pub(super) fn refuse_thread(ctx: &Context, mut st: StateGuard<'_, ExecState>, loc: Loc) -> ! {
+    st.fail(|st| {
+        let message = "a model thread (interleave_test::thread::spawn, or a task that runs \
+             as a thread of its own: a multi-thread runtime's spawn, spawn_blocking, \
+             future::spawn) was started outside a model, where the OS thread runs \
+             modelled primitives as a one-thread execution and nothing could run a second \
+             thread"
+            .to_owned();
+        failure::misuse(st, ctx.tid, message, loc)
+    });
+    raise(ctx, st)
+}
