@@ -20,3 +20,4 @@ mod support;
 mod sync;
 mod sync_more;
 mod time;
+mod time_wakers;
