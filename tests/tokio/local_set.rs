@@ -286,3 +286,45 @@ fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
         other.join().unwrap();
     });
 }
+
+/// Sets `dropped` when dropped.
+struct DropFlag(Rc<Cell<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+/// A task of a set that waits for ever, holding a [`DropFlag`]: aborted while the set is
+/// driven, its future is dropped (as Tokio drops an aborted task's future) by the time its
+/// handle gives the cancelled error, whether it was spawned inside `run_until` or before
+/// the set ran. The model used to keep the future in the set until the set was dropped.
+#[test]
+fn an_aborted_task_of_a_set_has_its_future_dropped_while_the_set_runs() {
+    every_execution(|| async {
+        let local = LocalSet::new();
+        let before = Rc::new(Cell::new(false));
+        let held = DropFlag(Rc::clone(&before));
+        let early = local.spawn_local(async move {
+            let _held = held;
+            std::future::pending::<()>().await;
+        });
+        local
+            .run_until(async {
+                let inside = Rc::new(Cell::new(false));
+                let held = DropFlag(Rc::clone(&inside));
+                let late = task::spawn_local(async move {
+                    let _held = held;
+                    std::future::pending::<()>().await;
+                });
+                task::yield_now().await;
+                for (handle, dropped) in [(early, &before), (late, &inside)] {
+                    handle.abort();
+                    assert!(handle.await.unwrap_err().is_cancelled());
+                    assert!(dropped.get(), "an aborted task's future was kept");
+                }
+            })
+            .await;
+    });
+}

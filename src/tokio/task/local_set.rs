@@ -314,8 +314,11 @@ impl<F: Future> Future for Gated<F> {
 }
 
 impl<F: Future> Drop for Gated<F> {
-    /// Finished, aborted, or dropped with its executor: no longer live.
+    /// Finished, aborted, or dropped with its executor: no longer live. An aborted task's
+    /// future is dropped here, as Tokio drops it, not kept until the set is dropped.
     fn drop(&mut self) {
+        let future = self.slot.borrow_mut().take();
+        drop(future);
         self.set.live.set(self.set.live.get() - 1);
         if self.set.live.get() == 0
             && let Some(idle) = self.set.idle.take()
