@@ -178,12 +178,17 @@ pub(crate) fn paused(api: &str) -> bool {
 }
 
 /// Moves the clock `by` forward now (Tokio's `advance`): every wait whose deadline that
-/// reaches ends, and every timer it reaches fires at its owner's next wait.
+/// reaches ends, the calling thread's timers it reaches fire now (their wakers are woken
+/// once the lock is released, as Tokio's driver fires them before `advance` returns), and
+/// other threads' fire at their owner's next wait.
 #[track_caller]
 pub(crate) fn advance(api: &str, by: Duration) {
-    super::atomics::with_memory(api, |st, _| {
+    let due = super::atomics::with_memory(api, |st, me| {
         let to = st.clock.saturating_add(by);
         super::waits::time_passes(st, to);
-        Ok(())
+        Ok(take_due(st, me))
     });
+    for waker in due {
+        waker.wake();
+    }
 }

@@ -20,4 +20,5 @@ mod support;
 mod sync;
 mod sync_more;
 mod time;
+mod time_pinned;
 mod time_wakers;
