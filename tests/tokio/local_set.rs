@@ -237,7 +237,9 @@ fn local_task_ids_differ_across_block_ons_of_a_thread() {
         let ids: Vec<_> = (0..2)
             .map(|_| {
                 rt.block_on(async {
-                    let task = task::spawn_local(async { task::id() });
+                    // Outside a set: the crate's own local task (Tokio's `spawn_local`
+                    // panics here).
+                    let task = interleave_test::future::spawn_local(async { task::id() });
                     let id = task.id();
                     assert_eq!(task.await.unwrap(), id);
                     id
@@ -251,7 +253,8 @@ fn local_task_ids_differ_across_block_ons_of_a_thread() {
 
 /// Two threads drive a set each (on coroutines, on the same OS thread), and switch to
 /// each other inside `run_until`: each `spawn_local` inside goes to its own thread's set,
-/// and one after `run_until` returned goes to the `block_on`'s executor (it runs at once).
+/// and a local task of the crate's own (`future::spawn_local`; Tokio's `spawn_local`
+/// panics there) after `run_until` returned goes to the `block_on`'s executor.
 #[test]
 fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
     use interleave_test::sync::atomic::{AtomicUsize, Ordering};
@@ -271,7 +274,7 @@ fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
                     })
                     .await;
                 let r = Rc::clone(&ran);
-                task::spawn_local(async move { r.set(r.get() + 10) })
+                interleave_test::future::spawn_local(async move { r.set(r.get() + 10) })
                     .await
                     .unwrap();
                 local.await;

@@ -165,23 +165,46 @@ fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Tokio's message for `spawn_local` outside a `LocalSet` or `LocalRuntime`.
+pub(super) const SPAWN_LOCAL_OUTSIDE: &str =
+    "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`";
+
+/// The set the calling model thread is polling a future of, innermost first.
+fn current_set() -> Option<Rc<SetState>> {
+    let (exec, tid) = crate::runtime::try_ids()?;
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
+        set.upgrade()
+    })
+}
+
+/// Whether the calling code runs in a set's context: a future of its `run_until`, one of
+/// its tasks, or the set's drop (where Tokio's `block_in_place` panics).
+pub(super) fn in_set() -> bool {
+    current_set().is_some()
+}
+
+/// Panics with Tokio's message unless the calling code runs in a set's context.
+#[track_caller]
+pub(super) fn assert_in_set() {
+    assert!(in_set(), "{SPAWN_LOCAL_OUTSIDE}");
+}
+
 /// Spawns `future`, called at `loc`, on the set the calling model thread is polling a
-/// future of (`tokio::task::spawn_local` inside it), or on its `block_on`'s executor.
+/// future of (`tokio::task::spawn_local` inside it).
+///
+/// # Panics
+/// Outside a set (a `LocalRuntime`'s `block_on` drives one), with Tokio's message.
+#[track_caller]
 pub(super) fn spawn_local_here<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let current = crate::runtime::try_ids().and_then(|(exec, tid)| {
-        CURRENT.with(|c| {
-            let c = c.borrow();
-            let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
-            set.upgrade()
-        })
-    });
-    match current {
+    match current_set() {
         Some(set) => spawn_on(&set, future, loc),
-        None => future::spawn_local_at(future, None, loc),
+        None => panic!("{SPAWN_LOCAL_OUTSIDE}"),
     }
 }
 
@@ -248,11 +271,15 @@ impl Drop for LocalSet {
         // Tasks never given to an executor end here, cancelled (after the abort below).
         let unbound = self.set.unbound.take();
         if crate::runtime::in_model() {
-            for (slot, task) in self.set.tasks.take() {
-                if slot.drop_future() {
-                    task.abort();
+            // In the set's context, as Tokio's: a task's drop sees it (`block_in_place`).
+            let set = Rc::clone(&self.set);
+            with_current(&set, || {
+                for (slot, task) in set.tasks.take() {
+                    if slot.drop_future() {
+                        task.abort();
+                    }
                 }
-            }
+            });
         }
         drop(unbound);
     }
