@@ -152,8 +152,8 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
 
 /// An owned permission to wait for a task's end, as `tokio::task::JoinHandle`: a future of
 /// the task's value, or of a [`JoinError`] when it was aborted or panicked. Dropping it
-/// detaches the task, which still runs to its end.
-#[must_use = "dropping a JoinHandle detaches the task"]
+/// detaches the task, which still runs to its end. Not `#[must_use]`, as Tokio's is not:
+/// `tokio::spawn(..);` as a statement is the usual way to start a detached task.
 pub struct JoinHandle<T> {
     source: Source,
     shared: Arc<Shared>,

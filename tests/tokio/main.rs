@@ -19,6 +19,7 @@ mod statics;
 mod support;
 mod sync;
 mod sync_more;
+mod task_api;
 mod task_rules;
 mod time;
 mod time_pinned;

@@ -26,7 +26,6 @@ use crate::tokio::runtime::{self, Handle};
 /// assert_eq!(failure.thread().unwrap().name(), Some("worker"));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
-#[must_use = "a Builder does nothing until it spawns"]
 pub struct Builder<'a> {
     /// The options, which `future::Builder` applies; this type only picks the runtime.
     inner: future::Builder<'a>,

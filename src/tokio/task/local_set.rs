@@ -143,26 +143,46 @@ std::thread_local! {
 /// spawns on it. The entry is taken off by its thread, not as the last one: `f` may switch
 /// to another model thread on the same OS thread (a coroutine), which pushes its own.
 fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
-    let (exec, tid) = crate::runtime::ids("interleave_test::tokio::task::LocalSet");
+    let _entered = enter(set, "interleave_test::tokio::task::LocalSet");
+    f()
+}
+
+/// Makes `set` the current set of the calling model thread until the guard is dropped.
+#[track_caller]
+fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
+    let (exec, tid) = crate::runtime::ids(api);
     CURRENT.with(|c| {
         let mut c = c.borrow_mut();
         // Entries of other executions are those of threads left behind: stale.
         c.retain(|(e, _, _)| *e == exec);
         c.push((exec, tid, Rc::downgrade(set)));
     });
-    struct Pop(u64, crate::op::Tid);
-    impl Drop for Pop {
-        fn drop(&mut self) {
-            let _ = CURRENT.try_with(|c| {
-                let mut c = c.borrow_mut();
-                if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == (self.0, self.1)) {
-                    c.remove(at);
-                }
-            });
-        }
+    LocalEnterGuard {
+        exec,
+        tid,
+        _not_send: std::marker::PhantomData,
     }
-    let _pop = Pop(exec, tid);
-    f()
+}
+
+/// The guard of [`LocalSet::enter`], as `tokio::task::LocalEnterGuard`: the set is the
+/// context of the calling thread until it is dropped. `!Send`, as Tokio's.
+#[derive(Debug)]
+pub struct LocalEnterGuard {
+    exec: u64,
+    tid: crate::op::Tid,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for LocalEnterGuard {
+    fn drop(&mut self) {
+        let key = (self.exec, self.tid);
+        let _ = CURRENT.try_with(|c| {
+            let mut c = c.borrow_mut();
+            if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == key) {
+                c.remove(at);
+            }
+        });
+    }
 }
 
 /// Tokio's message for `spawn_local` outside a `LocalSet` or `LocalRuntime`.
@@ -212,6 +232,17 @@ impl LocalSet {
     /// An empty set.
     pub fn new() -> LocalSet {
         LocalSet::default()
+    }
+
+    /// Enters the set's context, as `LocalSet::enter`: until the guard is dropped,
+    /// `task::spawn_local` on the calling thread spawns on this set (its tasks run once
+    /// the set is driven).
+    ///
+    /// # Panics
+    /// Outside a model.
+    #[track_caller]
+    pub fn enter(&self) -> LocalEnterGuard {
+        enter(&self.set, "interleave_test::tokio::task::LocalSet::enter")
     }
 
     /// Spawns `future` on the set: it runs while the set is driven. A switch point.

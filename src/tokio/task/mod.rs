@@ -20,7 +20,7 @@ pub use builder::Builder;
 pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use join_set::JoinSet;
 pub use local::{AccessError, LocalKey, TaskLocalFuture};
-pub use local_set::LocalSet;
+pub use local_set::{LocalEnterGuard, LocalSet};
 
 /// The task module's future types, as `tokio::task::futures`.
 pub mod futures {
