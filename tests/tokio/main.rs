@@ -7,6 +7,7 @@ mod common;
 
 mod bugs;
 mod compat;
+mod coop;
 mod example;
 mod example_select;
 mod local_set;

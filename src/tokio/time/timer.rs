@@ -32,11 +32,14 @@ impl Timer {
     }
 
     /// Ready once the clock reached the deadline; until then the timer wakes `cx`'s waker
-    /// when it fires.
-    pub(super) fn poll(&mut self, cx: &Context<'_>) -> Poll<()> {
+    /// when it fires. Spends a unit of the task's cooperative budget, as Tokio's timers do: with none
+    /// left it wakes the task and returns `Pending` without looking at the clock.
+    pub(super) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let api = "interleave_test::tokio::time::Sleep";
+        let coop = std::task::ready!(crate::tokio::task::coop::poll_proceed(cx));
         match timers::poll(api, &mut self.id, self.deadline.since_start(), cx.waker()) {
             true => {
+                coop.made_progress();
                 self.fired = true;
                 Poll::Ready(())
             }
