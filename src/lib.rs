@@ -201,6 +201,21 @@ pub mod __private {
         runtime.block_on(future)
     }
 
+    /// The body of an `async fn` test with `flavor = "local"`: `future` run by a
+    /// `LocalRuntime`'s `block_on` (a current-thread runtime whose body may
+    /// `spawn_local` without a `LocalSet`), as `#[tokio::test(flavor = "local")]` runs it.
+    #[track_caller]
+    pub fn block_on_local_runtime<F: core::future::Future>(
+        start_paused: bool,
+        future: F,
+    ) -> F::Output {
+        crate::tokio::runtime::Builder::new_current_thread()
+            .start_paused(start_paused)
+            .build_local(Default::default())
+            .expect("the runtime of an async test")
+            .block_on(future)
+    }
+
     /// `future`, whose output the compiler now knows: an `async` test body's `?` needs it.
     pub fn returning<T, F: core::future::Future<Output = T>>(future: F) -> F {
         future

@@ -155,6 +155,9 @@ pub(crate) struct Args {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Runtime {
     pub(crate) multi_thread: bool,
+    /// `flavor = "local"`: a current-thread runtime whose `block_on` runs the body with
+    /// `!Send` tasks (Tokio's `LocalRuntime`).
+    pub(crate) local: bool,
     pub(crate) worker_threads: Option<u32>,
     pub(crate) start_paused: bool,
 }
@@ -205,8 +208,8 @@ struct Raw<'a> {
     max_preemptions: Option<(u32, &'a Arg)>,
     partial: Option<bool>,
     krate: Option<Path>,
-    /// `flavor`: whether it is `"multi_thread"`.
-    flavor: Option<(bool, &'a Arg)>,
+    /// `flavor`.
+    flavor: Option<(Flavor, &'a Arg)>,
     worker_threads: Option<(u32, &'a Arg)>,
     start_paused: Option<(bool, &'a Arg)>,
 }
@@ -286,7 +289,7 @@ impl Raw<'_> {
     /// The runtime, as `#[tokio::test]` checks its arguments: `worker_threads` needs
     /// `flavor = "multi_thread"`, `start_paused` needs the current-thread flavour.
     fn runtime(&self) -> syn::Result<Option<(Runtime, TokenStream)>> {
-        let multi_thread = self.flavor.is_some_and(|(multi, _)| multi);
+        let multi_thread = self.flavor.is_some_and(|(f, _)| f == Flavor::MultiThread);
         let mut errors = Errors::default();
         if let Some((_, arg)) = self.worker_threads.filter(|_| !multi_thread) {
             let message = "`worker_threads` is a parameter of `flavor = \"multi_thread\"` \
@@ -309,6 +312,7 @@ impl Raw<'_> {
         };
         let runtime = Runtime {
             multi_thread,
+            local: self.flavor.is_some_and(|(f, _)| f == Flavor::Local),
             worker_threads: self.worker_threads.map(|(n, _)| n),
             start_paused: self.start_paused.is_some_and(|(on, _)| on),
         };
@@ -316,13 +320,23 @@ impl Raw<'_> {
     }
 }
 
-/// `"current_thread"` (false) or `"multi_thread"` (true), as `#[tokio::test]` names them.
-fn flavor(value: &Expr) -> syn::Result<bool> {
-    const FLAVORS: &str = "\"current_thread\" or \"multi_thread\"";
+/// A runtime flavour, as `#[tokio::test]` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flavor {
+    CurrentThread,
+    MultiThread,
+    /// Tokio's `LocalRuntime`: current-thread, `spawn_local` without a `LocalSet`.
+    Local,
+}
+
+/// `"current_thread"`, `"multi_thread"` or `"local"`.
+fn flavor(value: &Expr) -> syn::Result<Flavor> {
+    const FLAVORS: &str = "\"current_thread\", \"local\" or \"multi_thread\"";
     let lit = string_literal(value, "flavor", FLAVORS)?;
     match lit.value().as_str() {
-        "current_thread" => Ok(false),
-        "multi_thread" => Ok(true),
+        "current_thread" => Ok(Flavor::CurrentThread),
+        "multi_thread" => Ok(Flavor::MultiThread),
+        "local" => Ok(Flavor::Local),
         other => Err(syn::Error::new_spanned(
             lit,
             format!("unknown runtime flavor {other:?}; use {FLAVORS}"),

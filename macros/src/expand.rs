@@ -188,6 +188,7 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     // main thread, as in `#[tokio::test]`: current-thread unless `flavor` says otherwise.
     let runtime = args.runtime.as_ref().map(|(r, _)| *r).unwrap_or_default();
     let (multi_thread, start_paused) = (runtime.multi_thread, runtime.start_paused);
+    let local = runtime.local;
     let workers = option(
         runtime
             .worker_threads
@@ -204,6 +205,15 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
         sig.output = ReturnType::Default;
     }
     let body = match (sig.asyncness.take(), &output) {
+        (Some(_), None) if local => {
+            quote!(#krate::__private::block_on_local_runtime(#start_paused, async #block))
+        }
+        (Some(_), Some(ty)) if local => quote!(#krate::__private::test_outcome::<#ty>(
+            #krate::__private::block_on_local_runtime(
+                #start_paused,
+                #krate::__private::returning::<#ty, _>(async #block),
+            )
+        )),
         (Some(_), None) => quote!(#krate::__private::block_on_runtime(#runtime, async #block)),
         (Some(_), Some(ty)) => quote!(#krate::__private::test_outcome::<#ty>(
             #krate::__private::block_on_runtime(

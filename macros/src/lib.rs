@@ -77,7 +77,7 @@ mod select;
 /// | `depth` | integer ≥ 1, only with `strategy = "pct"` | PCT bug depth; `interleave_test::DEFAULT_PCT_DEPTH` (3) if not given |
 /// | `max_preemptions` | integer, only with `strategy = "dfs"` | DFS preemption bound; unbounded if not given |
 /// | `partial` | `true` or `false` | whether a DFS search that did not finish (stopped by `INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME`) passes; by default it fails, as `INTERLEAVE_PARTIAL` unset |
-/// | `flavor` | `"current_thread"` or `"multi_thread"`, only on an `async fn` | the runtime the body runs in, as `#[tokio::test]`'s; `"current_thread"` if not given |
+/// | `flavor` | `"current_thread"`, `"multi_thread"` or `"local"`, only on an `async fn` | the runtime the body runs in, as `#[tokio::test]`'s (`"local"`: a `LocalRuntime`, whose body may `spawn_local` without a `LocalSet`); `"current_thread"` if not given |
 /// | `worker_threads` | integer ≥ 1, only with `flavor = "multi_thread"` | as Tokio's: what the runtime's metrics report (every task is a model thread, preempted anywhere, whatever the count) |
 /// | `start_paused` | `true` or `false`, not with `flavor = "multi_thread"` | start with the virtual clock paused (`tokio::time::pause`) |
 /// | `crate` | a path, such as `my_reexports::interleave_test` | where `interleave_test` is, for a crate that re-exports it (default `::interleave_test`) |

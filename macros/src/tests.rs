@@ -198,16 +198,31 @@ fn an_async_fn_becomes_a_test_whose_model_blocks_on_its_body() {
 }
 
 #[test]
+fn the_local_flavor_runs_the_body_on_a_local_runtime() {
+    let got = expand(
+        quote!(flavor = "local", start_paused = true),
+        quote! { async fn f() { g().await; } },
+    );
+    let wanted = ":: interleave_test :: __private :: block_on_local_runtime (true , async { g () . await ; })";
+    assert!(got.contains(wanted), "{got}");
+    let refused = expand(
+        quote!(flavor = "local", worker_threads = 2),
+        quote! { async fn f() {} },
+    );
+    assert!(refused.contains("compile_error"), "{refused}");
+}
+
+#[test]
 fn runtime_arguments_are_checked_as_tokio_checks_them() {
     let item = quote! { async fn f() {} };
     let cases = [
         (
             quote!(flavor = "multi"),
-            "unknown runtime flavor \"multi\"; use \"current_thread\" or \"multi_thread\"",
+            "unknown runtime flavor \"multi\"; use \"current_thread\", \"local\" or \"multi_thread\"",
         ),
         (
             quote!(flavor = multi_thread),
-            "`flavor` takes a string literal, \"current_thread\" or \"multi_thread\"",
+            "`flavor` takes a string literal, \"current_thread\", \"local\" or \"multi_thread\"",
         ),
         (
             quote!(worker_threads = 2),

@@ -308,6 +308,7 @@ impl Executor {
         }
         let waker = self.waker(index);
         self.polling.set((index, task.id));
+        super::budget::reset();
         let polled = catch_unwind(AssertUnwindSafe(|| {
             task.future.as_mut().poll(&mut Context::from_waker(&waker))
         }));
@@ -434,6 +435,7 @@ pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
         match executor.next(loc) {
             MAIN => {
                 let waker = executor.waker(MAIN);
+                super::budget::reset();
                 let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
                 let (key, began) = (executor.main_key, executor.began.get());
                 local_tasks::polled(API, key, began, polled.is_pending());

@@ -51,6 +51,7 @@
 //!   at a branch drawn from a random number generator outside the model, which replay
 //!   cannot repeat: use `select_biased!` (or this crate's decisions) in models.
 
+pub(crate) mod budget;
 mod builder;
 mod local;
 mod task;

@@ -142,6 +142,7 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
     let mut future = pin!(future);
     loop {
         let waker = tasks::before_poll(api)?;
+        super::budget::reset();
         if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
             return Some(value);
         }

@@ -64,6 +64,10 @@ pub(crate) struct TimerId {
 /// Polls a timer for `deadline` (virtual time since the start of the execution): `true`
 /// if the clock reached it (the timer is then forgotten), or registers `waker` with the
 /// calling thread as owner and returns `false`. Reads the clock.
+///
+/// A waker this replaces or forgets is dropped after the execution's lock is released: its
+/// drop may drop another timer's future, which calls back in here (as Tokio, whose timer
+/// driver takes wakers out under its lock and drops or wakes them after).
 #[track_caller]
 pub(crate) fn poll(
     api: &str,
@@ -71,7 +75,7 @@ pub(crate) fn poll(
     deadline: Duration,
     waker: &Waker,
 ) -> bool {
-    with_ctx(api, |ctx| {
+    let (due, _old) = with_ctx(api, |ctx| {
         let (exec, me) = (ctx.exec.id, ctx.tid);
         let mut st = ctx.exec.state.lock();
         events::declare(&mut st, Key::Time, Role::Read);
@@ -81,37 +85,36 @@ pub(crate) fn poll(
         let mine = slot.as_ref().filter(|t| t.exec == exec).map(|t| t.id);
         let at = mine.and_then(|id| timers.list.iter().position(|t| t.id == id));
         if clock >= deadline {
-            if let Some(i) = at {
-                timers.list.swap_remove(i);
-            }
             *slot = None;
-            return true;
+            return (true, at.map(|i| timers.list.swap_remove(i).waker));
         }
-        match at {
-            Some(i) => {
-                let timer = &mut timers.list[i];
-                timer.owner = me;
-                timer.deadline = deadline;
-                if !timer.waker.will_wake(waker) {
-                    timer.waker = waker.clone();
-                }
-            }
-            None => {
-                let id = mine.unwrap_or_else(|| {
-                    timers.next += 1;
-                    timers.next
-                });
-                timers.list.push(Timer {
-                    id,
-                    owner: me,
-                    deadline,
-                    waker: waker.clone(),
-                });
-                *slot = Some(TimerId { exec, id });
-            }
+        let Some(i) = at else {
+            let id = mine.unwrap_or_else(|| {
+                timers.next += 1;
+                timers.next
+            });
+            let (owner, waker) = (me, waker.clone());
+            timers.list.push(Timer {
+                id,
+                owner,
+                deadline,
+                waker,
+            });
+            *slot = Some(TimerId { exec, id });
+            return (false, None);
+        };
+        let timer = &mut timers.list[i];
+        timer.owner = me;
+        timer.deadline = deadline;
+        if timer.waker.will_wake(waker) {
+            return (false, None);
         }
-        false
-    })
+        (
+            false,
+            Some(std::mem::replace(&mut timer.waker, waker.clone())),
+        )
+    });
+    due
 }
 
 impl Timers {
@@ -121,14 +124,17 @@ impl Timers {
     }
 }
 
-/// Forgets a timer (its future was dropped). Quiet outside its execution.
+/// Forgets a timer (its future was dropped). Quiet outside its execution. Its waker is
+/// dropped after the lock is released (see [`poll`]).
 pub(crate) fn cancel(timer: &TimerId) {
-    super::with_exec(|ctx| {
+    let _gone = super::with_exec(|ctx| {
         if ctx.exec.id != timer.exec {
-            return;
+            return None;
         }
         let mut st = ctx.exec.state.lock();
-        st.timers.list.retain(|t| t.id != timer.id);
+        let list = &mut st.timers.list;
+        let at = list.iter().position(|t| t.id == timer.id)?;
+        Some(list.remove(at))
     });
 }
 
@@ -144,22 +150,19 @@ pub(super) fn early_deadline(st: &ExecState, me: Tid) -> Option<Duration> {
     earliest(st, me).filter(|_| !st.timers.paused)
 }
 
-/// Takes out the wakers of thread `me`'s due timers, to be woken outside the lock.
+/// Takes out the wakers of thread `me`'s due timers, to be woken (and dropped) outside the
+/// lock.
 pub(super) fn take_due(st: &mut ExecState, me: Tid) -> Vec<Waker> {
     let clock = st.clock;
     let due = |t: &Timer| t.owner == me && t.deadline <= clock;
     if !st.timers.list.iter().any(due) {
         return Vec::new();
     }
-    let mut wakers = Vec::new();
-    st.timers.list.retain_mut(|t| {
-        if due(t) {
-            wakers.push(t.waker.clone());
-            return false;
-        }
-        true
-    });
-    wakers
+    let (fired, kept) = std::mem::take(&mut st.timers.list)
+        .into_iter()
+        .partition(|t| due(t));
+    st.timers.list = kept;
+    fired.into_iter().map(|t: Timer| t.waker).collect()
 }
 
 /// Pauses or resumes time for the rest of the execution (Tokio's `pause` and `resume`).
@@ -175,12 +178,17 @@ pub(crate) fn paused(api: &str) -> bool {
 }
 
 /// Moves the clock `by` forward now (Tokio's `advance`): every wait whose deadline that
-/// reaches ends, and every timer it reaches fires at its owner's next wait.
+/// reaches ends, the calling thread's timers it reaches fire now (their wakers are woken
+/// once the lock is released, as Tokio's driver fires them before `advance` returns), and
+/// other threads' fire at their owner's next wait.
 #[track_caller]
 pub(crate) fn advance(api: &str, by: Duration) {
-    super::atomics::with_memory(api, |st, _| {
+    let due = super::atomics::with_memory(api, |st, me| {
         let to = st.clock.saturating_add(by);
         super::waits::time_passes(st, to);
-        Ok(())
+        Ok(take_due(st, me))
     });
+    for waker in due {
+        waker.wake();
+    }
 }

@@ -37,6 +37,22 @@ async fn tokio_test_takes_tokios_runtime_arguments()
     Ok(())
 }
 
+/// `flavor = "local"` (Tokio 1.54's `LocalRuntime` flavour): a current-thread runtime
+/// whose body spawns `!Send` tasks with `spawn_local` and no `LocalSet`; `start_paused`
+/// goes with it. The attribute refused the flavour before.
+#[tokio::test(flavor = "local", start_paused = true)]
+async fn tokio_test_local_flavor_spawns_local_tasks_without_a_set() {
+    let handle = Handle::current();
+    assert_eq!(handle.runtime_flavor(), RuntimeFlavor::CurrentThread);
+    let shared = std::rc::Rc::new(5);
+    let inner = std::rc::Rc::clone(&shared);
+    let local = task::spawn_local(async move { *inner + 1 });
+    assert_eq!(local.await.unwrap(), 6);
+    let start = tokio::time::Instant::now();
+    tokio::time::sleep(std::time::Duration::from_secs(9)).await;
+    assert_eq!(start.elapsed(), std::time::Duration::from_secs(9));
+}
+
 fn send_and_sync<T: Send + Sync + 'static>() {}
 
 /// A `JoinError` is `Send + Sync` (as Tokio's), so `?` takes it into the usual boxed

@@ -237,7 +237,9 @@ fn local_task_ids_differ_across_block_ons_of_a_thread() {
         let ids: Vec<_> = (0..2)
             .map(|_| {
                 rt.block_on(async {
-                    let task = task::spawn_local(async { task::id() });
+                    // Outside a set: the crate's own local task (Tokio's `spawn_local`
+                    // panics here).
+                    let task = interleave_test::future::spawn_local(async { task::id() });
                     let id = task.id();
                     assert_eq!(task.await.unwrap(), id);
                     id
@@ -251,7 +253,8 @@ fn local_task_ids_differ_across_block_ons_of_a_thread() {
 
 /// Two threads drive a set each (on coroutines, on the same OS thread), and switch to
 /// each other inside `run_until`: each `spawn_local` inside goes to its own thread's set,
-/// and one after `run_until` returned goes to the `block_on`'s executor (it runs at once).
+/// and a local task of the crate's own (`future::spawn_local`; Tokio's `spawn_local`
+/// panics there) after `run_until` returned goes to the `block_on`'s executor.
 #[test]
 fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
     use interleave_test::sync::atomic::{AtomicUsize, Ordering};
@@ -271,7 +274,7 @@ fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
                     })
                     .await;
                 let r = Rc::clone(&ran);
-                task::spawn_local(async move { r.set(r.get() + 10) })
+                interleave_test::future::spawn_local(async move { r.set(r.get() + 10) })
                     .await
                     .unwrap();
                 local.await;
@@ -284,5 +287,47 @@ fn sets_of_two_threads_switching_inside_run_until_keep_their_own_tasks() {
         });
         drive(shared);
         other.join().unwrap();
+    });
+}
+
+/// Sets `dropped` when dropped.
+struct DropFlag(Rc<Cell<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+/// A task of a set that waits for ever, holding a [`DropFlag`]: aborted while the set is
+/// driven, its future is dropped (as Tokio drops an aborted task's future) by the time its
+/// handle gives the cancelled error, whether it was spawned inside `run_until` or before
+/// the set ran. The model used to keep the future in the set until the set was dropped.
+#[test]
+fn an_aborted_task_of_a_set_has_its_future_dropped_while_the_set_runs() {
+    every_execution(|| async {
+        let local = LocalSet::new();
+        let before = Rc::new(Cell::new(false));
+        let held = DropFlag(Rc::clone(&before));
+        let early = local.spawn_local(async move {
+            let _held = held;
+            std::future::pending::<()>().await;
+        });
+        local
+            .run_until(async {
+                let inside = Rc::new(Cell::new(false));
+                let held = DropFlag(Rc::clone(&inside));
+                let late = task::spawn_local(async move {
+                    let _held = held;
+                    std::future::pending::<()>().await;
+                });
+                task::yield_now().await;
+                for (handle, dropped) in [(early, &before), (late, &inside)] {
+                    handle.abort();
+                    assert!(handle.await.unwrap_err().is_cancelled());
+                    assert!(dropped.get(), "an aborted task's future was kept");
+                }
+            })
+            .await;
     });
 }

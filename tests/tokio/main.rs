@@ -7,6 +7,7 @@ mod common;
 
 mod bugs;
 mod compat;
+mod coop;
 mod example;
 mod example_select;
 mod local_set;
@@ -22,4 +23,8 @@ mod sync;
 mod sync_more;
 mod sync_parity;
 mod sync_wakers;
+mod task_api;
+mod task_rules;
 mod time;
+mod time_pinned;
+mod time_wakers;

@@ -26,7 +26,6 @@ use crate::tokio::runtime::{self, Handle};
 /// assert_eq!(failure.thread().unwrap().name(), Some("worker"));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
-#[must_use = "a Builder does nothing until it spawns"]
 pub struct Builder<'a> {
     /// The options, which `future::Builder` applies; this type only picks the runtime.
     inner: future::Builder<'a>,
@@ -69,13 +68,17 @@ impl<'a> Builder<'a> {
     }
 
     /// Spawns a `!Send` future on the calling thread's `block_on`, as
-    /// [`spawn_local`](super::spawn_local).
+    /// [`spawn_local`](super::spawn_local), inside a `LocalSet` (or a `LocalRuntime`).
+    ///
+    /// # Panics
+    /// Outside a `LocalSet`, with Tokio's message.
     #[track_caller]
     pub fn spawn_local<F>(self, future: F) -> std::io::Result<JoinHandle<F::Output>>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
+        super::local_set::assert_in_set();
         self.inner.spawn_local(future)
     }
 

@@ -1,15 +1,28 @@
-//! Tokio's cooperative scheduling, as `tokio::task::coop`. The model has no budget: a
-//! task yields only where it awaits something pending (and the search already chooses
-//! which task runs at every switch point), so every budget check here passes at once, as
-//! Tokio's do until a task has spent its budget.
+//! Tokio's cooperative scheduling, as `tokio::task::coop`: each poll of a task starts with
+//! a budget of 128 units (`future/budget.rs`), and the operations Tokio charges spend one
+//! each; an operation that finds none left returns `Pending` after waking its task, so the
+//! task yields to the others. The budget is deterministic (it depends only on what the task
+//! did in this poll): running out is no decision, only the yield that follows is a switch
+//! point.
+//!
+//! Charged here, as in Tokio: [`consume_budget`], [`poll_proceed`] and [`cooperative`]
+//! futures, and `time::Sleep` (so `Interval` and `Timeout`'s deadline; a `Timeout` whose
+//! future spent the last unit still polls its deadline unconstrained, as Tokio's).
+//! Not charged yet, though Tokio charges them: `JoinHandle` polls, and the `sync`
+//! primitives (channel receives and sends, `oneshot`, the semaphore under `Mutex`,
+//! `RwLock` and `Semaphore`, `broadcast` and `watch` receives): each would call
+//! [`poll_proceed`] first and return `Pending` when it does, calling
+//! [`RestoreOnPending::made_progress`] once it made progress.
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// Opts `inner` out of Tokio's cooperative budget, as `tokio::task::unconstrained`. The
-/// model has no budget (a task yields only where it awaits something pending), so this
-/// polls `inner` as it is.
+use crate::future::budget;
+
+/// Opts `inner` out of the cooperative budget, as `tokio::task::unconstrained`: while it
+/// is polled no operation spends a unit or is refused one.
 pub fn unconstrained<F: Future>(inner: F) -> Unconstrained<F> {
     Unconstrained { inner }
 }
@@ -17,7 +30,7 @@ pub fn unconstrained<F: Future>(inner: F) -> Unconstrained<F> {
 pin_project_lite::pin_project! {
     /// The future of [`unconstrained`].
     #[derive(Debug)]
-    #[must_use = "futures do nothing unless polled"]
+    #[must_use = "Unconstrained does nothing unless polled"]
     pub struct Unconstrained<F> {
         #[pin]
         inner: F,
@@ -28,36 +41,63 @@ impl<F: Future> Future for Unconstrained<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.project().inner.poll(cx)
+        let inner = self.project().inner;
+        budget::unconstrained(|| inner.poll(cx))
     }
 }
 
-/// Spends a unit of Tokio's cooperative budget, as `tokio::task::consume_budget`. The model
-/// has no budget (see [`unconstrained`]): it is ready at once, as Tokio's is until a task
-/// spent its budget.
-pub async fn consume_budget() {}
+/// Spends a unit of the task's budget, as `tokio::task::consume_budget`: ready at once
+/// while a unit is left; with none left, it wakes the task and yields once.
+pub async fn consume_budget() {
+    std::future::poll_fn(|cx| poll_proceed(cx).map(|restore| restore.made_progress())).await
+}
 
-/// Whether the current task has budget left, as `has_budget_remaining`: always, here.
+/// Whether the current task has budget left, as `has_budget_remaining` (always outside a
+/// model and while unconstrained).
 pub fn has_budget_remaining() -> bool {
-    true
+    budget::remaining()
 }
 
-/// Spends a unit of budget if there is one, as `poll_proceed`: always ready here.
-pub fn poll_proceed(_cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    Poll::Ready(RestoreOnPending(()))
+/// Spends a unit of budget if there is one, as `poll_proceed`: `Ready` with a guard that
+/// gives the unit back unless [`made_progress`](RestoreOnPending::made_progress) is
+/// called; `Pending` with the task woken when none is left.
+pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
+    if budget::spend() {
+        return Poll::Ready(RestoreOnPending {
+            spent: std::cell::Cell::new(true),
+            _not_send: PhantomData,
+        });
+    }
+    cx.waker().wake_by_ref();
+    Poll::Pending
 }
 
-/// What `poll_proceed` returns, as `tokio::task::coop::RestoreOnPending`: with no budget
-/// there is nothing to restore.
+/// What `poll_proceed` returns, as `tokio::task::coop::RestoreOnPending`: dropped before
+/// [`made_progress`](Self::made_progress) is called, it gives the unit back.
 #[derive(Debug)]
-pub struct RestoreOnPending(());
+#[must_use]
+pub struct RestoreOnPending {
+    spent: std::cell::Cell<bool>,
+    _not_send: PhantomData<*mut ()>,
+}
 
 impl RestoreOnPending {
-    /// Marks that the task made progress (nothing to do without a budget).
-    pub fn made_progress(&self) {}
+    /// The operation made progress: the unit stays spent.
+    pub fn made_progress(&self) {
+        self.spent.set(false);
+    }
 }
 
-/// `fut` made to spend budget at each poll, as `cooperative`: polled as it is here.
+impl Drop for RestoreOnPending {
+    fn drop(&mut self) {
+        if self.spent.get() {
+            budget::refund();
+        }
+    }
+}
+
+/// `fut` made to spend a unit at each poll, as `cooperative`: with none left it yields
+/// instead of polling `fut`.
 pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
     Coop { fut }
 }
@@ -76,6 +116,17 @@ impl<F: Future> Future for Coop<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.project().fut.poll(cx)
+        let restore = std::task::ready!(poll_proceed(cx));
+        let polled = self.project().fut.poll(cx);
+        if polled.is_ready() {
+            restore.made_progress();
+        }
+        polled
     }
+}
+
+/// Runs `f` unconstrained: for `Timeout`, whose deadline is polled even when its future
+/// spent the last unit.
+pub(crate) fn without_budget<R>(f: impl FnOnce() -> R) -> R {
+    budget::unconstrained(f)
 }

@@ -45,6 +45,10 @@ macro_rules! __tokio_task_local {
         };
         $crate::__tokio_task_local!($($rest)*);
     };
+    // The last key may go without its `;`, as in Tokio's macro.
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty) => {
+        $crate::__tokio_task_local!($(#[$attr])* $vis static $name: $t;);
+    };
 }
 
 /// A task-local key, as `tokio::task::LocalKey`; declare one with

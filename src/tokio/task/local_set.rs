@@ -143,45 +143,88 @@ std::thread_local! {
 /// spawns on it. The entry is taken off by its thread, not as the last one: `f` may switch
 /// to another model thread on the same OS thread (a coroutine), which pushes its own.
 fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
-    let (exec, tid) = crate::runtime::ids("interleave_test::tokio::task::LocalSet");
+    let _entered = enter(set, "interleave_test::tokio::task::LocalSet");
+    f()
+}
+
+/// Makes `set` the current set of the calling model thread until the guard is dropped.
+#[track_caller]
+fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
+    let (exec, tid) = crate::runtime::ids(api);
     CURRENT.with(|c| {
         let mut c = c.borrow_mut();
         // Entries of other executions are those of threads left behind: stale.
         c.retain(|(e, _, _)| *e == exec);
         c.push((exec, tid, Rc::downgrade(set)));
     });
-    struct Pop(u64, crate::op::Tid);
-    impl Drop for Pop {
-        fn drop(&mut self) {
-            let _ = CURRENT.try_with(|c| {
-                let mut c = c.borrow_mut();
-                if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == (self.0, self.1)) {
-                    c.remove(at);
-                }
-            });
-        }
+    LocalEnterGuard {
+        exec,
+        tid,
+        _not_send: std::marker::PhantomData,
     }
-    let _pop = Pop(exec, tid);
-    f()
+}
+
+/// The guard of [`LocalSet::enter`], as `tokio::task::LocalEnterGuard`: the set is the
+/// context of the calling thread until it is dropped. `!Send`, as Tokio's.
+#[derive(Debug)]
+pub struct LocalEnterGuard {
+    exec: u64,
+    tid: crate::op::Tid,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for LocalEnterGuard {
+    fn drop(&mut self) {
+        let key = (self.exec, self.tid);
+        let _ = CURRENT.try_with(|c| {
+            let mut c = c.borrow_mut();
+            if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == key) {
+                c.remove(at);
+            }
+        });
+    }
+}
+
+/// Tokio's message for `spawn_local` outside a `LocalSet` or `LocalRuntime`.
+pub(super) const SPAWN_LOCAL_OUTSIDE: &str =
+    "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`";
+
+/// The set the calling model thread is polling a future of, innermost first.
+fn current_set() -> Option<Rc<SetState>> {
+    let (exec, tid) = crate::runtime::try_ids()?;
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
+        set.upgrade()
+    })
+}
+
+/// Whether the calling code runs in a set's context: a future of its `run_until`, one of
+/// its tasks, or the set's drop (where Tokio's `block_in_place` panics).
+pub(super) fn in_set() -> bool {
+    current_set().is_some()
+}
+
+/// Panics with Tokio's message unless the calling code runs in a set's context.
+#[track_caller]
+pub(super) fn assert_in_set() {
+    assert!(in_set(), "{SPAWN_LOCAL_OUTSIDE}");
 }
 
 /// Spawns `future`, called at `loc`, on the set the calling model thread is polling a
-/// future of (`tokio::task::spawn_local` inside it), or on its `block_on`'s executor.
+/// future of (`tokio::task::spawn_local` inside it).
+///
+/// # Panics
+/// Outside a set (a `LocalRuntime`'s `block_on` drives one), with Tokio's message.
+#[track_caller]
 pub(super) fn spawn_local_here<F>(future: F, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let current = crate::runtime::try_ids().and_then(|(exec, tid)| {
-        CURRENT.with(|c| {
-            let c = c.borrow();
-            let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
-            set.upgrade()
-        })
-    });
-    match current {
+    match current_set() {
         Some(set) => spawn_on(&set, future, loc),
-        None => future::spawn_local_at(future, None, loc),
+        None => panic!("{SPAWN_LOCAL_OUTSIDE}"),
     }
 }
 
@@ -189,6 +232,17 @@ impl LocalSet {
     /// An empty set.
     pub fn new() -> LocalSet {
         LocalSet::default()
+    }
+
+    /// Enters the set's context, as `LocalSet::enter`: until the guard is dropped,
+    /// `task::spawn_local` on the calling thread spawns on this set (its tasks run once
+    /// the set is driven).
+    ///
+    /// # Panics
+    /// Outside a model.
+    #[track_caller]
+    pub fn enter(&self) -> LocalEnterGuard {
+        enter(&self.set, "interleave_test::tokio::task::LocalSet::enter")
     }
 
     /// Spawns `future` on the set: it runs while the set is driven. A switch point.
@@ -248,11 +302,15 @@ impl Drop for LocalSet {
         // Tasks never given to an executor end here, cancelled (after the abort below).
         let unbound = self.set.unbound.take();
         if crate::runtime::in_model() {
-            for (slot, task) in self.set.tasks.take() {
-                if slot.drop_future() {
-                    task.abort();
+            // In the set's context, as Tokio's: a task's drop sees it (`block_in_place`).
+            let set = Rc::clone(&self.set);
+            with_current(&set, || {
+                for (slot, task) in set.tasks.take() {
+                    if slot.drop_future() {
+                        task.abort();
+                    }
                 }
-            }
+            });
         }
         drop(unbound);
     }
@@ -314,8 +372,11 @@ impl<F: Future> Future for Gated<F> {
 }
 
 impl<F: Future> Drop for Gated<F> {
-    /// Finished, aborted, or dropped with its executor: no longer live.
+    /// Finished, aborted, or dropped with its executor: no longer live. An aborted task's
+    /// future is dropped here, as Tokio drops it, not kept until the set is dropped.
     fn drop(&mut self) {
+        let future = self.slot.borrow_mut().take();
+        drop(future);
         self.set.live.set(self.set.live.get() - 1);
         if self.set.live.get() == 0
             && let Some(idle) = self.set.idle.take()

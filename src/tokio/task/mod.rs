@@ -20,7 +20,7 @@ pub use builder::Builder;
 pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use join_set::JoinSet;
 pub use local::{AccessError, LocalKey, TaskLocalFuture};
-pub use local_set::LocalSet;
+pub use local_set::{LocalEnterGuard, LocalSet};
 
 /// The task module's future types, as `tokio::task::futures`.
 pub mod futures {
@@ -54,11 +54,12 @@ where
 }
 
 /// Spawns a `!Send` future, as `tokio::task::spawn_local`: inside a [`LocalSet`] (its
-/// `run_until`'s future or one of its tasks), on that set; elsewhere, on the executor of
-/// the calling thread's `block_on` (see [`future::spawn_local`]; Tokio would panic there).
+/// `run_until`'s future or one of its tasks) or a `LocalRuntime`'s `block_on`, on that
+/// set. For a local task of a plain `block_on`, see [`future::spawn_local`].
 ///
 /// # Panics
-/// Outside the future of a `block_on`.
+/// Anywhere else (Tokio's message), a current-thread or multi-thread runtime's `block_on`
+/// included.
 #[track_caller]
 pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
@@ -88,12 +89,13 @@ where
 /// no other task).
 ///
 /// # Panics
-/// On a current-thread runtime (Tokio's message).
+/// On a current-thread runtime or inside a [`LocalSet`] (its `run_until`, its tasks, its
+/// drop), whatever the runtime, with Tokio's message.
 #[track_caller]
 pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {
     let current = runtime::try_handle().map(|h| h.runtime_flavor());
     assert!(
-        current != Some(runtime::RuntimeFlavor::CurrentThread),
+        current != Some(runtime::RuntimeFlavor::CurrentThread) && !local_set::in_set(),
         "can call blocking only when running on the multi-threaded runtime"
     );
     f()

@@ -18,8 +18,7 @@
 //!   [`Instant::from_std`] takes this crate's [`crate::time::Instant`].
 //! - Timers have no granularity: a deadline is exact to the nanosecond, and an
 //!   [`Interval`] counts a tick as missed as soon as it is polled after its deadline.
-//! - The coop budget of Tokio (a future that gives way after 128 operations) is not
-//!   modelled.
+//! - Tokio's cooperative budget is modelled (`task::coop`): a sleep's poll spends a unit.
 
 mod interval;
 mod timer;
@@ -234,10 +233,19 @@ impl<T: Future> Future for Timeout<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = self.project();
+        let had_budget = crate::tokio::task::coop::has_budget_remaining();
         if let Poll::Ready(v) = me.value.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        me.delay.poll(cx).map(|()| Err(error::Elapsed(())))
+        // A future that spent the task's last unit does not keep its deadline from
+        // being seen, as in Tokio.
+        let spent_by_future = had_budget && !crate::tokio::task::coop::has_budget_remaining();
+        let delay = me.delay;
+        let poll_delay = |cx: &mut Context<'_>| delay.poll(cx).map(|()| Err(error::Elapsed(())));
+        match spent_by_future {
+            true => crate::tokio::task::coop::without_budget(|| poll_delay(cx)),
+            false => poll_delay(cx),
+        }
     }
 }
 

@@ -14,11 +14,17 @@ use crate::runtime::timers::{self, TimerId};
 pub(super) struct Timer {
     deadline: Instant,
     id: Option<TimerId>,
+    /// A poll found the deadline reached since the timer was made or last reset.
+    fired: bool,
 }
 
 impl Timer {
     pub(super) fn new(deadline: Instant) -> Timer {
-        Timer { deadline, id: None }
+        Timer {
+            deadline,
+            id: None,
+            fired: false,
+        }
     }
 
     pub(super) fn deadline(&self) -> Instant {
@@ -26,19 +32,34 @@ impl Timer {
     }
 
     /// Ready once the clock reached the deadline; until then the timer wakes `cx`'s waker
-    /// when it fires.
-    pub(super) fn poll(&mut self, cx: &Context<'_>) -> Poll<()> {
+    /// when it fires. Spends a unit of the task's cooperative budget, as Tokio's timers do: with none
+    /// left it wakes the task and returns `Pending` without looking at the clock.
+    pub(super) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let api = "interleave_test::tokio::time::Sleep";
+        let coop = std::task::ready!(crate::tokio::task::coop::poll_proceed(cx));
         match timers::poll(api, &mut self.id, self.deadline.since_start(), cx.waker()) {
-            true => Poll::Ready(()),
+            true => {
+                coop.made_progress();
+                self.fired = true;
+                Poll::Ready(())
+            }
             false => Poll::Pending,
         }
+    }
+
+    /// Whether the timer fired, as Tokio's: a poll found its deadline reached, or it is
+    /// registered (polled pending) and the clock reached its deadline since. Never before
+    /// its first poll, even with its deadline already passed. Reads the clock.
+    #[track_caller]
+    pub(super) fn is_elapsed(&self) -> bool {
+        self.fired || (self.id.is_some() && Instant::now() >= self.deadline)
     }
 
     /// A new deadline; the next poll registers it.
     pub(super) fn reset(&mut self, deadline: Instant) {
         self.cancel();
         self.deadline = deadline;
+        self.fired = false;
     }
 
     fn cancel(&mut self) {
@@ -101,10 +122,13 @@ impl Sleep {
         self.timer.deadline()
     }
 
-    /// Whether the clock reached its deadline (reads the clock).
+    /// Whether its timer fired, as Tokio's `Sleep::is_elapsed`: it was polled and found
+    /// its deadline reached, or it was polled pending and the clock reached its deadline
+    /// since. `false` before its first poll, even when its deadline has passed, and after
+    /// a [`reset`](Sleep::reset) until it is polled again. Reads the clock once polled.
     #[track_caller]
     pub fn is_elapsed(&self) -> bool {
-        Instant::now() >= self.timer.deadline()
+        self.timer.is_elapsed()
     }
 
     /// Sets a new deadline, as `Sleep::reset`: it completes at `deadline`, even if it had

@@ -1,0 +1,86 @@
+//! Tokio's cooperative budget, kept per model thread: each poll of a task (a spawned
+//! task's, a local task's, a `block_on`'s own future) starts with [`PER_POLL`] units, and
+//! the operations Tokio charges spend one each (`tokio::task::coop`). Deterministic: the
+//! budget depends only on what the task did in this poll, so running out is no decision;
+//! only the yield that follows (the task returns `Pending` and waits) is a switch point.
+
+use std::cell::RefCell;
+
+use crate::runtime::{self, Tid};
+
+/// Units a task has at the start of each poll, as Tokio's.
+pub(crate) const PER_POLL: u8 = 128;
+
+/// What a model thread has left in its current poll: `None` while unconstrained.
+type Left = Option<u8>;
+
+std::thread_local! {
+    /// Each model thread's budget on this OS thread (model threads of one execution may
+    /// share it as coroutines), keyed by execution and thread.
+    static BUDGETS: RefCell<Vec<(u64, Tid, Left)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the calling model thread's budget, `None` outside a model (unlimited).
+fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
+    let (exec, tid) = runtime::try_ids()?;
+    BUDGETS.with(|b| {
+        let mut b = b.borrow_mut();
+        let at = match b.iter().position(|(e, t, _)| (*e, *t) == (exec, tid)) {
+            Some(at) => at,
+            None => {
+                // Entries of other executions are stale.
+                b.retain(|(e, _, _)| *e == exec);
+                b.push((exec, tid, Some(PER_POLL)));
+                b.len() - 1
+            }
+        };
+        Some(f(&mut b[at].2))
+    })
+}
+
+/// A task poll begins: the full budget again.
+pub(crate) fn reset() {
+    with_left(|left| *left = Some(PER_POLL));
+}
+
+/// Spends a unit: `false` (and nothing spent) when none is left.
+pub(crate) fn spend() -> bool {
+    with_left(|left| match left {
+        Some(0) => false,
+        Some(n) => {
+            *n -= 1;
+            true
+        }
+        None => true,
+    })
+    .unwrap_or(true)
+}
+
+/// Gives back a unit spent by an operation that then did not make progress.
+pub(crate) fn refund() {
+    with_left(|left| {
+        if let Some(n) = left {
+            *n = n.saturating_add(1).min(PER_POLL);
+        }
+    });
+}
+
+/// Whether a unit is left (always while unconstrained or outside a model).
+pub(crate) fn remaining() -> bool {
+    with_left(|left| *left != Some(0)).unwrap_or(true)
+}
+
+/// Runs `f` unconstrained (no unit spent, none refused), as `tokio::task::unconstrained`
+/// polls its future; the budget is back as it was afterwards.
+pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
+    let before = with_left(|left| left.take()).flatten();
+    struct Restore(Option<u8>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0;
+            with_left(|left| *left = before);
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
