@@ -9,7 +9,7 @@ use crate::runtime::{self, OpKind};
 /// first instead of letting the spin loop stall the execution.
 ///
 /// # Differences from std
-/// A switch point, and it panics outside a model.
+/// A switch point. Outside a model it returns at once, as on one thread.
 #[track_caller]
 pub fn spin_loop() {
     let loc = Location::caller();

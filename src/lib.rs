@@ -81,6 +81,13 @@
 //! # fn main() {}
 //! ```
 //!
+//! Under the switch, code that runs outside a model (a plain `#[test]`, any OS thread that
+//! runs no model thread) still works: each such OS thread is the one thread of an execution
+//! of its own, where every decision takes its first option and time moves only when the
+//! thread waits. A wait only another thread could end panics as a deadlock, and what needs
+//! a second thread (spawning a model thread, a primitive other than an atomic shared with
+//! another OS thread) is refused: gate such tests with `#[cfg(not(interleave))]`.
+//!
 //! # When a test fails
 //!
 //! The failure is stored in the crate's regression corpus,

@@ -34,7 +34,8 @@
 //! `ThreadRng`s of an execution draw from the one sequence of decisions, in the order the
 //! threads draw. A draw while its thread unwinds from a panic (in a destructor) is 0 and
 //! decides nothing, under every strategy: the panic is the failure. Outside a model, a
-//! draw panics, as the modelled primitives do.
+//! draw panics with the message a depth-first search gives (the OS thread's one-thread
+//! execution decides as DFS's first execution does).
 
 use std::convert::Infallible;
 

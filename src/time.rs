@@ -13,6 +13,10 @@
 //!
 //! Every change is recorded in the schedule, so replay stays exact.
 //!
+//! Outside a model (an OS thread that runs no model thread, as a plain `#[test]`) the OS
+//! thread has a clock of its own, also starting at zero, that moves only when the thread
+//! waits: a timed wait nobody can end times out at once, the clock moving to its deadline.
+//!
 //! # Differences from std
 //! [`Instant`] is a point on the execution's virtual clock; comparing instants of different
 //! executions is meaningless. A loop that polls [`Instant::now`] without blocking or
@@ -28,7 +32,8 @@ use crate::runtime;
 pub struct Instant(Duration);
 
 impl Instant {
-    /// The current virtual time. Panics outside a model.
+    /// The current virtual time (outside a model, the OS thread's clock: see the
+    /// [module](self)).
     #[track_caller]
     pub fn now() -> Instant {
         Instant(runtime::with_state(

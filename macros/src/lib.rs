@@ -264,8 +264,8 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Differences from Tokio
 ///
 /// - The start branch is a decision of the search (above), not a draw from a thread-local
-///   random number generator; so `select!` without `biased;` must run inside a model
-///   (outside one, the decision panics as the modelled primitives do).
+///   random number generator. Outside a model it is the first enabled branch, as with
+///   `biased;`.
 /// - A disabled branch's future is dropped as soon as it is made, not when the `select!`
 ///   ends.
 /// - A future that completed with an output its pattern did not match is dropped then, not

@@ -20,7 +20,8 @@ std::thread_local! {
     static BUDGETS: RefCell<Vec<(u64, Tid, Left)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Calls `f` with the calling model thread's budget, `None` outside a model (unlimited).
+/// Calls `f` with the calling thread's budget: its model thread's or, outside a model, its
+/// ambient execution's thread's (`None` only if `try_ids` has no answer; it always has).
 fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
     let (exec, tid) = runtime::try_ids()?;
     BUDGETS.with(|b| {
@@ -65,7 +66,7 @@ pub(crate) fn refund() {
     });
 }
 
-/// Whether a unit is left (always while unconstrained or outside a model).
+/// Whether a unit is left (always while unconstrained).
 pub(crate) fn remaining() -> bool {
     with_left(|left| *left != Some(0)).unwrap_or(true)
 }

@@ -38,7 +38,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Spawns `future` as [`spawn`](super::spawn) does, with the builder's options. It does
-    /// not fail (the `Result` is Tokio's signature).
+    /// not fail (the `Result` is Tokio's signature); outside a model it panics, as `spawn`.
     #[track_caller]
     pub fn spawn<F>(self, future: F) -> std::io::Result<JoinHandle<F::Output>>
     where

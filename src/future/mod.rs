@@ -76,6 +76,10 @@ pub use waker::AtomicWaker;
 /// preempted at any switch point (a multi-threaded runtime). Spawning is a switch point.
 /// Dropping the [`JoinHandle`] detaches the task; it still runs to its end.
 ///
+/// # Panics
+/// Outside a model, where no second thread can run the task: the message says to gate the
+/// code with `#[cfg(not(interleave))]`.
+///
 /// ```
 /// use interleave_test::future;
 ///
@@ -96,10 +100,9 @@ where
 /// Runs `future` to completion on the calling model thread, as a current-thread runtime's
 /// `block_on`: polls it and the tasks [`spawn_local`] gives it, and between polls waits
 /// for a wake (a switch point). Which woken future it polls next is a decision. A blocking
-/// call inside a poll blocks this thread, and so every future it polls.
-///
-/// # Panics
-/// Outside a model.
+/// call inside a poll blocks this thread, and so every future it polls. Outside a model it
+/// runs on the calling OS thread, which is then the only thread: a wait only another
+/// thread could end panics as a deadlock.
 #[track_caller]
 pub fn block_on<F: Future>(future: F) -> F::Output {
     local::block_on(future, Location::caller())

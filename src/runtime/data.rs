@@ -92,7 +92,7 @@ fn exhaustive(st: &ExecState) -> bool {
 
 /// A decision of `kind` among `n` values (reported as `what`, if named), as `how` says:
 /// made by the strategy, fixed, or refused with a `Misuse` at `loc` that names `call`.
-/// `api` names the function if it is called outside a model.
+/// `api` names the function for what the decision may report.
 fn decide_data(
     (api, call): (&str, &str),
     (kind, what): (PickKind, Option<&'static super::OpName>),

@@ -346,8 +346,8 @@ pub(crate) fn switch_point_then<R>(
     })
 }
 
-/// [`switch_point`], or `None` when the caller runs no model code (the caller then panics
-/// with a message of its own).
+/// [`switch_point`], or `None` when the caller runs for no model thread (outside a model,
+/// where the caller does what std does: a fence is std's own there).
 #[track_caller]
 pub(crate) fn switch_point_in_model(
     kind: OpKind,
@@ -398,7 +398,8 @@ pub(crate) fn failed_try(api: &str) {
 /// when it succeeds, changed nothing (a failed `try_lock` or compare-and-exchange, an atomic
 /// write of the value it held, a lock released without its data borrowed mutably): for
 /// `spins.rs` it was an observation. Call it right after the operation, before any other
-/// switch point. Does nothing outside a model.
+/// switch point. Does nothing unless the execution holds back repeated spins
+/// (`SpinRule::Repeats`; never outside a model).
 pub(crate) fn unchanged() {
     let run = |ctx: &Context| {
         if ctx.exec.repeats {

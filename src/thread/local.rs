@@ -42,7 +42,8 @@ use crate::runtime::locals::{self, Unavailable};
 ///   process). Teardown after a failure destroys nothing of threads it leaves behind.
 /// - Accessing a value during or after its destruction panics, as in std; [`try_with`]
 ///   reports it with this module's [`AccessError`].
-/// - Works only inside a model; outside, it panics saying so.
+/// - Outside a model (an OS thread that runs no model thread) the value is the OS thread's,
+///   as std's is: created on first use, kept for the thread's life.
 ///
 /// [`try_with`]: LocalKey::try_with
 pub struct LocalKey<T: 'static> {
@@ -94,7 +95,7 @@ impl<T: 'static> LocalKey<T> {
     /// [`std::thread::LocalKey::with`].
     ///
     /// # Panics
-    /// If the value was already destroyed (its thread is exiting), or outside a model.
+    /// If the value was already destroyed (its thread is exiting).
     #[track_caller]
     pub fn with<F, R>(&'static self, f: F) -> R
     where

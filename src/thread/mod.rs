@@ -1,7 +1,11 @@
 //! Model threads, with the names and signatures of [`std::thread`].
 //!
 //! # Differences from std
-//! - Every function here works only inside a model (it panics elsewhere, saying so).
+//! - Outside a model (an OS thread that runs no model thread, as a plain `#[test]`) the OS
+//!   thread is thread #0 of a one-thread execution of its own: [`current`], [`park`]
+//!   after an [`unpark`](Thread::unpark), [`sleep`] and [`yield_now`] work as on one thread,
+//!   a [`park`] that only another thread could end panics as a deadlock, and [`spawn`] (a
+//!   scoped one too) panics, saying to gate the code with `#[cfg(not(interleave))]`.
 //! - [`ThreadId`]s are the thread's index in its execution (0 runs the model closure, spawned
 //!   threads count up from 1), so they are the same in every execution and in reports.
 //! - [`sleep`] and [`park_timeout`] use the virtual clock of [`crate::time`]: they return
@@ -128,7 +132,8 @@ impl Builder {
         self
     }
 
-    /// Spawns a model thread running `f`. Never fails (the `Result` is std's shape).
+    /// Spawns a model thread running `f`. Never fails (the `Result` is std's shape);
+    /// outside a model it panics, as [`spawn`] does.
     #[track_caller]
     pub fn spawn<F, T>(self, f: F) -> std::io::Result<JoinHandle<T>>
     where
@@ -238,6 +243,10 @@ fn join_thread(tid: Tid, loc: runtime::Loc) {
 }
 
 /// Spawns a model thread running `f`, as [`std::thread::spawn`].
+///
+/// # Panics
+/// Outside a model, where no second thread can run: the message says to gate the code
+/// with `#[cfg(not(interleave))]`.
 #[track_caller]
 pub fn spawn<F, T>(f: F) -> JoinHandle<T>
 where

@@ -465,8 +465,8 @@ impl<T> Chan<T> {
         drop(discarded);
     }
 
-    /// The switch point of dropping an end, skipped outside the model (an end that outlived
-    /// its execution).
+    /// The switch point of dropping an end (`in_model` is always true now: an end that
+    /// outlived its execution is dropped in the OS thread's ambient one).
     fn drop_switch_point(&self, kind: OpKind, loc: Loc) -> Option<ObjId> {
         if !runtime::in_model() {
             return None;

@@ -79,7 +79,7 @@ pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
 ///
 /// # Differences from std
 /// - `send` and dropping a sender are switch points (dropping the last one disconnects).
-///   Dropping outside a model or while the execution tears down is not.
+///   Dropping while the execution tears down is not.
 /// - Cloning is not a switch point: it has no effect another thread can see.
 pub struct Sender<T> {
     chan: Arc<Chan<T>>,
@@ -121,8 +121,8 @@ impl<T> fmt::Debug for Sender<T> {
 /// The sending end of a [`sync_channel`], as [`std::sync::mpsc::SyncSender`].
 ///
 /// # Differences from std
-/// - `send`, `try_send` and dropping a sender are switch points. Dropping outside a model
-///   or while the execution tears down is not.
+/// - `send`, `try_send` and dropping a sender are switch points. Dropping while the
+///   execution tears down is not.
 /// - When room frees up, every sender blocked on the channel is woken and they race for it,
 ///   so each order in which they may proceed is explored (std wakes them one at a time but
 ///   does not promise an order either). No sender wakes spuriously.
@@ -179,8 +179,8 @@ impl<T> fmt::Debug for SyncSender<T> {
 /// The receiving end of a channel, as [`std::sync::mpsc::Receiver`].
 ///
 /// # Differences from std
-/// - Every receive and dropping the receiver are switch points. Dropping outside a model or
-///   while the execution tears down is not.
+/// - Every receive and dropping the receiver are switch points. Dropping while the
+///   execution tears down is not.
 /// - No spurious wake-ups: a blocked `recv` returns only with a value or on disconnection.
 /// - `recv_timeout` uses the virtual clock (see [`crate::time`]): it times out when no other
 ///   thread can make progress, or earlier, while a sender could still act (a decision the

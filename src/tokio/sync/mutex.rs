@@ -202,8 +202,7 @@ impl<T> Mutex<T> {
         }
     }
 
-    /// Gives the lock back (a guard's drop, reported at the lock's place `loc`; nothing
-    /// outside a model).
+    /// Gives the lock back (a guard's drop, reported at the lock's place `loc`).
     fn unlock(&self, loc: Loc) {
         sem::give_back(&self.state().sem, 1, loc, UNLOCK);
     }
@@ -228,7 +227,7 @@ pub struct MutexGuard<'a, T> {
 }
 
 /// The permit of a locked [`Mutex`]: given back when dropped (reported where the program
-/// took the lock, `loc`; nothing outside a model).
+/// took the lock, `loc`).
 struct Permit<'a> {
     sem: &'a SemLock,
     loc: Loc,

@@ -49,8 +49,7 @@ impl<T> Kept<T> {
     }
 
     /// The state of the calling execution, made by `make` on its first use if the
-    /// execution is not the first. Outside a model, the home state (the operation's
-    /// switch point then says what is wrong).
+    /// execution is not the first (an OS thread's ambient execution is one like any other).
     pub(super) fn get(&self, make: impl FnOnce() -> T) -> &T {
         match later_execution(&self.owner) {
             None => &self.home,
@@ -105,8 +104,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
 }
 
 /// The calling execution, unless it is the one that owns the home state (claimed by the
-/// first use: `owner` is 0 until then), or no model runs (the operation's switch point
-/// then says what is wrong).
+/// first use: `owner` is 0 until then).
 fn later_execution(owner: &AtomicU64) -> Option<u64> {
     let (exec, _) = crate::runtime::try_ids()?;
     let claimed = match owner.load(Ordering::Acquire) {
@@ -162,7 +160,7 @@ impl<T: Send + Sync + 'static> PerExecution<T> {
     }
 
     /// The state of the calling execution, made by `make` on its first use if the
-    /// execution is not the first; outside a model, the home state.
+    /// execution is not the first.
     pub(super) fn get(&self, make: impl FnOnce() -> T) -> StateRef<'_, T> {
         let Some(_) = later_execution(&self.owner) else {
             return StateRef::Home(&self.home);

@@ -11,7 +11,7 @@ use super::sem::{self, SemLock};
 use crate::runtime::{Loc, OpName};
 
 /// Permits of a lock's semaphore, given back when dropped (as `what`, reported where the
-/// program took the lock, `loc`; nothing outside a model).
+/// program took the lock, `loc`).
 struct Permits<'a> {
     sem: &'a SemLock,
     n: u32,

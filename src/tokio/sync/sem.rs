@@ -221,8 +221,8 @@ pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Sec
     wake_list::section(sem, loc, what)
 }
 
-/// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`), unless
-/// the model is over (a guard dropped after it).
+/// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`); a guard
+/// dropped after its model gives them back in the OS thread's ambient execution.
 pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static OpName) {
     if crate::runtime::in_model() {
         lock(sem, loc, what).release(n);

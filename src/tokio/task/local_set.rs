@@ -237,18 +237,12 @@ impl LocalSet {
     /// Enters the set's context, as `LocalSet::enter`: until the guard is dropped,
     /// `task::spawn_local` on the calling thread spawns on this set (its tasks run once
     /// the set is driven).
-    ///
-    /// # Panics
-    /// Outside a model.
     #[track_caller]
     pub fn enter(&self) -> LocalEnterGuard {
         enter(&self.set, "interleave_test::tokio::task::LocalSet::enter")
     }
 
     /// Spawns `future` on the set: it runs while the set is driven. A switch point.
-    ///
-    /// # Panics
-    /// Outside a model.
     #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
@@ -323,7 +317,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    // Outside a model, this panics and says so, naming this method.
+    // Makes the calling OS thread's ambient execution first, outside a model.
     crate::runtime::ids("interleave_test::tokio::task::LocalSet::spawn_local");
     set.live.set(set.live.get() + 1);
     let slot: Rc<Slot<F>> = Rc::new(RefCell::new(Some(Box::pin(future))));

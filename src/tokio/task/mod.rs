@@ -31,6 +31,11 @@ pub mod futures {
 /// task of its executor (it interleaves with the others only at `.await` points); on a
 /// multi-thread runtime, or outside any runtime, a task of its own, preempted at any
 /// switch point. Spawning is a switch point. Dropping the handle detaches the task.
+/// Outside a model, in a runtime's `block_on`, the task is a local task of that `block_on`
+/// (see [`runtime`]).
+///
+/// # Panics
+/// Outside a model and outside any runtime's `block_on`, as [`future::spawn`] does.
 ///
 /// ```
 /// use interleave_test::tokio;

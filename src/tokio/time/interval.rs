@@ -50,7 +50,7 @@ impl MissedTickBehavior {
 /// ```
 ///
 /// # Panics
-/// If `period` is zero (Tokio's message), or outside a model.
+/// If `period` is zero (Tokio's message).
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
     interval_at(Instant::now(), period)

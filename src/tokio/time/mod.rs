@@ -61,7 +61,7 @@ pub mod error {
 pub struct Instant(crate::time::Instant);
 
 impl Instant {
-    /// The current virtual time. Panics outside a model.
+    /// The current virtual time, as [`crate::time::Instant::now`].
     #[track_caller]
     pub fn now() -> Instant {
         Instant(crate::time::Instant::now())
@@ -253,7 +253,7 @@ impl<T: Future> Future for Timeout<T> {
 /// by [`advance`], or when every thread and task is idle.
 ///
 /// # Panics
-/// If time is already paused (Tokio's message), or outside a model.
+/// If time is already paused (Tokio's message).
 #[track_caller]
 pub fn pause() {
     let api = "interleave_test::tokio::time::pause";
@@ -264,7 +264,7 @@ pub fn pause() {
 /// Lets time move again while others could act, as `tokio::time::resume`.
 ///
 /// # Panics
-/// If time is not paused (Tokio's message), or outside a model.
+/// If time is not paused (Tokio's message).
 #[track_caller]
 pub fn resume() {
     let api = "interleave_test::tokio::time::resume";
@@ -276,7 +276,7 @@ pub fn resume() {
 /// every timer the clock reaches fires.
 ///
 /// # Panics
-/// If time is not paused (Tokio's message), or outside a model.
+/// If time is not paused (Tokio's message).
 pub async fn advance(duration: Duration) {
     let api = "interleave_test::tokio::time::advance";
     assert!(timers::paused(api), "time is not frozen");

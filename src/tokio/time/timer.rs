@@ -88,9 +88,6 @@ impl Drop for Timer {
 /// })
 /// .unwrap();
 /// ```
-///
-/// # Panics
-/// Outside a model.
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     sleep_until(Instant::now().saturating_add(duration))

@@ -182,7 +182,8 @@ fn lock_at<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Sec
 }
 
 /// Locks the channel for a handle's drop `what` (reported where the handle was made,
-/// `loc`); `None` outside a model, where a drop leaves the channel alone.
+/// `loc`). Always `Some` now that `in_model` always holds (outside a model, the OS
+/// thread's ambient execution runs the drop).
 fn lock_for_drop<'a, T>(
     shared: &'a Shared<T>,
     loc: Loc,
