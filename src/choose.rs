@@ -24,8 +24,8 @@ pub const DFS_CHOOSE_LIMIT: usize = 1024;
 /// turn under DFS (from 0 up), the recorded one under replay.
 ///
 /// `n` must be at least 1 (`choose(1)` is 0 and decides nothing); under DFS at most
-/// [`DFS_CHOOSE_LIMIT`]. Outside a model it is 0, the first option, as every decision there
-/// (and, as under DFS, a choice among more than [`DFS_CHOOSE_LIMIT`] panics).
+/// [`DFS_CHOOSE_LIMIT`]. Outside a model it is 0, the first option, as every decision there,
+/// whatever `n`.
 ///
 /// ```
 /// use interleave_test::{Builder, StrategyKind, choose};

@@ -33,9 +33,9 @@
 //! generator keeps no state of its own (every value comes from the strategy), so all
 //! `ThreadRng`s of an execution draw from the one sequence of decisions, in the order the
 //! threads draw. A draw while its thread unwinds from a panic (in a destructor) is 0 and
-//! decides nothing, under every strategy: the panic is the failure. Outside a model, a
-//! draw panics with the message a depth-first search gives (the OS thread's one-thread
-//! execution decides as DFS's first execution does).
+//! decides nothing, under every strategy: the panic is the failure. Outside a model every
+//! draw is 0, the first option, as every decision there: code that needs varied values
+//! outside a model takes them from a generator of its own.
 
 use std::convert::Infallible;
 

@@ -50,8 +50,10 @@ struct FirstOption;
 
 impl Strategy for FirstOption {
     fn name(&self) -> StrategyName {
-        // What DFS's first execution decides; no schedule of this execution is written.
-        StrategyName::Dfs
+        // A fixed sequence of decisions, as a replay's: a random draw or a choice among more
+        // values than DFS explores is answered (option 0), not refused as under DFS. No
+        // schedule of this execution is written.
+        StrategyName::Replay
     }
 
     fn reads_ops(&self) -> bool {

@@ -145,6 +145,19 @@ fn channels_once_cells_and_arcs_work_by_hand() {
 }
 
 #[test]
+fn choices_and_random_draws_take_the_first_option() {
+    use interleave_test::rand::RngExt;
+    assert_eq!(interleave_test::choose(2), 0);
+    assert_eq!(
+        interleave_test::choose(interleave_test::DFS_CHOOSE_LIMIT + 1),
+        0
+    );
+    let mut rng = interleave_test::rand::rng();
+    assert_eq!(rng.random::<u64>(), 0);
+    assert_eq!(rng.random_range(5..9), 5);
+}
+
+#[test]
 fn condvars_and_barriers_as_on_one_thread() {
     let pair = (Mutex::new(false), Condvar::new());
     pair.1.notify_one(); // nobody waits: nothing happens, as in std
