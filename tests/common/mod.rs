@@ -192,3 +192,14 @@ pub(crate) fn decision_numbers(report: &str) -> Vec<usize> {
         .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
         .collect()
 }
+
+/// The message of the panic `f` raises (it must raise one with a string payload).
+pub(crate) fn panic_message(f: impl FnOnce()) -> String {
+    let payload =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("should panic");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap()
+}

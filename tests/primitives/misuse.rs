@@ -1,19 +1,9 @@
 //! Misuse gets a clear message: a thread spawned outside a model, primitives shared between
 //! executions, nonsense builder arguments, nested explorations.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
+use crate::common::panic_message;
 use interleave_test::sync::{Condvar, Mutex};
 use interleave_test::{Builder, FailureKind, thread};
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("should panic");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap()
-}
 
 /// Outside a model primitives work as on one thread (`outside.rs`); what one thread cannot
 /// do says so and what to gate. (Before, every use panicked there.)

@@ -7,20 +7,12 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
+use crate::common::panic_message;
 use interleave_test::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use interleave_test::sync::{
     Arc, Barrier, Condvar, LazyLock, Mutex, Once, OnceLock, RwLock, TryLockError, mpsc,
 };
 use interleave_test::thread;
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("should panic");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap()
-}
 
 /// What every refusal ends with: what to gate.
 const GATE: &str = "gate it with #[cfg(not(interleave))]";
