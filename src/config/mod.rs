@@ -337,6 +337,7 @@ impl Builder {
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
             keep_names: false,
+            ambient: false,
             #[cfg(test)]
             blocking_wait_switches: self.blocking_wait_switches,
         }

@@ -64,4 +64,20 @@ impl<'a> Builder<'a> {
         let name = self.name.map(str::to_owned);
         Ok(local::spawn_local_at(future, name, Location::caller()))
     }
+
+    /// Spawns `future` on `kept`, with the builder's options (a runtime's built outside a
+    /// model: see `kept.rs`).
+    #[track_caller]
+    pub(crate) fn spawn_kept<F>(
+        self,
+        kept: &super::KeptExecutor,
+        future: F,
+    ) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let name = self.name.map(str::to_owned);
+        kept.spawn(future, name, Location::caller())
+    }
 }

@@ -207,7 +207,7 @@ pub(super) struct Executor {
     /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
     unwaited: std::cell::Cell<u32>,
     /// The key of `block_on`'s own future for reports (`runtime::local_tasks`).
-    main_key: u32,
+    main_key: std::cell::Cell<u32>,
     /// The step count when the future being polled was picked, to tell whether its poll
     /// reached an operation.
     began: std::cell::Cell<u64>,
@@ -222,7 +222,7 @@ const UNWAITED_POLLS: u32 = 64;
 
 impl Executor {
     /// The executor of a `block_on` called at `loc`.
-    fn new(loc: Loc) -> Self {
+    pub(super) fn new(loc: Loc) -> Self {
         let ready = Arc::new(Ready::default());
         ready.push(MAIN);
         let thread = tasks::thread_wake(API);
@@ -234,7 +234,7 @@ impl Executor {
             wakers: RefCell::new(Vec::new()),
             polling: std::cell::Cell::new((MAIN, 0)),
             unwaited: std::cell::Cell::new(0),
-            main_key: local_tasks::joined(API, None, loc, true),
+            main_key: std::cell::Cell::new(local_tasks::joined(API, None, loc, true)),
             began: std::cell::Cell::new(0),
         }
     }
@@ -341,7 +341,12 @@ impl Executor {
 
     /// Adds `future` (named `name`, spawned at `loc`) as a task and wakes it, for its
     /// first poll.
-    fn spawn<F>(&self, future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
+    pub(super) fn spawn<F>(
+        &self,
+        future: F,
+        name: Option<String>,
+        loc: Loc,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -408,7 +413,7 @@ impl Drop for Executor {
             }
         }
         if runtime::in_model() {
-            local_tasks::left(API, self.main_key);
+            local_tasks::left(API, self.main_key.get());
         }
     }
 }
@@ -428,8 +433,23 @@ pub(super) fn current_task() -> Option<(Tid, usize)> {
 /// Runs `future` to completion on the calling model thread, with the tasks
 /// [`spawn_local`] gives it; see [`block_on`](super::block_on).
 pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
-    let executor = Rc::new(Executor::new(loc));
-    let _exit = enter(&executor);
+    run(&Rc::new(Executor::new(loc)), future, loc)
+}
+
+/// Runs `future` to completion on `executor`, a kept one (`kept.rs`) that ran other
+/// `block_on`s before: its tasks go on where they stopped.
+pub(super) fn block_on_kept<F: Future>(executor: &Rc<Executor>, future: F, loc: Loc) -> F::Output {
+    let old = executor
+        .main_key
+        .replace(local_tasks::joined(API, None, loc, true));
+    local_tasks::left(API, old);
+    executor.ready.push(MAIN);
+    run(executor, future, loc)
+}
+
+/// Polls `future` and `executor`'s tasks on the calling model thread until `future` is done.
+fn run<F: Future>(executor: &Rc<Executor>, future: F, loc: Loc) -> F::Output {
+    let _exit = enter(executor);
     let mut future = std::pin::pin!(future);
     loop {
         match executor.next(loc) {
@@ -437,7 +457,7 @@ pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
                 let waker = executor.waker(MAIN);
                 super::budget::reset();
                 let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
-                let (key, began) = (executor.main_key, executor.began.get());
+                let (key, began) = (executor.main_key.get(), executor.began.get());
                 local_tasks::polled(API, key, began, polled.is_pending());
                 if let Poll::Ready(value) = polled {
                     return value;

@@ -53,6 +53,7 @@
 
 pub(crate) mod budget;
 mod builder;
+mod kept;
 mod local;
 mod task;
 mod unbound;
@@ -65,6 +66,7 @@ use std::task::{Context, Poll};
 use crate::runtime;
 
 pub use builder::Builder;
+pub(crate) use kept::KeptExecutor;
 pub use local::spawn_local;
 pub(crate) use local::{in_block_on, spawn_local_at};
 pub(crate) use task::current_id;

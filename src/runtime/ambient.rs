@@ -11,8 +11,9 @@
 //!   newest store, no wait ends early or spuriously, no weak exchange fails spuriously
 //!   (ARCHITECTURE.md: "a pick's option 0 is the sequentially consistent, spurious-free
 //!   one"); a plain test gets no alarm it would not get from std;
-//! - a timed wait that nobody can end times out at once, the execution's virtual clock
-//!   moving to its deadline (the paused clock: time moves when every thread waits);
+//! - a timed wait that nobody can end times out at its deadline: the thread sleeps until
+//!   then, as with std and an unpaused Tokio, and the execution's virtual clock moves to
+//!   the deadline; with Tokio's time paused (`pause`, `start_paused`) it moves at once;
 //! - an operation that can never take effect (locking a `Mutex` the thread holds, `recv`
 //!   on an empty channel whose sender lives) is what std's would be on one thread, a
 //!   deadlock: it panics naming the operation and what it waits for, rather than hang;
@@ -69,8 +70,21 @@ impl Strategy for FirstOption {
     }
 }
 
-/// The ambient executions alive, by id (their OS threads have not ended).
-static LIVE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+/// An ambient execution alive (its OS thread has not ended).
+struct Live {
+    id: u64,
+    /// What another OS thread did with one of its primitives (refused there), for its own
+    /// thread to fail with at its next check.
+    foreign_use: Option<String>,
+}
+
+/// The ambient executions alive.
+static LIVE: Mutex<Vec<Live>> = Mutex::new(Vec::new());
+
+/// Steps of an ambient execution between two looks at [`Live::foreign_use`]: its
+/// `max_steps`, moved on at each look ([`checkpoint`]), so that the look costs nothing on
+/// the path of a switch point.
+const CHECK_EVERY: u64 = 1024;
 
 /// An OS thread's ambient execution, as its thread-local holds it.
 struct Ambient(Context);
@@ -78,7 +92,7 @@ struct Ambient(Context);
 impl Drop for Ambient {
     fn drop(&mut self) {
         let id = self.0.exec.id;
-        LIVE.lock().retain(|&live| live != id);
+        LIVE.lock().retain(|live| live.id != id);
     }
 }
 
@@ -93,7 +107,7 @@ std::thread_local! {
 /// thread that spins alone must go on), no early or spurious endings, no memory model.
 fn config() -> ExecConfig {
     ExecConfig {
-        max_steps: u64::MAX,
+        max_steps: CHECK_EVERY,
         thread_panics_fail: false,
         substrate: Substrate::Coroutines,
         stack_size: crate::settings::DEFAULT_STACK_SIZE,
@@ -104,6 +118,7 @@ fn config() -> ExecConfig {
         spurious: false,
         early_limit: Some(0),
         keep_names: false,
+        ambient: true,
         #[cfg(test)]
         blocking_wait_switches: false,
     }
@@ -128,7 +143,10 @@ fn new_context() -> Context {
         // The thread runs from the start; nothing is recorded of its decisions.
         st.threads[0].life.begin();
     }
-    LIVE.lock().push(exec.id);
+    LIVE.lock().push(Live {
+        id: exec.id,
+        foreign_use: None,
+    });
     AMBIENT_ID.set(exec.id);
     Context { exec, tid: 0 }
 }
@@ -146,18 +164,59 @@ pub(super) fn with<R>(f: impl FnOnce(&Context) -> R) -> R {
     run(&alone.0)
 }
 
-/// Whether `exec` is the calling OS thread's ambient execution.
-pub(super) fn is_ambient(exec: &Execution) -> bool {
-    AMBIENT_ID.try_with(Cell::get).is_ok_and(|id| id == exec.id)
-}
-
 /// Whether execution `owner` is the ambient execution of another OS thread that still runs.
 pub(super) fn of_another_thread(owner: u64) -> bool {
-    AMBIENT_ID.try_with(Cell::get).ok() != Some(owner) && LIVE.lock().contains(&owner)
+    AMBIENT_ID.try_with(Cell::get).ok() != Some(owner)
+        && LIVE.lock().iter().any(|live| live.id == owner)
+}
+
+/// Records in the ambient execution `owner` (of another OS thread) that the calling OS
+/// thread used one of its primitives, `what`; the first such use is what it reports.
+fn note_foreign_use(owner: u64, what: &str) {
+    let mut live = LIVE.lock();
+    if let Some(entry) = live.iter_mut().find(|live| live.id == owner) {
+        let here = std::thread::current();
+        let name = here.name().unwrap_or("<unnamed>");
+        entry.foreign_use.get_or_insert_with(|| {
+            format!("{what}, by the OS thread '{name}' (a std::thread of the test)")
+        });
+    }
+}
+
+/// What another OS thread did with a primitive of ambient execution `id`, if anything.
+fn foreign_use(id: u64) -> Option<String> {
+    let live = LIVE.lock();
+    live.iter().find(|live| live.id == id)?.foreign_use.clone()
+}
+
+/// The look, every [`CHECK_EVERY`] steps of the ambient execution of `ctx` (its thread
+/// `me` about to act at `loc`), at what other OS threads did with its primitives: `true`,
+/// with a failure recorded, if one used a primitive of it. Such code waits on something
+/// only that OS thread would do, so the execution cannot finish as with std and Tokio
+/// (say, a task that spins until the other thread sends), and would run for ever.
+/// Not while the thread unwinds: a failure raised then would abort the process.
+pub(super) fn checkpoint(ctx: &Context, st: &mut ExecState, me: usize, loc: Loc) -> bool {
+    st.config.max_steps = st.step.saturating_add(CHECK_EVERY);
+    if std::thread::panicking() {
+        return false;
+    }
+    let Some(what) = foreign_use(ctx.exec.id) else {
+        return false;
+    };
+    st.fail(|st| failure::misuse(st, me, foreign_message(&what), loc));
+    true
+}
+
+/// What a thread whose primitive another OS thread used is told.
+fn foreign_message(what: &str) -> String {
+    format!(
+        "a modelled primitive of this OS thread was used by another OS thread: {what}. The \
+         other thread was refused, so this one would wait for it for ever"
+    )
 }
 
 /// What to tell a user whose code did, outside a model, what one thread cannot honour.
-pub(super) const GATE: &str = "Outside a model, interleave-test runs each OS thread's \
+pub(crate) const GATE: &str = "Outside a model, interleave-test runs each OS thread's \
     operations as one thread of its own; code that needs more threads than that (or real \
     time) is not modelled there: run it inside interleave_test::Builder::check (or \
     explore, model, #[interleave]), or gate it with #[cfg(not(interleave))] so that it uses \
@@ -169,7 +228,7 @@ pub(super) const GATE: &str = "Outside a model, interleave-test runs each OS thr
 /// Never raises while the thread unwinds (that would abort the process): it then prints
 /// the message and aborts with it said.
 pub(super) fn raise<T>(ctx: &Context, mut st: StateGuard<'_, ExecState>) -> T {
-    let message = message(&mut st, ctx.tid);
+    let message = message(&mut st, ctx.exec.id, ctx.tid);
     st.failure = None;
     st.phase = super::execution::Phase::Running;
     st.unwind_all = None;
@@ -183,7 +242,7 @@ pub(super) fn raise<T>(ctx: &Context, mut st: StateGuard<'_, ExecState>) -> T {
 
 /// The message of the ambient thread `me`'s failure, taken out of `st`; a blocked thread
 /// is made runnable again.
-fn message(st: &mut ExecState, me: usize) -> String {
+fn message(st: &mut ExecState, id: u64, me: usize) -> String {
     let deadlock = st
         .failure
         .as_ref()
@@ -192,6 +251,13 @@ fn message(st: &mut ExecState, me: usize) -> String {
         let draft = failure::deadlock(st, Some(me));
         st.threads[me].status = super::execution::Status::Runnable;
         let lines: Vec<String> = draft.threads.iter().map(ToString::to_string).collect();
+        if let Some(what) = foreign_use(id) {
+            return format!(
+                "{}\n  {}\n{GATE}",
+                foreign_message(&what),
+                lines.join("\n  ")
+            );
+        }
         return format!(
             "deadlock outside a model: this thread is the only one of its execution and it \
              waits for something only another thread could do (std would hang here for \
@@ -220,6 +286,14 @@ pub(super) fn take_over(
         return Some(id);
     }
     let kind = foreign.kind;
+    note_foreign_use(owner, &format!("a {kind} at {loc}"));
+    if std::thread::panicking() {
+        // A refusal raised while the thread unwinds would abort the process. The operation
+        // (a destructor's, most likely) acts on a scratch slot of this execution instead:
+        // the primitive's data is behind a lock of its own, so this is no data race, but
+        // the owner sees none of it; the owner fails at its next check (`checkpoint`).
+        return Some(handle.scratch(&mut st.objects, loc));
+    }
     st.fail(|st| {
         let message = format!(
             "this {kind} was used outside a model on two OS threads (a plain test that \

@@ -54,6 +54,10 @@ pub(crate) struct ExecConfig {
     /// Whether the outcome keeps the threads' names even when the execution passed (a stored
     /// schedule's judgement compares them).
     pub(crate) keep_names: bool,
+    /// An OS thread's ambient execution (`ambient.rs`): its failures panic its only
+    /// thread, which goes on; `max_steps` is its next check for a use of its primitives by
+    /// another OS thread, not a livelock bound; its decisions are not all kept.
+    pub(crate) ambient: bool,
     /// Unit tests only: whether a future's wait between polls is a switch point even when it
     /// blocks, the unpruned search `tasks::blocks_in_place` is checked against.
     #[cfg(test)]

@@ -263,6 +263,13 @@ impl ObjectHandle {
         Some(id)
     }
 
+    /// A slot of fresh scheduling state for this primitive in `objects`, whose execution
+    /// does not own it (its owner stays): for an operation that must act but cannot be
+    /// refused (see `ambient::take_over`).
+    pub(crate) fn scratch(&self, objects: &mut Objects, loc: Loc) -> ObjId {
+        self.register(objects, loc, false)
+    }
+
     fn register(&self, objects: &mut Objects, loc: Loc, from_earlier: bool) -> ObjId {
         objects.push(ObjectSlot {
             kind: self.kind,

@@ -77,8 +77,13 @@ pub(super) fn switch_point_held<'a>(
         return raise_abort(ctx, st);
     }
     if step > st.config.max_steps {
-        st.fail(|st| failure::livelock(st, me));
-        return raise_abort(ctx, st);
+        if !st.config.ambient {
+            st.fail(|st| failure::livelock(st, me));
+            return raise_abort(ctx, st);
+        }
+        if super::ambient::checkpoint(ctx, &mut st, me, loc) {
+            return raise_abort(ctx, st);
+        }
     }
     if st.config.spins == SpinRule::Repeats {
         let op = st.threads[me].pending;
@@ -100,7 +105,7 @@ fn foreign_here(
     foreign: &super::object::ForeignObject,
     loc: Loc,
 ) -> Option<ObjId> {
-    if super::ambient::is_ambient(&ctx.exec) {
+    if st.config.ambient {
         return super::ambient::take_over(ctx, st, handle, foreign, loc);
     }
     st.fail(|st| failure::foreign_object(st, ctx.tid, foreign.kind, loc));
@@ -273,7 +278,7 @@ fn dispatch<'a>(
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
         Ok(Next::Stuck) => {
             st.fail(|st| failure::deadlock(st, Some(me)));
-            if super::ambient::is_ambient(&ctx.exec) {
+            if st.config.ambient {
                 return super::ambient::raise(ctx, st);
             }
             teardown::next(&mut st)
@@ -335,7 +340,7 @@ fn after_resume(ctx: &Context, st: MutexGuard<'_, ExecState>) {
 /// Unwinds the calling thread with the teardown marker; the execution is over. A thread
 /// that keeps catching it is left alone (see `teardown.rs`).
 pub(super) fn raise_abort<T>(ctx: &Context, mut st: MutexGuard<'_, ExecState>) -> T {
-    if super::ambient::is_ambient(&ctx.exec) {
+    if st.config.ambient {
         // No teardown: the only thread panics with the failure, and the execution goes on.
         return super::ambient::raise(ctx, st);
     }
@@ -406,6 +411,7 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
     let chosen = chosen?;
     let op = st.threads[chosen].pending;
     let options = runnable.len();
+    bound_record(st);
     st.decisions.push(DecisionRecord {
         step: st.step,
         chosen,
@@ -439,6 +445,7 @@ pub(super) fn decide(
         .as_mut()
         .expect("the strategy is present while the execution runs");
     let value = strategy.pick(&pick)?;
+    bound_record(st);
     st.decisions.push(DecisionRecord {
         step: st.step,
         chosen: me,
@@ -449,6 +456,19 @@ pub(super) fn decide(
         named: None,
     });
     Ok(value)
+}
+
+/// Decisions an ambient execution keeps: it writes no schedule, and a plain test that runs
+/// for long would otherwise grow the list without bound. What reads recent decisions
+/// (`data.rs`, `waits.rs`) reads the one just recorded.
+const AMBIENT_RECORD: usize = 1024;
+
+/// Makes room for a decision record: an ambient execution forgets its older ones.
+#[inline]
+fn bound_record(st: &mut ExecState) {
+    if st.config.ambient && st.decisions.len() >= AMBIENT_RECORD {
+        st.decisions.clear();
+    }
 }
 
 fn collect_runnable(st: &ExecState, out: &mut Vec<Tid>) {
@@ -492,6 +512,11 @@ pub(super) fn fire_timeouts(st: &mut ExecState) -> bool {
     let Some(deadline) = earliest else {
         return false;
     };
+    if st.config.ambient && !st.timers.paused() && deadline > st.clock {
+        // Outside a model time is real unless paused, as std's and Tokio's: the only
+        // thread sleeps until the deadline (see `ambient.rs`).
+        std::thread::sleep(deadline - st.clock);
+    }
     st.clock = st.clock.max(deadline);
     for t in 0..st.threads.len() {
         if matches!(st.threads[t].status, Status::Blocked(b) if b.deadline == Some(deadline)) {

@@ -195,7 +195,7 @@ pub(crate) struct ThreadSpec {
 pub(crate) fn register_thread(spec: &ThreadSpec) -> (Arc<Execution>, Tid, Hosting, usize) {
     with_ctx("interleave_test::thread::spawn", |ctx| {
         let mut st = ctx.exec.state.lock();
-        if super::ambient::is_ambient(&ctx.exec) {
+        if st.config.ambient {
             super::ambient::refuse_thread(ctx, st, spec.loc);
         }
         let hosting = match spec.scoped {

@@ -21,12 +21,15 @@
 //! spawned on it that still run, as a Tokio runtime's shutdown does.
 //!
 //! A runtime built outside any model (a plain `#[test]`'s `Runtime::new()`) runs in the
-//! calling OS thread's ambient one-thread execution, on the paused clock (time moves when
-//! every task waits): its `block_on` polls the future on the calling thread (it may borrow
-//! locals and be `!Send`), and every task spawned inside it, on either shape, is a local
-//! task of that `block_on`, as on a current-thread runtime. For now such tasks end with
-//! their `block_on` (Tokio keeps them for the next one), and a task spawned outside a
-//! `block_on` is refused there: it would need a thread of its own.
+//! ambient one-thread execution of the OS thread that first runs it, where time is real
+//! (a sleep every task waits for takes its time), or, paused (`start_paused`,
+//! `time::pause`), moves to the next deadline at once when every task waits: its `block_on` polls the future on the calling
+//! thread (it may borrow locals and be `!Send`), with every task spawned on the runtime, on
+//! either shape, and `spawn_blocking`'s closures (run there, as on one thread). As in
+//! Tokio, a task spawned in one `block_on`, or on the runtime's handle outside any, goes on
+//! in the next `block_on`, and the tasks left are dropped with the runtime, in its context.
+//! Running the runtime on a second OS thread is refused with a message: its tasks would
+//! need a thread of their own there.
 //!
 //! Outside any runtime's context (a model that calls `future::block_on`, or
 //! `check_async`), `tokio::spawn` spawns a task of its own, as a multi-thread runtime
@@ -66,8 +69,9 @@ struct Shared {
     /// The tasks spawned on it (not blocking ones) not yet seen finished, for its metrics.
     alive: Mutex<Vec<AbortHandle>>,
     /// Built outside any model: it runs in the calling OS thread's ambient one-thread
-    /// execution, where every task it spawns is a local task of its `block_on`.
-    outside: bool,
+    /// execution, where every task it spawns is a task of this executor, kept from one
+    /// `block_on` to the next.
+    outside: Option<future::KeptExecutor>,
 }
 
 /// The workers of a multi-thread runtime built without `worker_threads`.
@@ -215,9 +219,10 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let spawned = match self.shared.flavor {
-            _ if self.polls_locally() => builder.spawn_local(future),
-            _ => self.spawn_own(builder, future, false),
+        let spawned = match &self.shared.outside {
+            Some(kept) => Ok(builder.spawn_kept(kept, future)),
+            None if self.polls_locally() => builder.spawn_local(future),
+            None => self.spawn_own(builder, future, false),
         };
         let task = spawned.expect("spawning a model task does not fail");
         self.shared.alive.lock().push(task.abort_handle());
@@ -225,12 +230,9 @@ impl Handle {
     }
 
     /// Whether a task spawned on the runtime now is a local task of the `block_on` that
-    /// runs the calling code: on a current-thread runtime, and on any runtime built outside
-    /// a model (its OS thread is the one thread of its execution; a task of its own would
-    /// need a second one, which is refused there).
+    /// runs the calling code: on a current-thread runtime.
     fn polls_locally(&self) -> bool {
-        (self.shared.flavor == RuntimeFlavor::CurrentThread || self.shared.outside)
-            && on_local_executor(self)
+        self.shared.flavor == RuntimeFlavor::CurrentThread && on_local_executor(self)
     }
 
     /// The runtime's metrics, as `Handle::metrics`.
@@ -282,10 +284,9 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        if self.shared.outside && on_local_executor(self) {
+        if let Some(kept) = &self.shared.outside {
             // Outside a model the blocking pool is the calling thread, as on one thread.
-            let task = builder.spawn_local(async move { f() });
-            return task.expect("spawning a model task does not fail");
+            return builder.spawn_kept(kept, async move { f() });
         }
         self.spawn_own(builder, async move { f() }, true)
             .expect("spawning a model task does not fail")
@@ -300,7 +301,10 @@ impl Handle {
         if self.shared.start_paused && !engine::timers::paused(api) {
             engine::timers::set_paused(api, true);
         }
-        future::block_on(future)
+        match &self.shared.outside {
+            Some(kept) => kept.block_on(future, std::panic::Location::caller()),
+            None => future::block_on(future),
+        }
     }
 }
 
@@ -413,6 +417,17 @@ impl Runtime {
 impl Drop for Runtime {
     /// Aborts the tasks spawned on it that still run, as Tokio's shutdown drops them.
     fn drop(&mut self) {
+        if let Some(kept) = &self.handle.shared.outside {
+            // Its tasks are dropped in its context, as Tokio's shutdown drops them, also
+            // while a panic unwinds (as `block_on`'s own tasks were, before it was kept).
+            let _entered = self.handle.enter();
+            kept.shut_down();
+            if self.handle.shared.start_paused {
+                // The thread's clock was paused for this runtime only.
+                engine::timers::set_paused("interleave_test::tokio::runtime::Runtime::drop", false);
+            }
+            return;
+        }
         // During a panic the execution fails anyway; a misuse here would abort the process.
         if !engine::in_model() || std::thread::panicking() {
             return;
@@ -579,7 +594,7 @@ impl Builder {
                     },
                     tasks: Mutex::new(Vec::new()),
                     alive: Mutex::new(Vec::new()),
-                    outside: !engine::in_model_thread(),
+                    outside: (!engine::in_model_thread()).then(future::KeptExecutor::new),
                 }),
             },
         })

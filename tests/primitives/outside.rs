@@ -111,11 +111,13 @@ fn channels_once_cells_and_arcs_work_by_hand() {
     tx.send(3).unwrap();
     assert!(matches!(tx.try_send(4), Err(mpsc::TrySendError::Full(4))));
     assert_eq!(rx.recv_timeout(Duration::from_secs(1)), Ok(3));
-    // Nobody can send: the wait times out at once, on the paused clock.
+    // Nobody can send: the wait times out at its deadline, as std's (the thread sleeps).
+    let start = std::time::Instant::now();
     assert_eq!(
-        rx.recv_timeout(Duration::from_secs(1)),
+        rx.recv_timeout(Duration::from_millis(20)),
         Err(mpsc::RecvTimeoutError::Timeout)
     );
+    assert!(start.elapsed() >= Duration::from_millis(20));
 
     let once = Once::new();
     let mut runs = 0;

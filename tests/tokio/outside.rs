@@ -114,14 +114,19 @@ fn channels_mutexes_and_notify_polled_by_hand() {
 
 /// A runtime built outside any model runs its `block_on` on the calling thread, in that
 /// thread's one-thread execution: the future may borrow locals and be `!Send`, tasks
-/// spawned inside it run there too (on either shape), and time is the paused clock.
+/// spawned inside it run there too (on either shape), and time, paused, moves to the
+/// deadline at once when every task waits.
 #[test]
 fn a_runtime_built_outside_a_model_runs_block_on_on_the_calling_thread() {
     use interleave_test::tokio::{self as tokio_mod, runtime, time};
     for rt in [
-        runtime::Runtime::new().unwrap(),
+        runtime::Builder::new_multi_thread()
+            .start_paused(true)
+            .build()
+            .unwrap(),
         runtime::Builder::new_current_thread()
             .enable_all()
+            .start_paused(true)
             .build()
             .unwrap(),
     ] {
@@ -166,4 +171,104 @@ fn a_panic_in_block_on_unwinds_through_the_runtime_and_its_tasks() {
     // The waiting task was dropped with its acquire: the semaphore has no waiter left.
     sem.add_permits(1);
     assert!(sem.try_acquire().is_ok());
+}
+
+/// As in Tokio, a runtime built outside a model keeps its tasks from one `block_on` to the
+/// next (and runs a task spawned on its handle outside any `block_on` in the next one),
+/// and drops the tasks left with itself.
+#[test]
+fn a_runtime_built_outside_a_model_keeps_its_tasks_until_it_is_dropped() {
+    use interleave_test::tokio::{self as tokio_mod, runtime};
+    for rt in [
+        runtime::Runtime::new().unwrap(),
+        runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+    ] {
+        let (tx, rx) = oneshot::channel::<u32>();
+        let spawned = rt.block_on(async { tokio_mod::spawn(async move { tx.send(7).unwrap() }) });
+        // The task did not run inside the first `block_on` (its future returned first);
+        // it runs in the second.
+        assert_eq!(rt.block_on(rx), Ok(7));
+        assert!(rt.block_on(spawned).is_ok());
+
+        let (tx, rx) = oneshot::channel::<&str>();
+        let from_handle = rt.handle().spawn(async move { tx.send("handle").unwrap() });
+        assert_eq!(rt.block_on(rx), Ok("handle"));
+        assert!(rt.block_on(from_handle).is_ok());
+
+        // A task that never ends is dropped with the runtime: the sender it holds goes.
+        let (tx, mut rx) = oneshot::channel::<()>();
+        let (_keep, never) = oneshot::channel::<()>();
+        rt.block_on(async {
+            tokio_mod::spawn(async move {
+                let _tx = tx;
+                let _ = never.await;
+            });
+            tokio_mod::task::yield_now().await;
+        });
+        assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Empty));
+        drop(rt);
+        assert_eq!(rx.try_recv(), Err(oneshot::error::TryRecvError::Closed));
+    }
+}
+
+/// A plain test that hands a primitive of its thread to a `std::thread` cannot be honoured
+/// outside a model: the other thread is refused (and the sender it drops while that panic
+/// unwinds does not abort the process), and the test's thread, which would otherwise spin
+/// for ever waiting for it, fails at its next check with what happened and what to do.
+#[test]
+fn a_primitive_used_by_another_os_thread_fails_its_owner_rather_than_hang() {
+    use interleave_test::tokio::{runtime, task};
+    let rt = runtime::Builder::new_current_thread().build().unwrap();
+    let message = crate::common::panic_message(|| {
+        rt.block_on(async {
+            let (tx, mut rx) = oneshot::channel::<()>();
+            assert!(rx.try_recv().is_err()); // the channel is this thread's from here on
+            let other = std::thread::Builder::new().name("helper".into());
+            let helper = other.spawn(move || {
+                let refused = crate::common::panic_message(|| {
+                    let _ = tx.send(());
+                });
+                assert!(
+                    refused.contains("used outside a model on two OS threads"),
+                    "{refused}"
+                );
+                // `tx` went with that panic; a second use while another unwinds is quiet.
+            });
+            helper.unwrap().join().unwrap();
+            while rx.try_recv().is_err() {
+                task::yield_now().await;
+            }
+        })
+    });
+    assert!(
+        message.starts_with(
+            "a modelled primitive of this OS thread was used by another OS thread: a tokio \
+             oneshot channel at "
+        ),
+        "{message}"
+    );
+    assert!(message.contains("by the OS thread 'helper'"), "{message}");
+    assert!(message.contains("#[cfg(not(interleave))]"), "{message}");
+}
+
+/// Unpaused, time outside a model is real, as Tokio's: a `sleep` that every task waits for
+/// takes its duration, and `std`'s clock sees it.
+#[test]
+fn unpaused_time_outside_a_model_passes_as_tokios() {
+    use interleave_test::tokio::{runtime, time};
+    let rt = runtime::Builder::new_current_thread().build().unwrap();
+    let (std_start, start) = (
+        std::time::Instant::now(),
+        rt.block_on(async { time::Instant::now() }),
+    );
+    let slept = std::time::Duration::from_millis(30);
+    let virtual_elapsed = rt.block_on(async move {
+        time::sleep(slept).await;
+        start.elapsed()
+    });
+    assert_eq!(virtual_elapsed, slept);
+    assert!(std_start.elapsed() >= slept, "{:?}", std_start.elapsed());
 }
