@@ -164,6 +164,12 @@ pub(super) fn with<R>(f: impl FnOnce(&Context) -> R) -> R {
     run(&alone.0)
 }
 
+/// Whether the calling OS thread had an ambient execution and it is gone: the thread is
+/// destroying its thread-locals (see `runtime::thread_ends`).
+pub(super) fn gone() -> bool {
+    AMBIENT_ID.try_with(Cell::get).is_ok_and(|id| id != 0) && AMBIENT.try_with(|_| ()).is_err()
+}
+
 /// Whether execution `owner` is the ambient execution of another OS thread that still runs.
 pub(super) fn of_another_thread(owner: u64) -> bool {
     AMBIENT_ID.try_with(Cell::get).ok() != Some(owner)

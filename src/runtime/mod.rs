@@ -92,6 +92,14 @@ pub(crate) fn in_model() -> bool {
     true
 }
 
+/// Whether the calling OS thread, which ran no model thread, is destroying its
+/// thread-locals and its ambient execution has gone with them: a destructor that runs now
+/// (a runtime or a `LocalSet` kept in a user's `thread_local!`) must leave its tasks as they
+/// are, forgotten, rather than drop them through a crate whose own thread-locals are gone.
+pub(crate) fn thread_ends() -> bool {
+    ambient::gone()
+}
+
 /// Runs `f` with the context operations of the calling code run in: its model thread's,
 /// or, on an OS thread that runs no model thread, that thread's ambient execution's
 /// (`ambient.rs`). Always inlined, as `host::with_current` is.

@@ -180,7 +180,8 @@ impl Handle {
     #[track_caller]
     fn enter_as(&self, drives: bool) -> EnterGuard<'_> {
         let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::enter");
-        CONTEXT.with(|all| {
+        // Not while the thread destroys its thread-locals: there is no context to enter.
+        let _ = CONTEXT.try_with(|all| {
             let mut all = all.borrow_mut();
             all.retain(|e| e.exec == exec);
             all.push(Entered {
@@ -418,6 +419,9 @@ impl Drop for Runtime {
     /// Aborts the tasks spawned on it that still run, as Tokio's shutdown drops them.
     fn drop(&mut self) {
         if let Some(kept) = &self.handle.shared.outside {
+            if engine::thread_ends() {
+                return; // kept in a thread-local: its tasks are forgotten (`future::kept`)
+            }
             // Its tasks are dropped in its context, as Tokio's shutdown drops them, also
             // while a panic unwinds (as `block_on`'s own tasks were, before it was kept).
             let _entered = self.handle.enter();

@@ -272,3 +272,32 @@ fn unpaused_time_outside_a_model_passes_as_tokios() {
     assert_eq!(virtual_elapsed, slept);
     assert!(std_start.elapsed() >= slept, "{:?}", std_start.elapsed());
 }
+
+/// A runtime and a `LocalSet` kept in a user's `thread_local!` are dropped while their OS
+/// thread destroys its thread-locals: their pending tasks are forgotten, and the process
+/// goes on (it aborted: "thread local panicked on drop").
+#[test]
+fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
+    use interleave_test::tokio::{self as tokio_mod, runtime, task};
+    struct Kept {
+        rt: runtime::Runtime,
+        set: task::LocalSet,
+    }
+    std::thread_local! {
+        static KEPT: Kept = Kept {
+            rt: runtime::Builder::new_current_thread().build().unwrap(),
+            set: task::LocalSet::new(),
+        };
+    }
+    let thread = std::thread::spawn(|| {
+        KEPT.with(|kept| {
+            kept.rt.block_on(kept.set.run_until(async {
+                task::spawn_local(std::future::pending::<()>());
+                tokio_mod::spawn(std::future::pending::<()>());
+                task::yield_now().await;
+            }));
+        });
+        7
+    });
+    assert_eq!(thread.join().unwrap(), 7);
+}

@@ -151,7 +151,8 @@ fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
 #[track_caller]
 fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
     let (exec, tid) = crate::runtime::ids(api);
-    CURRENT.with(|c| {
+    // Not while the thread destroys its thread-locals: there is no context to enter.
+    let _ = CURRENT.try_with(|c| {
         let mut c = c.borrow_mut();
         // Entries of other executions are those of threads left behind: stale.
         c.retain(|(e, _, _)| *e == exec);
@@ -295,6 +296,13 @@ impl Drop for LocalSet {
         }
         // Tasks never given to an executor end here, cancelled (after the abort below).
         let unbound = self.set.unbound.take();
+        if crate::runtime::thread_ends() {
+            // Kept in a thread-local of an OS thread that ends: the futures are forgotten,
+            // as the crate's own thread-locals their destructors would use are gone.
+            std::mem::forget(self.set.tasks.take());
+            std::mem::forget(unbound);
+            return;
+        }
         if crate::runtime::in_model() {
             // In the set's context, as Tokio's: a task's drop sees it (`block_in_place`).
             let set = Rc::clone(&self.set);
