@@ -302,9 +302,7 @@ impl Executor {
             return; // a wake after its end
         };
         if task.shared.aborted.load(Ordering::Acquire) {
-            drop(task.future);
-            local_tasks::left(API, task.key);
-            return end(self.owner, &task.shared);
+            return self.cancel(index, task);
         }
         let waker = self.waker(index);
         self.polling.set((index, task.id));
@@ -324,19 +322,63 @@ impl Executor {
                 end(self.owner, &task.shared);
             }
             Err(payload) => {
-                if runtime::is_abort(&*payload) || runtime::is_reentry(&*payload) {
-                    resume_unwind(payload);
-                }
-                if tasks::panics_fail(API) {
-                    local_tasks::panicked(API, task.key, runtime::message_of(&*payload));
-                    resume_unwind(payload);
-                }
-                local_tasks::left(API, task.key);
-                drop(task.future);
-                (task.panicked)(payload);
-                end(self.owner, &task.shared);
+                let Local {
+                    future,
+                    key,
+                    shared,
+                    panicked,
+                    ..
+                } = task;
+                self.panicked(key, &shared, panicked, payload, Some(future));
             }
         }
+    }
+
+    /// Drops aborted task `task` (future `index`)'s future, as Tokio's cancellation: a
+    /// panic of its destructors is the task's panic, which its handle yields instead of a
+    /// cancellation. Its destructors run as the task (`task::id` is its id there), as in Tokio.
+    fn cancel(&self, index: usize, task: Local) {
+        let Local {
+            id,
+            future,
+            key,
+            shared,
+            panicked,
+        } = task;
+        self.polling.set((index, id));
+        let dropped = catch_unwind(AssertUnwindSafe(move || drop(future)));
+        self.polling.set((MAIN, 0));
+        match dropped {
+            Ok(()) => {
+                local_tasks::left(API, key);
+                end(self.owner, &shared);
+            }
+            Err(payload) => self.panicked(key, &shared, panicked, payload, None),
+        }
+    }
+
+    /// Task `key` panicked with `payload` (in a poll, then `future` is its future, or while
+    /// its future was dropped): the execution's failure when task panics fail it, else its
+    /// handle's outcome (`record` writes it).
+    fn panicked(
+        &self,
+        key: u32,
+        shared: &Shared,
+        record: Box<dyn FnOnce(Box<dyn std::any::Any + Send>)>,
+        payload: Box<dyn std::any::Any + Send>,
+        future: Option<Pin<Box<dyn Future<Output = ()>>>>,
+    ) {
+        if runtime::is_abort(&*payload) || runtime::is_reentry(&*payload) {
+            resume_unwind(payload);
+        }
+        if tasks::panics_fail(API) {
+            local_tasks::panicked(API, key, runtime::message_of(&*payload));
+            resume_unwind(payload);
+        }
+        local_tasks::left(API, key);
+        drop(future);
+        record(payload);
+        end(self.owner, shared);
     }
 
     /// Adds `future` (named `name`, spawned at `loc`) as a task and wakes it, for its

@@ -328,12 +328,20 @@ impl AbortHandle {
 
 /// A task's identity, as `tokio::task::Id`: unique among the tasks of an execution, and
 /// the same in every execution that spawns the same tasks in the same order. It prints as
-/// the task's model thread, `#n` in reports, followed by `.k` for the `k`-th local task
-/// that thread spawned (counted over all its `block_on`s).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// the number of the task's model thread (`#n` in reports), followed by `.k` for the
+/// `k`-th local task that thread spawned (counted over all its `block_on`s); its `Debug`
+/// wraps that in `Id(..)`, as Tokio's does its number.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Id {
     thread: Tid,
     local: usize,
+}
+
+/// As Tokio's: `Id(3)` (here also `Id(0.2)` for a local task).
+impl std::fmt::Debug for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Id({self})")
+    }
 }
 
 impl std::fmt::Display for Id {
@@ -423,23 +431,28 @@ impl JoinError {
     }
 }
 
+/// As Tokio's: `JoinError::Cancelled(Id(3))`, `JoinError::Panic(Id(3), "boom", ...)`, or
+/// `JoinError::Panic(Id(3), ...)` when the payload is not a string.
 impl std::fmt::Debug for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.panic {
-            None => write!(f, "JoinError::Cancelled(#{})", self.id),
-            Some(_) => write!(f, "JoinError::Panic(#{}, ...)", self.id),
+        match (&self.panic, self.message()) {
+            (None, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Some(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
+            (Some(_), Some(message)) => {
+                write!(f, "JoinError::Panic({:?}, {message:?}, ...)", self.id)
+            }
         }
     }
 }
 
-/// As Tokio's: `task #3 was cancelled`, `task #3 panicked with message "boom"`.
+/// As Tokio's: `task 3 was cancelled`, `task 3 panicked with message "boom"`.
 impl std::fmt::Display for JoinError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.panic, self.message()) {
-            (None, _) => write!(f, "task #{} was cancelled", self.id),
-            (Some(_), None) => write!(f, "task #{} panicked", self.id),
+            (None, _) => write!(f, "task {} was cancelled", self.id),
+            (Some(_), None) => write!(f, "task {} panicked", self.id),
             (Some(_), Some(message)) => {
-                write!(f, "task #{} panicked with message {message:?}", self.id)
+                write!(f, "task {} panicked with message {message:?}", self.id)
             }
         }
     }
@@ -447,9 +460,13 @@ impl std::fmt::Display for JoinError {
 
 impl std::error::Error for JoinError {}
 
-/// As Tokio's: an `io::Error` of kind `Other` whose message is the error's.
+/// As Tokio's: an `io::Error` of kind `Other` that says `task was cancelled` or
+/// `task panicked`.
 impl From<JoinError> for std::io::Error {
     fn from(error: JoinError) -> Self {
-        std::io::Error::other(error.to_string())
+        std::io::Error::other(match error.panic {
+            None => "task was cancelled",
+            Some(_) => "task panicked",
+        })
     }
 }

@@ -300,4 +300,35 @@ fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
         7
     });
     assert_eq!(thread.join().unwrap(), 7);
+
+/// As Tokio's: a `Sleep` (and so a `timeout` or an `interval`) made outside any runtime's
+/// context panics with Tokio's message (`block_on(sleep(..))` too: the sleep is made before
+/// `block_on` enters the context); inside the future `block_on` runs it is made and ends.
+#[test]
+fn a_sleep_made_outside_a_runtime_panics_with_tokios_message() {
+    use interleave_test::tokio::{runtime, time};
+    let tokio_says =
+        "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
+    const MS: std::time::Duration = std::time::Duration::from_millis(1);
+    let made: [(&str, fn()); 4] = [
+        ("sleep", || drop(time::sleep(MS))),
+        ("sleep_until", || {
+            drop(time::sleep_until(time::Instant::now() + MS))
+        }),
+        ("timeout", || drop(time::timeout(MS, async {}))),
+        ("interval", || drop(time::interval(MS))),
+    ];
+    for (name, make) in made {
+        let message = crate::common::panic_message(make);
+        assert!(message.starts_with(tokio_says), "{name}: {message}");
+    }
+    let rt = runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let start = time::Instant::now();
+    rt.block_on(async { time::sleep(5 * MS).await });
+    assert_eq!(start.elapsed(), 5 * MS);
+    let message = crate::common::panic_message(|| rt.block_on(time::sleep(MS)));
+    assert!(message.starts_with(tokio_says), "{message}");
 }

@@ -193,6 +193,37 @@ fn interval_ticks_follow_each_missed_tick_behavior() {
 }
 
 #[test]
+fn an_interval_tick_up_to_5ms_late_is_not_missed() {
+    // As Tokio's `Interval`: a tick polled at most 5 ms after it was due keeps the grid;
+    // only a later one is missed (here under `Delay`, which then ticks a period after
+    // now). Ticks every 10 ms: 0; 10 seen at 15 (5 ms late, not missed: next 20); 20 seen
+    // at 20, then 17 ms of work; 30 seen at 37 (7 ms late, missed: next 47); 47.
+    for substrate in SUBSTRATES {
+        let got = StdMutex::new(Vec::new());
+        Builder::new()
+            .iterations(1)
+            .substrate(substrate)
+            .check_async(|| async {
+                let start = Instant::now();
+                let mut every = time::interval(10 * MS);
+                every.set_missed_tick_behavior(MissedTickBehavior::Delay);
+                let mut seen = Vec::new();
+                for work in [15, 0, 17, 0, 0] {
+                    seen.push((every.tick().await - start).as_millis() as u64);
+                    time::sleep(work * MS).await;
+                }
+                *got.lock().unwrap() = seen;
+            })
+            .unwrap();
+        assert_eq!(
+            got.into_inner().unwrap(),
+            [0, 10, 20, 30, 47],
+            "{substrate:?}"
+        );
+    }
+}
+
+#[test]
 fn a_detached_interval_loop_is_dropped_at_the_end_not_fired_forever() {
     for substrate in SUBSTRATES {
         let report = dfs(substrate, Reduction::Dpor, None)

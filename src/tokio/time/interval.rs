@@ -6,7 +6,12 @@ use std::time::Duration;
 use super::Instant;
 use super::timer::Timer;
 
-/// What an [`Interval`] does when a tick is late (polled after its deadline), as Tokio's.
+/// How late a tick may be polled and still not count as missed, as in Tokio's `Interval`
+/// (its schedule then stays on the grid).
+const LATE: Duration = Duration::from_millis(5);
+
+/// What an [`Interval`] does when a tick is missed (polled more than 5 ms after its
+/// deadline), as Tokio's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MissedTickBehavior {
     /// Ticks as fast as it can until it caught up with the schedule (the default).
@@ -50,7 +55,8 @@ impl MissedTickBehavior {
 /// ```
 ///
 /// # Panics
-/// If `period` is zero (Tokio's message).
+/// If `period` is zero, or outside any model when no runtime's context was entered
+/// (Tokio's messages).
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
     interval_at(Instant::now(), period)
@@ -59,7 +65,9 @@ pub fn interval(period: Duration) -> Interval {
 /// Ticks every `period`, the first tick at `start`, as `tokio::time::interval_at`.
 ///
 /// # Panics
-/// If `period` is zero (Tokio's message).
+/// If `period` is zero, or outside any model when no runtime's context was entered
+/// (Tokio's messages).
+#[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(period > Duration::ZERO, "`period` must be non-zero.");
     Interval {
@@ -90,7 +98,7 @@ impl Interval {
         }
         let due = self.timer.deadline();
         let now = Instant::now();
-        let next = match now > due {
+        let next = match now > due + LATE {
             true => self.missed.next(due, now, self.period),
             false => due + self.period,
         };

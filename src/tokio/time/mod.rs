@@ -16,9 +16,13 @@
 //! # Differences from Tokio
 //! - Instants are points on the execution's clock, which starts at zero;
 //!   [`Instant::from_std`] takes this crate's [`crate::time::Instant`].
-//! - Timers have no granularity: a deadline is exact to the nanosecond, and an
-//!   [`Interval`] counts a tick as missed as soon as it is polled after its deadline.
+//! - Timers have no granularity: a deadline is exact to the nanosecond (Tokio's timer
+//!   wheel rounds up to the millisecond). An [`Interval`] counts a tick as missed when it
+//!   is polled more than 5 ms after its deadline, as Tokio's does.
 //! - Tokio's cooperative budget is modelled (`task::coop`): a sleep's poll spends a unit.
+//! - Inside a model a timer needs no runtime: any `block_on` (`check_async`, say) drives
+//!   it. Outside any model, a `Sleep`, `Timeout` or `Interval` made where no runtime's
+//!   context was entered panics with Tokio's message, as Tokio's does.
 
 mod interval;
 mod timer;
@@ -183,6 +187,9 @@ impl Sub<Instant> for Instant {
 /// })
 /// .unwrap();
 /// ```
+///
+/// # Panics
+/// Outside any model, when no runtime's context was entered (Tokio's message).
 #[track_caller]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
@@ -192,6 +199,10 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 }
 
 /// [`timeout`] with a deadline rather than a duration, as `tokio::time::timeout_at`.
+///
+/// # Panics
+/// Outside any model, when no runtime's context was entered (Tokio's message).
+#[track_caller]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
         value: future.into_future(),

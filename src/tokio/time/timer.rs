@@ -19,7 +19,14 @@ pub(super) struct Timer {
 }
 
 impl Timer {
+    /// A timer for `deadline`, not yet registered.
+    ///
+    /// # Panics
+    /// Outside any model and any runtime's context, as Tokio's timers do (see
+    /// [`require_context`]).
+    #[track_caller]
     pub(super) fn new(deadline: Instant) -> Timer {
+        require_context();
         Timer {
             deadline,
             id: None,
@@ -69,6 +76,23 @@ impl Timer {
     }
 }
 
+/// Panics with Tokio's message where Tokio would have no timer: on an OS thread that runs
+/// no model thread (a plain `#[test]`, whose primitives run in its one-thread execution)
+/// and has entered no runtime's context. Inside a model a timer needs no runtime (any
+/// `block_on` drives it, on the execution's clock), so nothing is refused there.
+#[track_caller]
+fn require_context() {
+    if crate::runtime::in_model_thread() || crate::tokio::runtime::Handle::try_current().is_ok() {
+        return;
+    }
+    panic!(
+        "there is no reactor running, must be called from the context of a Tokio 1.x runtime \
+         (a `Sleep`, `Timeout` or `Interval` is made inside `Runtime::block_on`, a task \
+         spawned on a runtime, or after `Handle::enter`; inside an interleave-test model \
+         any `block_on` will do)"
+    );
+}
+
 impl Drop for Timer {
     fn drop(&mut self) {
         self.cancel();
@@ -77,6 +101,9 @@ impl Drop for Timer {
 
 /// Waits until `duration` has passed on the virtual clock, as `tokio::time::sleep`.
 /// A duration too large for the clock waits about 30 years.
+///
+/// # Panics
+/// Outside any model, when no runtime's context was entered (Tokio's message), as Tokio's.
 ///
 /// ```
 /// use interleave_test::tokio::time::{self, Duration, Instant};
@@ -94,6 +121,10 @@ pub fn sleep(duration: Duration) -> Sleep {
 }
 
 /// Waits until the virtual clock reaches `deadline`, as `tokio::time::sleep_until`.
+///
+/// # Panics
+/// Outside any model, when no runtime's context was entered (Tokio's message), as Tokio's.
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep {
         timer: Timer::new(deadline),
