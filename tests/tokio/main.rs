@@ -20,6 +20,7 @@ mod runtime;
 mod statics;
 mod support;
 mod sync;
+mod sync_api;
 mod sync_more;
 mod sync_parity;
 mod sync_wakers;
