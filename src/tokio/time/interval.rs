@@ -60,6 +60,7 @@ pub fn interval(period: Duration) -> Interval {
 ///
 /// # Panics
 /// If `period` is zero (Tokio's message).
+#[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(period > Duration::ZERO, "`period` must be non-zero.");
     Interval {

@@ -19,6 +19,9 @@
 //! - Timers have no granularity: a deadline is exact to the nanosecond, and an
 //!   [`Interval`] counts a tick as missed as soon as it is polled after its deadline.
 //! - Tokio's cooperative budget is modelled (`task::coop`): a sleep's poll spends a unit.
+//! - In a model, timers need no runtime: the execution's clock drives them. Outside any
+//!   model, as in Tokio, making a timer ([`sleep`], [`timeout`], [`interval`], ...) outside
+//!   a runtime's context panics with Tokio's message, at the program's call.
 
 mod interval;
 mod timer;
@@ -192,6 +195,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 }
 
 /// [`timeout`] with a deadline rather than a duration, as `tokio::time::timeout_at`.
+#[track_caller]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
         value: future.into_future(),

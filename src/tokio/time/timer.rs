@@ -19,7 +19,23 @@ pub(super) struct Timer {
 }
 
 impl Timer {
+    /// A timer for `deadline`.
+    ///
+    /// # Panics
+    /// Outside any model and any runtime's context (a plain `#[test]` that polls by hand),
+    /// as Tokio's timers, which need a runtime's time driver: Tokio's message, located at
+    /// the program's call. In a model the execution's virtual clock is the driver, with a
+    /// runtime or without.
+    #[track_caller]
     pub(super) fn new(deadline: Instant) -> Timer {
+        let outside = !crate::runtime::in_model_thread();
+        if outside && crate::tokio::runtime::Handle::try_current().is_err() {
+            panic!(
+                "there is no reactor running, must be called from the context of a Tokio 1.x \
+                 runtime (a timer outside any model needs a runtime: Runtime::block_on, or \
+                 Runtime::enter)"
+            );
+        }
         Timer {
             deadline,
             id: None,
@@ -94,6 +110,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 }
 
 /// Waits until the virtual clock reaches `deadline`, as `tokio::time::sleep_until`.
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep {
         timer: Timer::new(deadline),
