@@ -17,6 +17,7 @@ mod outside;
 mod real;
 mod reports;
 mod runtime;
+mod set_once;
 mod statics;
 mod support;
 mod sync;
