@@ -1,6 +1,6 @@
 //! Synchronization for tasks, with the names of `tokio::sync`: [`Mutex`], [`RwLock`],
-//! [`Semaphore`], [`Notify`], [`Barrier`], [`OnceCell`], and [`mpsc`], [`oneshot`],
-//! [`watch`] and [`broadcast`] channels.
+//! [`Semaphore`], [`Notify`], [`Barrier`], [`OnceCell`], [`SetOnce`], and [`mpsc`],
+//! [`oneshot`], [`watch`] and [`broadcast`] channels.
 //!
 //! Each primitive keeps its state in a modelled mutex of `interleave_test::sync`, so every
 //! operation is a switch point the search orders, and a wait is a task's wait for a wake
@@ -8,8 +8,8 @@
 //! Tokio's documentation: locks, permits and `notify_one` are first come, first served;
 //! where Tokio leaves an order open, the search explores it.
 //!
-//! A `static` `OnceCell`, `Semaphore` or `Notify` (their `const_new`), or one made outside
-//! the model closure, has a state of its own in each execution, as it was made
+//! A `static` `OnceCell`, `SetOnce`, `Semaphore` or `Notify` (their `const_new`), or one
+//! made outside the model closure, has a state of its own in each execution, as it was made
 //! (`per_exec.rs`); so has a `Mutex` or `RwLock` made by `const_new`, with a copy of its
 //! value (`copied.rs`). Any other `Mutex`, `RwLock`, `Barrier` or channel is one
 //! execution's: a second execution that uses it is `Misuse`, with what to write instead.
@@ -62,6 +62,7 @@ mod rwlock_guards;
 mod rwlock_owned;
 mod sem;
 mod semaphore;
+mod set_once;
 mod wake_list;
 pub mod watch;
 
@@ -81,6 +82,7 @@ pub use rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
+pub use set_once::{SetOnce, SetOnceError};
 
 /// A `try_lock` found the lock held (or waited for), as `tokio::sync::TryLockError`.
 #[derive(Debug, Clone, PartialEq, Eq)]

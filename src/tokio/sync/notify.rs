@@ -331,9 +331,6 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         let Some(id) = self.ticket.take() else {
             return;
         };
-        if !crate::runtime::in_model() {
-            return;
-        }
         let what = &OpName("tokio Notify notified dropped");
         self.notify.with_at(self.loc, what, |st| {
             st.leave(id);

@@ -169,9 +169,6 @@ impl<T> Drop for Sender<T> {
         let Some(shared) = self.shared.take() else {
             return;
         };
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut st = lock(&shared, self.loc, &OpName("tokio oneshot Sender drop"));
         st.sender_done = true;
         let (rx, tx) = (st.rx_waker.take(), st.tx_waker.take());
@@ -260,7 +257,10 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
+    /// # Panics
+    /// When polled after it gave its outcome (Tokio's message).
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        assert!(!self.terminated, "called after complete");
         let mut st = lock(&self.shared, self.loc, &OpName("tokio oneshot recv"));
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
@@ -281,9 +281,6 @@ impl<T> Future for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut st = lock(
             &self.shared,
             self.loc,

@@ -9,9 +9,9 @@
 //! - [`PerExecution`] (`Semaphore`, `Notify`): with the execution (`runtime::exec_state`),
 //!   which drops them when it ends: borrowed only inside an operation, through the `Arc`
 //!   the execution lends, so a run of many executions does not grow.
-//! - [`Kept`] (`OnceCell`): in an append-only list (`sync/slots.rs`), found by execution
-//!   id, newest first, until the primitive is dropped, since a cell's value may be
-//!   borrowed for as long as the cell lives, and this crate has no `unsafe` code to end
+//! - [`Kept`] (`OnceCell`, `SetOnce`): in an append-only list (`sync/slots.rs`), found by
+//!   execution id, newest first, until the primitive is dropped, since a cell's value may
+//!   be borrowed for as long as the cell lives, and this crate has no `unsafe` code to end
 //!   such borrows: a `static` cell grows by its state and an index entry per execution
 //!   that used it, as a `static` `OnceLock` keeps each execution's value.
 

@@ -32,6 +32,7 @@ const MAX_READS: u32 = u32::MAX >> 3;
 
 /// Tokio's rules for the readers a lock admits (its messages; 536870911 is `MAX_READS`).
 const _: () = assert!(MAX_READS == 536_870_911);
+#[track_caller]
 const fn check_max_reads(max_reads: u32) {
     assert!(
         max_reads <= MAX_READS,
@@ -95,6 +96,7 @@ impl<T> From<T> for RwLock<T> {
 
 impl<T> RwLock<T> {
     /// An unlocked lock holding `value`.
+    #[track_caller]
     pub fn new(value: T) -> Self {
         RwLock::with_max_readers(value, MAX_READS)
     }
@@ -102,7 +104,9 @@ impl<T> RwLock<T> {
     /// A lock that admits at most `max_reads` readers at once.
     ///
     /// # Panics
-    /// If `max_reads` is 0 or more than `u32::MAX >> 3` (Tokio's rules).
+    /// If `max_reads` is 0 or more than `u32::MAX >> 3` (Tokio's rules); the panic is
+    /// located at the caller, as Tokio's.
+    #[track_caller]
     pub fn with_max_readers(value: T, max_reads: u32) -> Self {
         check_max_reads(max_reads);
         RwLock {

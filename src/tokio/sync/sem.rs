@@ -224,9 +224,7 @@ pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Sec
 /// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`); a guard
 /// dropped after its model gives them back in the OS thread's ambient execution.
 pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static OpName) {
-    if crate::runtime::in_model() {
-        lock(sem, loc, what).release(n);
-    }
+    lock(sem, loc, what).release(n);
 }
 
 /// What holds a semaphore: its own lock, or a channel's state.
@@ -282,9 +280,7 @@ impl<S: HasSem> Future for Acquire<'_, S> {
 
 impl<S: HasSem> Drop for Acquire<'_, S> {
     fn drop(&mut self) {
-        if let Some(id) = self.ticket.take()
-            && crate::runtime::in_model()
-        {
+        if let Some(id) = self.ticket.take() {
             let n = self.n;
             self.sem
                 .with_sem(self.loc, &self.names[1], |sem| sem.cancel(id, n));

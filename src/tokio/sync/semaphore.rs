@@ -106,7 +106,9 @@ impl Semaphore {
     /// A semaphore with `permits` free permits.
     ///
     /// # Panics
-    /// If `permits` exceeds [`MAX_PERMITS`](Self::MAX_PERMITS).
+    /// If `permits` exceeds [`MAX_PERMITS`](Self::MAX_PERMITS); the panic is located at the
+    /// caller, as Tokio's.
+    #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
         assert!(
             permits <= Self::MAX_PERMITS,
@@ -230,7 +232,7 @@ impl Semaphore {
                 .map_err(|_| AcquireError(()))?;
             Ok(SemaphorePermit {
                 sem: self,
-                permits: n,
+                permits: n as usize,
                 loc,
             })
         }
@@ -250,7 +252,7 @@ impl Semaphore {
         taken.map_err(try_error)?;
         Ok(SemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
             loc,
         })
     }
@@ -276,7 +278,7 @@ impl Semaphore {
                 .map_err(|_| AcquireError(()))?;
             Ok(OwnedSemaphorePermit {
                 sem: self,
-                permits: n,
+                permits: n as usize,
                 loc,
             })
         }
@@ -299,7 +301,7 @@ impl Semaphore {
         taken.map_err(try_error)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
             loc,
         })
     }
@@ -352,7 +354,7 @@ impl Semaphore {
 #[must_use]
 pub struct SemaphorePermit<'a> {
     sem: &'a Semaphore,
-    permits: u32,
+    permits: usize,
     /// Where the program acquired it.
     loc: Loc,
 }
@@ -365,7 +367,7 @@ impl SemaphorePermit<'_> {
 
     /// How many permits it holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore it came from.
@@ -377,19 +379,23 @@ impl SemaphorePermit<'_> {
     /// touched).
     ///
     /// # Panics
-    /// If `other` is of another semaphore (Tokio's message).
+    /// If `other` is of another semaphore, or the sum overflows (Tokio's messages); the
+    /// panic is located at the caller, as Tokio's.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
             "merging permits from different semaphore instances"
         );
-        self.permits += std::mem::take(&mut other.permits);
+        self.permits = (self.permits)
+            .checked_add(other.permits)
+            .expect("number of permits overflowed");
+        other.permits = 0;
     }
 
     /// Moves `n` of its permits into a new permit; `None` if it holds fewer.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
-        self.permits -= n;
+        self.permits = self.permits.checked_sub(n)?;
         Some(SemaphorePermit {
             sem: self.sem,
             permits: n,
@@ -400,8 +406,8 @@ impl SemaphorePermit<'_> {
 
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
-        if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
+        if self.permits > 0 {
+            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits);
         }
     }
 }
@@ -411,7 +417,7 @@ impl Drop for SemaphorePermit<'_> {
 #[must_use]
 pub struct OwnedSemaphorePermit {
     sem: Arc<Semaphore>,
-    permits: u32,
+    permits: usize,
     /// Where the program acquired it.
     loc: Loc,
 }
@@ -424,7 +430,7 @@ impl OwnedSemaphorePermit {
 
     /// How many permits it holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore.
@@ -435,19 +441,23 @@ impl OwnedSemaphorePermit {
     /// Takes `other`'s permits into this one, as [`SemaphorePermit::merge`].
     ///
     /// # Panics
-    /// If `other` is of another semaphore (Tokio's message).
+    /// If `other` is of another semaphore, or the sum overflows (Tokio's messages); the
+    /// panic is located at the caller, as Tokio's.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),
             "merging permits from different semaphore instances"
         );
-        self.permits += std::mem::take(&mut other.permits);
+        self.permits = (self.permits)
+            .checked_add(other.permits)
+            .expect("number of permits overflowed");
+        other.permits = 0;
     }
 
     /// Moves `n` of its permits into a new permit; `None` if it holds fewer.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
-        self.permits -= n;
+        self.permits = self.permits.checked_sub(n)?;
         Some(OwnedSemaphorePermit {
             sem: Arc::clone(&self.sem),
             permits: n,
@@ -458,8 +468,8 @@ impl OwnedSemaphorePermit {
 
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
-        if self.permits > 0 && crate::runtime::in_model() {
-            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits as usize);
+        if self.permits > 0 {
+            sem::lock(&self.sem.sem(), self.loc, RELEASE).release(self.permits);
         }
     }
 }

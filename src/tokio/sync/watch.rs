@@ -374,9 +374,6 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut st = self
             .shared
             .state_at(self.loc, &OpName("tokio watch Sender drop"));
@@ -557,9 +554,6 @@ impl<T> Clone for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut st = self
             .shared
             .state_at(self.loc, &OpName("tokio watch Receiver drop"));

@@ -137,11 +137,15 @@ impl<T> State<T> {
         }
     }
 
-    /// The next value for a receiver at position `next`.
+    /// The next value for a receiver at position `next`: always a clone, as in Tokio, and
+    /// the value counts as received before the clone runs, so a panic in `Clone` skips it
+    /// (the next receive gets the next value). The values every receiver has seen go.
     fn take(&mut self, next: &mut u64) -> Result<T, TryRecvError>
     where
         T: Clone,
     {
+        // Values left when a clone panicked (nothing panics while this runs).
+        self.trim();
         if *next < self.head {
             let missed = self.head - *next;
             *next = self.head;
@@ -156,16 +160,9 @@ impl<T> State<T> {
         };
         *next += 1;
         slot.unseen -= 1;
-        debug_assert!(
-            slot.unseen > 0 || i == 0,
-            "a value is seen by all only after the older ones"
-        );
-        if slot.unseen > 0 || i > 0 {
-            return Ok(slot.value.clone());
-        }
-        let slot = self.slots.pop_front().expect("the slot above");
-        self.head += 1;
-        Ok(slot.value)
+        let value = slot.value.clone();
+        self.trim();
+        Ok(value)
     }
 }
 
@@ -179,17 +176,6 @@ fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> Section<'a, Stat
 /// Locks the channel for the program's operation `what` at `loc`.
 fn lock_at<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
     wake_list::section(shared, loc, what)
-}
-
-/// Locks the channel for a handle's drop `what` (reported where the handle was made,
-/// `loc`). Always `Some` now that `in_model` always holds (outside a model, the OS
-/// thread's ambient execution runs the drop).
-fn lock_for_drop<'a, T>(
-    shared: &'a Shared<T>,
-    loc: Loc,
-    what: &'static OpName,
-) -> Option<Section<'a, State<T>>> {
-    crate::runtime::in_model().then(|| lock_at(shared, loc, what))
 }
 
 /// A channel keeping up to `capacity` values, with one sender and one receiver, as
@@ -227,7 +213,9 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     (Sender { shared, loc }, rx)
 }
 
-/// A channel of `capacity` (rounded up) with one sender and `receivers` receivers.
+/// A channel of `capacity` (rounded up) with one sender and `receivers` receivers; a
+/// capacity out of range panics at the caller of the public function, as Tokio's.
+#[track_caller]
 fn new_channel<T>(capacity: usize, receivers: usize) -> Shared<T> {
     assert!(capacity > 0, "broadcast channel capacity cannot be zero");
     assert!(
@@ -351,9 +339,7 @@ impl<T> Clone for Sender<T> {
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         let what = &OpName("tokio broadcast Sender drop");
-        let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) else {
-            return;
-        };
+        let mut st = lock_at(&self.shared, self.loc, what);
         st.senders -= 1;
         if st.senders == 0 {
             let st = &mut *st;
@@ -450,9 +436,7 @@ impl<T> Receiver<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         let what = &OpName("tokio broadcast Receiver drop");
-        let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) else {
-            return;
-        };
+        let mut st = lock_at(&self.shared, self.loc, what);
         st.receivers -= 1;
         if st.receivers == 0 {
             let st = &mut *st;

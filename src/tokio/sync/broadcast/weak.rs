@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::task::Poll;
 
-use super::{Receiver, Sender, Shared, lock, lock_at, lock_for_drop};
+use super::{Receiver, Sender, Shared, lock, lock_at};
 use crate::runtime::{Loc, OpName};
 
 /// A sender that does not keep the channel open, as `broadcast::WeakSender`: made by
@@ -84,9 +84,7 @@ impl<T> Clone for WeakSender<T> {
 impl<T> Drop for WeakSender<T> {
     fn drop(&mut self) {
         let what = &OpName("tokio broadcast WeakSender drop");
-        if let Some(mut st) = lock_for_drop(&self.shared, self.loc, what) {
-            st.weak -= 1;
-        }
+        lock_at(&self.shared, self.loc, what).weak -= 1;
     }
 }
 

@@ -85,11 +85,8 @@ impl<T> Shared<T> {
         wake_list::section(&self.chan, loc, what)
     }
 
-    /// Gives back `n` reserved slots (`what`, at `loc`), unless the model is over.
+    /// Gives back `n` reserved slots (`what`, at `loc`).
     fn give_back(&self, n: usize, loc: Loc, what: &'static OpName) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut chan = self.lock_at(loc, what);
         chan.sem.release(n);
         chan.wake_if_finished();
@@ -284,9 +281,6 @@ impl<T> Clone for SenderEnd<T> {
 
 impl<T> Drop for SenderEnd<T> {
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let mut chan = self
             .shared
             .lock_at(self.loc, &OpName("tokio mpsc Sender drop"));
@@ -578,9 +572,6 @@ impl<T> Receiver<T> {
 impl<T> Drop for Receiver<T> {
     /// Closes the channel; values still buffered are dropped.
     fn drop(&mut self) {
-        if !crate::runtime::in_model() {
-            return;
-        }
         let left = {
             let mut chan = self
                 .shared

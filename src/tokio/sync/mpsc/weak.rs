@@ -68,10 +68,8 @@ impl<T> Clone for WeakEnd<T> {
 
 impl<T> Drop for WeakEnd<T> {
     fn drop(&mut self) {
-        if crate::runtime::in_model() {
-            let what = &OpName("tokio mpsc WeakSender drop");
-            self.shared.lock_at(self.loc, what).weak -= 1;
-        }
+        let what = &OpName("tokio mpsc WeakSender drop");
+        self.shared.lock_at(self.loc, what).weak -= 1;
     }
 }
 
