@@ -300,6 +300,7 @@ fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
         7
     });
     assert_eq!(thread.join().unwrap(), 7);
+}
 
 /// As Tokio's: a `Sleep` (and so a `timeout` or an `interval`) made outside any runtime's
 /// context panics with Tokio's message (`block_on(sleep(..))` too: the sleep is made before
