@@ -77,6 +77,30 @@ fn the_state_held_for_ever() {
     stuck.join().unwrap();
 }
 
+/// Outside any model, a runtime's task waits on a std `Barrier` of two threads that only
+/// one thread reaches: Tokio would run another task on another worker to reach it; here
+/// every task shares the calling thread, which would hang for ever.
+fn outside_a_barrier_of_two() {
+    use interleave_test::tokio::{self as tokio_mod, runtime};
+    let rt = runtime::Runtime::new().unwrap();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+    rt.block_on(async move {
+        let waits = tokio_mod::spawn(async move {
+            barrier.wait();
+        });
+        waits.await.unwrap();
+    });
+    std::process::exit(3); // unreachable: a watchdog that missed it fails the test
+}
+
+/// Outside any model, a real sleep longer than the watchdog's limit is no hang.
+fn outside_a_long_sleep() {
+    use interleave_test::tokio::{runtime, time};
+    let rt = runtime::Builder::new_current_thread().build().unwrap();
+    rt.block_on(async { time::sleep(std::time::Duration::from_millis(1500)).await });
+    eprintln!("slept");
+}
+
 /// Not a test on its own: the child process of the tests below.
 #[test]
 fn child() {
@@ -92,6 +116,8 @@ fn child() {
         "lock" => std_lock_held_by_another_model_thread as fn(),
         "held" => the_state_held_for_ever,
         "test" => return as_a_test(),
+        "outside" => return outside_a_barrier_of_two(),
+        "outside_sleep" => return outside_a_long_sleep(),
         "replay" => {
             let file = std::env::var(FILE).unwrap();
             let schedule = Schedule::load(file).unwrap();
@@ -291,4 +317,24 @@ fn a_callback_into_the_runtime_under_its_lock_is_a_misuse_not_a_spin() {
             "{failure}"
         );
     }
+}
+
+/// A runtime built outside a model whose only thread blocks on what another OS thread would
+/// end is reported by the watchdog, with what to gate, rather than hang; a real sleep that
+/// outlasts the limit is not.
+#[test]
+fn outside_a_model_a_runtime_blocked_for_ever_is_reported_and_a_long_sleep_is_not() {
+    let (code, stderr) = run_child("outside", "coroutines");
+    assert_eq!(code, Some(101), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the OS thread 'child' runs a Tokio runtime built outside a model and has not \
+             reached a switch point for 1s"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("#[cfg(not(interleave))]"), "{stderr}");
+    let (code, stderr) = run_child("outside_sleep", "coroutines");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("slept"), "{stderr}");
 }

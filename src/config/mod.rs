@@ -134,6 +134,16 @@ impl Default for Builder {
     }
 }
 
+/// The watchdog's limit unless a builder sets one: `INTERLEAVE_WATCHDOG` (seconds, 0 for
+/// none), else 10 s. Also what watches a runtime built outside a model (`runtime::ambient`).
+pub(crate) fn watchdog_from_env() -> Option<Duration> {
+    match env_u64(env::WATCHDOG) {
+        Some(0) => None,
+        Some(secs) => Some(Duration::from_secs(secs)),
+        None => Some(DEFAULT_WATCHDOG),
+    }
+}
+
 impl Builder {
     /// Defaults, overridden by the variables of [`env`](mod@env). Panics with an explanation when a
     /// variable is set to a value that cannot be used.
@@ -157,11 +167,7 @@ impl Builder {
             stack_size: env_u64(env::STACK_SIZE)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or(DEFAULT_STACK_SIZE),
-            watchdog: match env_u64(env::WATCHDOG) {
-                Some(0) => None,
-                Some(secs) => Some(Duration::from_secs(secs)),
-                None => Some(DEFAULT_WATCHDOG),
-            },
+            watchdog: watchdog_from_env(),
             regressions: None,
             #[cfg(test)]
             blocking_wait_switches: false,

@@ -89,7 +89,7 @@ impl KeptExecutor {
     /// Runs `future` to completion on the calling thread, polling the kept tasks as well.
     pub(crate) fn block_on<F: Future>(&self, future: F, loc: Loc) -> F::Output {
         let executor = self.executor("Runtime::block_on", loc);
-        local::block_on_kept(&executor, future, loc)
+        runtime::watched(|| local::block_on_kept(&executor, future, loc))
     }
 
     /// Spawns `future` (named `name`, at `loc`) as a task of the executor, polled by the

@@ -36,11 +36,14 @@
 //! The panic hook and `Builder::check`'s nesting check do not see this execution: for
 //! them the thread runs no model (`host::with_current` stays strict).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
 use super::execution::{ExecConfig, ExecState, Execution, StateGuard};
+use super::watchdog::Beat;
 use super::{Context, Loc, failure};
 use crate::settings::{SpinRule, StrategyName, Substrate};
 use crate::strategy::{Choice, Pick, Refusal, Strategy};
@@ -101,6 +104,9 @@ std::thread_local! {
     static AMBIENT: Ambient = Ambient(new_context());
     /// Its id once made (0: none yet), readable without making it.
     static AMBIENT_ID: Cell<u64> = const { Cell::new(0) };
+    /// The watchdog's heartbeat while a runtime's `block_on` runs here, and how many run
+    /// (nested).
+    static WATCH: RefCell<Option<(Arc<Beat>, usize)>> = const { RefCell::new(None) };
 }
 
 /// How the ambient execution runs: no step limit, no watchdog, no held-back spins (a
@@ -326,4 +332,84 @@ pub(super) fn refuse_thread(ctx: &Context, mut st: StateGuard<'_, ExecState>, lo
         failure::misuse(st, ctx.tid, message, loc)
     });
     raise(ctx, st)
+}
+
+/// Runs `f` (a `block_on` of a runtime built outside a model) with the calling OS thread's
+/// ambient execution watched, as a model's executions are (`watchdog.rs`): a thread that
+/// blocks for the limit on something only another OS thread could end (a `std::sync::Barrier`
+/// of several threads, `spawn_blocking` work that waits on real time, which Tokio runs on
+/// other threads) would hang the test for ever; the watchdog says so and ends the process.
+pub(crate) fn watched<R>(f: impl FnOnce() -> R) -> R {
+    let Some(limit) = crate::config::watchdog_from_env() else {
+        return f();
+    };
+    let _watching = with(|ctx| Watching::begin(ctx, limit));
+    f()
+}
+
+/// The calling thread's ambient execution is watched until this is dropped.
+struct Watching;
+
+impl Watching {
+    fn begin(ctx: &Context, limit: Duration) -> Watching {
+        WATCH.with(|watch| {
+            let mut watch = watch.borrow_mut();
+            match &mut *watch {
+                Some((_, depth)) => *depth += 1,
+                None => {
+                    let beat = Beat::new(limit);
+                    beat.running(&ctx.exec);
+                    *watch = Some((beat, 1));
+                }
+            }
+        });
+        Watching
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = WATCH.try_with(|watch| {
+            let mut watch = watch.borrow_mut();
+            if let Some((_, depth)) = &mut *watch {
+                *depth -= 1;
+                if *depth == 0 {
+                    *watch = None; // the watchdog forgets a heartbeat nobody holds
+                }
+            }
+        });
+    }
+}
+
+/// The only thread of the ambient execution whose state is `st` sleeps for `time`, for real
+/// (a timed wait nobody can end, with time not paused): unwatched meanwhile, and counted
+/// as a step, so that the watchdog sees it moved on.
+pub(super) fn sleep(st: &mut ExecState, time: Duration) {
+    let beat = WATCH
+        .try_with(|watch| watch.borrow().as_ref().map(|(beat, _)| Arc::clone(beat)))
+        .ok()
+        .flatten();
+    let watched = beat.as_ref().map(|beat| beat.pause());
+    std::thread::sleep(time);
+    if let (Some(beat), Some(exec)) = (beat, watched) {
+        beat.resume(exec);
+    }
+    st.step += 1;
+}
+
+/// The watchdog's report for an ambient execution whose thread has not reached a switch
+/// point, `what` at `loc` its last, for `limit`.
+pub(super) fn unresponsive(st: &ExecState, limit: Duration, what: &str, loc: Loc) -> String {
+    let thread = st.threads[0].name.as_deref().unwrap_or("<unnamed>");
+    format!(
+        "\ninterleave-test: the OS thread '{thread}' runs a Tokio runtime built outside a \
+         model and has not reached a switch point for {limit:?}; its last one was `{what}` \
+         at {loc}.\nIt is blocked on something only another OS thread could end (a \
+         std::thread, a std lock, channel or Barrier shared with one, spawn_blocking work \
+         that waits on real time): Tokio runs a runtime's tasks and blocking work on threads \
+         of their own, but outside a model they all run on this one.\n{GATE}\nIf the \
+         thread is only slow, raise {} (seconds; 0 turns the watchdog off). The thread \
+         cannot be stopped from outside, so the process exits now.\n",
+        crate::settings::env::WATCHDOG,
+    )
 }

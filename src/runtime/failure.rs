@@ -433,6 +433,9 @@ pub(super) fn unresponsive(
 ) -> String {
     let tid = st.running;
     let pending = st.threads[tid].pending;
+    if st.config.ambient {
+        return super::ambient::unresponsive(st, limit, pending.name(), pending.loc);
+    }
     let of_test = test.map(|t| format!(" of test {t}")).unwrap_or_default();
     format!(
         "\ninterleave-test: model thread {}{of_test} has not reached a switch point for \

@@ -34,7 +34,7 @@ mod waits;
 mod watchdog;
 
 pub(crate) use abort::{Origin, Rescue};
-pub(crate) use ambient::GATE;
+pub(crate) use ambient::{GATE, watched};
 pub(crate) use waits::{Early, early, notify_which};
 
 use std::sync::Arc;

@@ -515,7 +515,7 @@ pub(super) fn fire_timeouts(st: &mut ExecState) -> bool {
     if st.config.ambient && !st.timers.paused() && deadline > st.clock {
         // Outside a model time is real unless paused, as std's and Tokio's: the only
         // thread sleeps until the deadline (see `ambient.rs`).
-        std::thread::sleep(deadline - st.clock);
+        super::ambient::sleep(st, deadline - st.clock);
     }
     st.clock = st.clock.max(deadline);
     for t in 0..st.threads.len() {

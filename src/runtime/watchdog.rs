@@ -56,6 +56,17 @@ impl Beat {
         *self.exec.lock() = Arc::downgrade(exec);
     }
 
+    /// Stops watching for a while (a thread that sleeps on purpose, for real): the execution
+    /// watched, for [`resume`](Self::resume).
+    pub(super) fn pause(&self) -> Weak<Execution> {
+        std::mem::take(&mut *self.exec.lock())
+    }
+
+    /// Watches `exec` again, after [`pause`](Self::pause).
+    pub(super) fn resume(&self, exec: Weak<Execution>) {
+        *self.exec.lock() = exec;
+    }
+
     /// The limit this heartbeat was made for.
     pub(super) fn limit(&self) -> Duration {
         self.limit
