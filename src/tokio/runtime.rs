@@ -89,9 +89,20 @@ struct Entered {
     exec: u64,
     tid: Tid,
     handle: Handle,
-    /// Entered by a task the runtime drives (not a blocking one): blocking there stalls
-    /// the runtime, which Tokio refuses (`blocking_lock` and the like panic).
-    drives: bool,
+    /// How it was entered.
+    how: Entry,
+}
+
+/// How a runtime's context was entered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    /// By `Handle::enter`, or by blocking work (`spawn_blocking`).
+    Plain,
+    /// By a task the runtime drives (not a blocking one): blocking there stalls the
+    /// runtime, which Tokio refuses (`blocking_lock` and the like panic).
+    Drives,
+    /// By a `block_on`: starting another runtime there panics, as in Tokio.
+    BlockOn,
 }
 
 thread_local! {
@@ -117,8 +128,22 @@ pub(crate) fn drives_tasks() -> bool {
     CONTEXT.with(|all| {
         let all = all.borrow();
         let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
-        found.is_some_and(|e| e.drives)
+        found.is_some_and(|e| e.how == Entry::Drives)
     })
+}
+
+/// Whether the calling thread's innermost runtime context is a `block_on`'s or a task's a
+/// runtime drives, where Tokio refuses to start a runtime.
+fn runs_a_runtime() -> bool {
+    let Some((exec, tid)) = engine::try_ids() else {
+        return false;
+    };
+    let innermost = CONTEXT.try_with(|all| {
+        let all = all.borrow();
+        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
+        found.is_some_and(|e| e.how != Entry::Plain)
+    });
+    innermost.unwrap_or(false)
 }
 
 /// Leaves a runtime context when dropped, as `tokio::runtime::EnterGuard`.
@@ -172,13 +197,12 @@ impl Handle {
     /// Enters the runtime's context on the calling model thread until the guard drops.
     #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
-        self.enter_as(false)
+        self.enter_as(Entry::Plain)
     }
 
-    /// [`enter`](Self::enter), saying whether the calling thread is a task the runtime
-    /// drives.
+    /// [`enter`](Self::enter), saying how.
     #[track_caller]
-    fn enter_as(&self, drives: bool) -> EnterGuard<'_> {
+    fn enter_as(&self, how: Entry) -> EnterGuard<'_> {
         let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::enter");
         // Not while the thread destroys its thread-locals: there is no context to enter.
         let _ = CONTEXT.try_with(|all| {
@@ -188,7 +212,7 @@ impl Handle {
                 exec,
                 tid,
                 handle: self.clone(),
-                drives,
+                how,
             });
         });
         EnterGuard {
@@ -257,7 +281,12 @@ impl Handle {
     {
         let handle = self.clone();
         let task = builder.spawn(async move {
-            let _entered = handle.enter_as(!blocking);
+            let how = if blocking {
+                Entry::Plain
+            } else {
+                Entry::Drives
+            };
+            let _entered = handle.enter_as(how);
             future.await
         })?;
         self.shared.tasks.lock().push(task.abort_handle());
@@ -286,8 +315,13 @@ impl Handle {
         R: Send + 'static,
     {
         if let Some(kept) = &self.shared.outside {
-            // Outside a model the blocking pool is the calling thread, as on one thread.
-            return builder.spawn_kept(kept, async move { f() });
+            // Outside a model the blocking pool is the calling thread, as on one thread;
+            // its context is a blocking thread's, where a `block_on` may start.
+            let handle = self.clone();
+            return builder.spawn_kept(kept, async move {
+                let _entered = handle.enter();
+                f()
+            });
         }
         self.spawn_own(builder, async move { f() }, true)
             .expect("spawning a model task does not fail")
@@ -295,9 +329,18 @@ impl Handle {
 
     /// Runs `future` to completion on the calling model thread in this runtime's context;
     /// see [`Runtime::block_on`].
+    ///
+    /// # Panics
+    /// Inside another `block_on` or a task a runtime drives (Tokio's message).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        let _entered = self.enter();
+        assert!(
+            !runs_a_runtime(),
+            "Cannot start a runtime from within a runtime. This happens because a function \
+             (like `block_on`) attempted to block the current thread while the thread is being \
+             used to drive asynchronous tasks."
+        );
+        let _entered = self.enter_as(Entry::BlockOn);
         let api = "interleave_test::tokio::runtime::Runtime::block_on";
         if self.shared.start_paused && !engine::timers::paused(api) {
             engine::timers::set_paused(api, true);

@@ -333,3 +333,31 @@ fn a_sleep_made_outside_a_runtime_panics_with_tokios_message() {
     let message = crate::common::panic_message(|| rt.block_on(time::sleep(MS)));
     assert!(message.starts_with(tokio_says), "{message}");
 }
+
+/// As Tokio's: a `block_on` inside another runtime's `block_on` (or one of its tasks)
+/// panics; inside `spawn_blocking` work, and on a runtime made inside a `block_on`, it runs.
+#[test]
+fn a_runtime_started_inside_a_runtime_panics_with_tokios_message() {
+    use interleave_test::tokio::{runtime, task};
+    let (outer, inner) = (
+        runtime::Builder::new_current_thread().build().unwrap(),
+        runtime::Builder::new_current_thread().build().unwrap(),
+    );
+    let message = crate::common::panic_message(|| {
+        outer.block_on(async { inner.block_on(async {}) });
+    });
+    assert!(
+        message.starts_with("Cannot start a runtime from within a runtime."),
+        "{message}"
+    );
+    let inner = std::sync::Arc::new(inner);
+    let blocking = std::sync::Arc::clone(&inner);
+    let out = outer.block_on(async move {
+        task::spawn_blocking(move || blocking.block_on(async { 2 }))
+            .await
+            .unwrap()
+    });
+    assert_eq!(out, 2);
+    let made = outer.block_on(async { runtime::Builder::new_current_thread().build().unwrap() });
+    assert_eq!(made.block_on(async { 3 }), 3);
+}
