@@ -82,6 +82,7 @@ impl Builder {
             untracked_start: false,
             spurious: rules.spurious_wakeups.unwrap_or(self.spurious_wakeups),
             early_limit: rules.early_limit,
+            clock: rules.clock,
             max_steps: schedule.max_steps().unwrap_or(self.max_steps),
             thread_panics_fail: schedule
                 .thread_panics_fail()

@@ -103,6 +103,7 @@ fn config() -> ExecConfig {
         untracked_start: true,
         spurious: false,
         early_limit: Some(0),
+        clock: crate::settings::Clock::Loaded,
         keep_names: false,
         #[cfg(test)]
         blocking_wait_switches: false,

@@ -39,6 +39,7 @@ fn spec(root: &'static str) -> TestSpec {
         max_steps: None,
         strategy: Some(StrategyKind::Random),
         partial: None,
+        clock: None,
         cfg_interleave: false,
         release: false,
     }
