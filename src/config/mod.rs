@@ -106,7 +106,8 @@ pub struct Builder {
     pub substrate: Substrate,
     /// How the virtual clock moves ([`Clock::Loaded`] unless set): whether a timer or timed
     /// wait may end while other threads could still act. Recorded in schedules; a replay
-    /// uses the clock its schedule recorded, whatever this says.
+    /// uses the clock its schedule recorded, whatever this says, but a stored schedule of an
+    /// `#[interleave]` test is judged on this one (the test's clock may be its fix).
     pub clock: Clock,
     /// Stack size in bytes of every model thread that does not set its own with
     /// [`thread::Builder::stack_size`](crate::thread::Builder::stack_size), the model

@@ -108,6 +108,10 @@ impl Builder {
         // it above this test's, or a file saying 10^18 would make a spinning model run for
         // ever. A strict replay needs no such cap: it ends when the decisions do.
         exec.max_steps = exec.max_steps.min(self.max_steps);
+        // The test's clock, not the file's: choosing the paused clock is a way to fix a test
+        // whose timeouts fired early, and a stored schedule is judged by the test as it is
+        // now. Its early timeouts are then no decisions: it fits up to the first one.
+        exec.clock = self.clock;
         let seed = crate::corpus::schedule_hash(schedule);
         let run = (exec, self.regressions.as_ref());
         let seen = driver::revisit(
