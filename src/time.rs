@@ -1,7 +1,7 @@
 //! Virtual time, with the names of [`std::time`].
 //!
 //! Each execution has its own clock, starting at zero, and tests never wait in real time.
-//! Its instants lie far from their origin ([`EPOCH`]), as a real `Instant` does, so
+//! Its instants lie far from their origin (2^32 seconds), as a real `Instant` does, so
 //! `Instant::now() - Duration::from_secs(1)` at the start of an execution is an instant one
 //! second before it, not an overflow; reports still give times since the start.
 //! The clock moves:
