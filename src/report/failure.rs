@@ -266,8 +266,8 @@ impl Failure {
         let first = self.timers.len().saturating_sub(SHOWN_FIRINGS);
         write!(
             f,
-            "\n\nfired early (the loaded clock; `Clock::Paused` fires a timer only when every \
-             thread waits):"
+            "\n\ntimers that fired early, on the loaded clock (under `Clock::Paused` a timer fires \
+             only when every thread waits):"
         )?;
         if first > 0 {
             write!(f, "\n  ({first} earlier not shown)")?;

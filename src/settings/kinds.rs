@@ -78,9 +78,11 @@ pub enum Clock {
     /// moves only when every thread and task waits, jumping to the earliest deadline, so
     /// timers fire in deadline order and a timeout never fires while the work it bounds
     /// could still go on. For tests that assume generous timeouts (`timeout(1 s, ...)`
-    /// around work that takes milliseconds). Spins do not move the clock. Tokio's `pause`,
-    /// `advance` and `resume` behave as in a test that starts unpaused (`advance` needs a
-    /// `pause` first), except that after `resume` the clock is still this one.
+    /// around work that takes milliseconds). Spins do not move the clock, so a loop that
+    /// polls `Instant::now` against a deadline without waiting never ends (a livelock).
+    /// Tokio's `pause`, `advance` and `resume` behave as in a test that starts unpaused
+    /// (`advance` needs a `pause` first), except that after `resume` the clock is still
+    /// this one.
     Paused,
 }
 
