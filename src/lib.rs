@@ -145,10 +145,11 @@ pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
 pub use report::{
     Failure, Holder, Limit, RecentStep, Report, SourceLocation, TaskInfo, ThreadInfo, ThreadReport,
+    TimerFiring,
 };
 pub use schedule::{Build, Decision, FailureKind, Schedule, ScheduleError, Signature};
 pub use settings::{
-    DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
+    Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
 };
 pub use test_support::{model, model_async};
 

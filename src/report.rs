@@ -304,7 +304,10 @@ fn write_tasks(f: &mut fmt::Formatter<'_>, tasks: &[TaskInfo]) -> fmt::Result {
 mod failure;
 mod summary;
 mod task;
+mod timer;
 pub(crate) use failure::RECENT_DECISIONS;
 pub use failure::{Failure, RecentStep};
 pub use summary::{Limit, Report};
 pub use task::TaskInfo;
+pub use timer::TimerFiring;
+pub(crate) use timer::secs;

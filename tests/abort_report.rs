@@ -133,6 +133,7 @@ fn spec() -> TestSpec {
         max_steps: None,
         strategy: Some(StrategyKind::Random),
         partial: None,
+        clock: None,
         cfg_interleave: false,
         release: false,
     }

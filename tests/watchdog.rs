@@ -149,6 +149,7 @@ fn as_a_test() {
         max_steps: None,
         strategy: Some(StrategyKind::Random),
         partial: None,
+        clock: None,
         cfg_interleave: false,
         release: false,
     };

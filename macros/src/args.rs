@@ -9,7 +9,7 @@ use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token};
 use crate::errors::Errors;
 
 /// Every key, in the order messages list them.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "iterations",
     "seed",
     "max_steps",
@@ -17,6 +17,7 @@ const KEYS: [&str; 11] = [
     "depth",
     "max_preemptions",
     "partial",
+    "clock",
     "flavor",
     "worker_threads",
     "start_paused",
@@ -25,7 +26,7 @@ const KEYS: [&str; 11] = [
 
 /// The keys as messages list them.
 const KEY_LIST: &str = "`iterations`, `seed`, `max_steps`, `strategy`, `depth`, \
-                        `max_preemptions`, `partial`, `flavor`, `worker_threads`, \
+                        `max_preemptions`, `partial`, `clock`, `flavor`, `worker_threads`, \
                         `start_paused` and `crate`";
 
 /// The strategy names, as messages list them (after "one of").
@@ -117,6 +118,7 @@ fn example(key: &str) -> &'static str {
         "strategy" => "strategy = \"pct\"",
         "depth" => "depth = 3",
         "max_preemptions" => "max_preemptions = 2",
+        "clock" => "clock = \"paused\"",
         "flavor" => "flavor = \"multi_thread\"",
         "worker_threads" => "worker_threads = 2",
         _ => "crate = my_reexports::interleave_test",
@@ -143,6 +145,8 @@ pub(crate) struct Args {
     pub(crate) strategy: Option<Strategy>,
     /// `partial = true`: a DFS search that did not finish passes.
     pub(crate) partial: Option<bool>,
+    /// `clock = "paused"` (`true`) or `"loaded"` (`false`).
+    pub(crate) paused_clock: Option<bool>,
     /// `crate = path`: where the runtime is, when not at `::interleave_test`.
     pub(crate) krate: Option<Path>,
     /// The runtime an `async fn` runs in, as `#[tokio::test]`'s arguments name it; the
@@ -179,6 +183,7 @@ impl Args {
             max_steps: raw.max_steps,
             strategy,
             partial: raw.partial,
+            paused_clock: raw.paused_clock,
             krate: raw.krate,
             runtime: runtime.flatten(),
         })
@@ -207,6 +212,7 @@ struct Raw<'a> {
     depth: Option<(u32, &'a Arg)>,
     max_preemptions: Option<(u32, &'a Arg)>,
     partial: Option<bool>,
+    paused_clock: Option<bool>,
     krate: Option<Path>,
     /// `flavor`.
     flavor: Option<(Flavor, &'a Arg)>,
@@ -243,6 +249,7 @@ impl<'a> Raw<'a> {
             "depth" => self.depth = Some((at_least_one(int(&key, value)?, &key, value)?, arg)),
             "max_preemptions" => self.max_preemptions = Some((int(&key, value)?, arg)),
             "partial" => self.partial = Some(boolean(&key, value)?),
+            "clock" => self.paused_clock = Some(clock(value)?),
             "flavor" => self.flavor = Some((flavor(value)?, arg)),
             "worker_threads" => {
                 let n = at_least_one(int::<u32>(&key, value)?, &key, value)?;
@@ -317,6 +324,20 @@ impl Raw<'_> {
             start_paused: self.start_paused.is_some_and(|(on, _)| on),
         };
         Ok(Some((runtime, first.to_token_stream())))
+    }
+}
+
+/// `"paused"` (`true`) or `"loaded"` (`false`): the runtime's `Clock`.
+fn clock(value: &Expr) -> syn::Result<bool> {
+    const CLOCKS: &str = "\"loaded\" or \"paused\"";
+    let lit = string_literal(value, "clock", CLOCKS)?;
+    match lit.value().as_str() {
+        "loaded" => Ok(false),
+        "paused" => Ok(true),
+        other => Err(syn::Error::new_spanned(
+            lit,
+            format!("unknown clock {other:?}; use {CLOCKS}"),
+        )),
     }
 }
 

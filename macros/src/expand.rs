@@ -230,6 +230,10 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
     let max_steps = option(args.max_steps.map(Literal::u64_unsuffixed));
     let strategy = option(args.strategy.map(|s| strategy(&krate, s)));
     let partial = option(args.partial);
+    let clock = option(args.paused_clock.map(|paused| match paused {
+        true => quote!(#krate::Clock::Paused),
+        false => quote!(#krate::Clock::Loaded),
+    }));
     quote! {
         #[::core::prelude::v1::test]
         #(#attrs)*
@@ -243,6 +247,7 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
                     max_steps: #max_steps,
                     strategy: #strategy,
                     partial: #partial,
+                    clock: #clock,
                     // How this crate is built, for the replay commands a failure prints;
                     // `interleave` is the switch of the README, maybe undeclared here.
                     cfg_interleave: {

@@ -77,6 +77,7 @@ mod select;
 /// | `depth` | integer ≥ 1, only with `strategy = "pct"` | PCT bug depth; `interleave_test::DEFAULT_PCT_DEPTH` (3) if not given |
 /// | `max_preemptions` | integer, only with `strategy = "dfs"` | DFS preemption bound; unbounded if not given |
 /// | `partial` | `true` or `false` | whether a DFS search that did not finish (stopped by `INTERLEAVE_ITERATIONS` or `INTERLEAVE_MAX_TIME`) passes; by default it fails, as `INTERLEAVE_PARTIAL` unset |
+/// | `clock` | `"loaded"` or `"paused"` | how the virtual clock moves (`interleave_test::Clock`): `"paused"` fires a timer or timed wait only when every thread waits, in deadline order, with any `flavor` and on a function that is not `async`, for tests that assume generous timeouts; `"loaded"` if not given |
 /// | `flavor` | `"current_thread"`, `"multi_thread"` or `"local"`, only on an `async fn` | the runtime the body runs in, as `#[tokio::test]`'s (`"local"`: a `LocalRuntime`, whose body may `spawn_local` without a `LocalSet`); `"current_thread"` if not given |
 /// | `worker_threads` | integer ≥ 1, only with `flavor = "multi_thread"` | as Tokio's: what the runtime's metrics report (every task is a model thread, preempted anywhere, whatever the count) |
 /// | `start_paused` | `true` or `false`, not with `flavor = "multi_thread"` | start with the virtual clock paused (`tokio::time::pause`) |
@@ -141,6 +142,7 @@ mod select;
 ///                 depth: interleave_test::DEFAULT_PCT_DEPTH,
 ///             }),
 ///             partial: None,
+///             clock: None,
 ///             cfg_interleave: cfg!(interleave),
 ///             release: !cfg!(debug_assertions),
 ///         },
@@ -152,8 +154,8 @@ mod select;
 /// # Errors
 ///
 /// Compile errors, each pointing at what is wrong: an unknown argument; a key given twice; a
-/// value of the wrong kind (integers for the numbers, a string for `strategy`), an unknown
-/// strategy, or a number that does not fit; `iterations`, `max_steps` or `depth` equal to 0;
+/// value of the wrong kind (integers for the numbers, a string for `strategy` and `clock`),
+/// an unknown strategy or clock, or a number that does not fit; `iterations`, `max_steps` or `depth` equal to 0;
 /// `depth` without `strategy = "pct"` or `max_preemptions` without `strategy = "dfs"`; an item
 /// that is not a function; a function that takes arguments, returns something other than
 /// `()` or a `Result` (an `E` without `Debug` is the compiler's error), is generic,

@@ -19,6 +19,7 @@ fn every_argument_expands_to_its_field() {
             depth = 3,
             max_steps = 10_000,
             partial = true,
+            clock = "paused",
             crate = my_reexport::interleave_test
         ),
         quote! {
@@ -44,6 +45,9 @@ fn every_argument_expands_to_its_field() {
                         my_reexport::interleave_test::StrategyKind::Pct { depth: 3 }
                     ),
                     partial: ::core::option::Option::Some(true),
+                    clock: ::core::option::Option::Some(
+                        my_reexport::interleave_test::Clock::Paused
+                    ),
                     #built
                 },
                 || { body(); },
@@ -69,6 +73,7 @@ fn no_argument_leaves_every_setting_to_the_runtime() {
                     max_steps: ::core::option::Option::None,
                     strategy: ::core::option::Option::None,
                     partial: ::core::option::Option::None,
+                    clock: ::core::option::Option::None,
                     #built
                 },
                 || {},
@@ -105,6 +110,7 @@ fn with_strategy(strategy: TokenStream) -> String {
                     max_steps: ::core::option::Option::None,
                     strategy: ::core::option::Option::Some(#strategy),
                     partial: ::core::option::Option::None,
+                    clock: ::core::option::Option::None,
                     #built
                 },
                 || {},
@@ -275,6 +281,33 @@ fn every_mistake_is_reported_in_one_expansion() {
     );
     assert!(got[3].contains("`unsafe fn`"), "{got:#?}");
     assert!(got[4].contains("take no arguments"), "{got:#?}");
+}
+
+#[test]
+fn the_clock_is_loaded_or_paused_on_any_function() {
+    let loaded = expand(quote!(clock = "loaded"), quote! { fn f() {} });
+    assert!(
+        loaded.contains(
+            "clock : :: core :: option :: Option :: Some (:: interleave_test :: Clock :: Loaded)"
+        ),
+        "{loaded}"
+    );
+    let multi = quote!(clock = "paused", flavor = "multi_thread");
+    let paused = expand(multi, quote! { async fn f() {} });
+    assert!(
+        paused.contains(
+            "clock : :: core :: option :: Option :: Some (:: interleave_test :: Clock :: Paused)"
+        ),
+        "{paused}"
+    );
+    assert_eq!(
+        errors(quote!(clock = "frozen"), quote! { fn f() {} }),
+        ["unknown clock \"frozen\"; use \"loaded\" or \"paused\""]
+    );
+    assert_eq!(
+        errors(quote!(clock = true), quote! { fn f() {} }),
+        ["`clock` takes a string literal, \"loaded\" or \"paused\""]
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ use crate::driver::{self, Independent, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
-use crate::settings::{SpinRule, StrategyName};
+use crate::settings::{Clock, SpinRule, StrategyName};
 use crate::strategy::{
     DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
 };
@@ -104,6 +104,11 @@ pub struct Builder {
     pub parallelism: usize,
     /// What runs the model threads (coroutines unless set).
     pub substrate: Substrate,
+    /// How the virtual clock moves ([`Clock::Loaded`] unless set): whether a timer or timed
+    /// wait may end while other threads could still act. Recorded in schedules; a replay
+    /// uses the clock its schedule recorded, whatever this says, but a stored schedule of an
+    /// `#[interleave]` test is judged on this one (the test's clock may be its fix).
+    pub clock: Clock,
     /// Stack size in bytes of every model thread that does not set its own with
     /// [`thread::Builder::stack_size`](crate::thread::Builder::stack_size), the model
     /// closure's included (at least 16 KiB).
@@ -164,6 +169,7 @@ impl Builder {
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or_else(default_parallelism),
             substrate: Substrate::from_env().unwrap_or_default(),
+            clock: Clock::from_env().unwrap_or_default(),
             stack_size: env_u64(env::STACK_SIZE)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or(DEFAULT_STACK_SIZE),
@@ -187,6 +193,29 @@ impl Builder {
     /// Sets what runs the model threads.
     pub fn substrate(mut self, substrate: Substrate) -> Self {
         self.substrate = substrate;
+        self
+    }
+
+    /// Sets how the virtual clock moves (see [`Clock`]): `Clock::Paused` for a test that
+    /// assumes its timeouts are generous, so that no timer fires while the work it bounds
+    /// could still go on, with any runtime flavour and in std-shaped models.
+    ///
+    /// ```
+    /// use interleave_test::tokio::{self, time};
+    /// use interleave_test::{Builder, Clock};
+    /// use std::time::Duration;
+    ///
+    /// let work = || async {
+    ///     let task = tokio::spawn(time::sleep(Duration::from_millis(2)));
+    ///     let done = time::timeout(Duration::from_secs(1), task).await;
+    ///     assert!(done.is_ok(), "two milliseconds of work took over a second");
+    /// };
+    /// let builder = Builder::new().seed(1).iterations(50);
+    /// assert!(builder.clone().check_async(work).is_err(), "the loaded clock fires early");
+    /// builder.clock(Clock::Paused).check_async(work).unwrap();
+    /// ```
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
         self
     }
 
@@ -342,6 +371,7 @@ impl Builder {
             untracked_start: true,
             spurious: self.spurious_wakeups,
             early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
+            clock: self.clock,
             keep_names: false,
             ambient: false,
             #[cfg(test)]
@@ -440,6 +470,10 @@ impl Builder {
     /// the failure it reproduces otherwise, equal to the original one. A schedule that does
     /// not fit the model gives a [`FailureKind::Divergence`](crate::FailureKind::Divergence)
     /// failure that names the decision.
+    ///
+    /// The settings the schedule recorded win over this builder's: its `max_steps`,
+    /// `thread_panics_fail`, `spurious_wakeups`, `fair_spins` and [`clock`](Self::clock)
+    /// (a file without `clock` ran on [`Clock::Loaded`]).
     #[track_caller]
     pub fn replay<F: Fn() + Sync>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
         crate::runtime::assert_not_in_model();

@@ -82,6 +82,7 @@ impl Builder {
             untracked_start: false,
             spurious: rules.spurious_wakeups.unwrap_or(self.spurious_wakeups),
             early_limit: rules.early_limit,
+            clock: rules.clock,
             max_steps: schedule.max_steps().unwrap_or(self.max_steps),
             thread_panics_fail: schedule
                 .thread_panics_fail()
@@ -107,6 +108,10 @@ impl Builder {
         // it above this test's, or a file saying 10^18 would make a spinning model run for
         // ever. A strict replay needs no such cap: it ends when the decisions do.
         exec.max_steps = exec.max_steps.min(self.max_steps);
+        // The test's clock, not the file's: choosing the paused clock is a way to fix a test
+        // whose timeouts fired early, and a stored schedule is judged by the test as it is
+        // now. Its early timeouts are then no decisions: it fits up to the first one.
+        exec.clock = self.clock;
         let seed = crate::corpus::schedule_hash(schedule);
         let run = (exec, self.regressions.as_ref());
         let seen = driver::revisit(

@@ -99,6 +99,7 @@ pub(crate) fn settings(exec: &ExecConfig) -> Settings {
         thread_panics_fail: Some(exec.thread_panics_fail),
         spurious_wakeups: Some(exec.spurious),
         fair_spins: Some(exec.spins != crate::settings::SpinRule::Off),
+        clock: exec.clock,
     }
 }
 

@@ -2,8 +2,8 @@
 //! schedule and last decisions.
 
 use super::Meta;
-use crate::report::{Failure, RecentStep, SourceLocation, ThreadInfo};
-use crate::runtime::{DecisionRecord, ExecOutcome, FailureDraft};
+use crate::report::{Failure, RecentStep, SourceLocation, ThreadInfo, TimerFiring, secs};
+use crate::runtime::{DecisionRecord, ExecOutcome, FailureDraft, Fired};
 use crate::schedule::{Build, Decision, Schedule, ScheduleError, Signature};
 
 /// A runtime failure, completed with its schedule and the last decisions.
@@ -29,15 +29,30 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
             op: match (d.pick, d.woke) {
                 (None, _) => d.op.name().to_owned(),
                 (Some((kind, value)), woke) => format!(
-                    "{}, {} {value} of {}{}",
+                    "{}, {} {value} of {}{}{}",
                     d.op.name(),
                     d.named.map_or_else(|| kind.name(), |what| what.0),
                     d.options,
                     woke.map(|t| format!(" (wakes {})", info(t)))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    d.fired.map(fired_note).unwrap_or_default(),
                 ),
             },
             location: SourceLocation::from(d.op.loc),
+        })
+        .collect();
+    let timers = out
+        .decisions
+        .iter()
+        .filter_map(|d| d.fired.map(|fired| (d, fired)))
+        .map(|(d, fired)| TimerFiring {
+            step: d.step,
+            thread: info(d.chosen),
+            api: fired.armed.api,
+            timer: fired.timer,
+            location: SourceLocation::from(fired.armed.at),
+            deadline: fired.deadline,
+            clock: fired.clock,
         })
         .collect();
     let mut schedule = schedule(decisions, &meta);
@@ -53,11 +68,26 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
         location: draft.location,
         threads: draft.threads,
         recent,
+        timers,
         schedule,
         iteration: meta.iteration,
         backtrace: draft.backtrace,
         substrate: meta.substrate,
     }
+}
+
+/// What a recent decision's line adds for an early timeout: the timer's call and deadline.
+fn fired_note(fired: Fired) -> String {
+    let what = match fired.timer {
+        true => "timer armed by",
+        false => "timed wait",
+    };
+    format!(
+        " ({what} `{}` at {}, deadline {})",
+        fired.armed.api,
+        SourceLocation::from(fired.armed.at),
+        secs(fired.deadline)
+    )
 }
 
 /// A replay refused before it started: the schedule belongs to another test.
@@ -69,6 +99,7 @@ pub(crate) fn schedule_mismatch(e: &ScheduleError, meta: Meta) -> Failure {
         location: None,
         threads: vec![],
         recent: vec![],
+        timers: vec![],
         schedule: schedule(vec![], &meta),
         iteration: meta.iteration,
         backtrace: None,

@@ -2,12 +2,16 @@
 
 use std::fmt;
 
-use super::{SourceLocation, ThreadInfo, ThreadReport};
+use super::{SourceLocation, ThreadInfo, ThreadReport, TimerFiring};
 use crate::schedule::FailureKind;
 use crate::schedule::Schedule;
 
 /// How many of the last decisions a failure keeps for its report.
 pub(crate) const RECENT_DECISIONS: usize = 20;
+
+/// How many of the early timer firings a failure's report shows (the last ones; the value
+/// keeps them all).
+const SHOWN_FIRINGS: usize = 5;
 
 /// One of the last decisions before a failure: which thread was chosen and what it did next.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +60,7 @@ pub struct Failure {
     pub(crate) location: Option<SourceLocation>,
     pub(crate) threads: Vec<ThreadReport>,
     pub(crate) recent: Vec<RecentStep>,
+    pub(crate) timers: Vec<TimerFiring>,
     pub(crate) schedule: Schedule,
     pub(crate) iteration: u64,
     pub(crate) backtrace: Option<backtrace::Backtrace>,
@@ -70,6 +75,7 @@ impl PartialEq for Failure {
             && self.location == other.location
             && self.threads == other.threads
             && self.recent == other.recent
+            && self.timers == other.timers
             && self.schedule == other.schedule
             && self.iteration == other.iteration
     }
@@ -114,6 +120,14 @@ impl Failure {
     /// The last decisions (at most 20) before the failure, oldest first.
     pub fn recent(&self) -> &[RecentStep] {
         &self.recent
+    }
+
+    /// The timers and timed waits the search ended early in the failing execution (on the
+    /// loaded clock, while other threads could still act), in order: each names the call
+    /// that made it (`tokio::time::timeout` at `src/lib.rs:42:9`) and its deadline. Empty
+    /// if none did, as always under [`Clock::Paused`](crate::Clock::Paused).
+    pub fn early_timers(&self) -> &[TimerFiring] {
+        &self.timers
     }
 
     /// The schedule that replays this failure.
@@ -214,6 +228,7 @@ impl fmt::Display for Failure {
                 )?;
             }
         }
+        self.fmt_timers(f)?;
         if let Some(bt) = self.backtrace()
             && !bt.is_empty()
         {
@@ -241,6 +256,34 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+impl Failure {
+    /// The report's section on the timers that fired early, if any did: the last few.
+    fn fmt_timers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.timers.is_empty() {
+            return Ok(());
+        }
+        let first = self.timers.len().saturating_sub(SHOWN_FIRINGS);
+        write!(
+            f,
+            "\n\ntimers that fired early, on the loaded clock (under `Clock::Paused` a timer fires \
+             only when every thread waits):"
+        )?;
+        if first > 0 {
+            write!(f, "\n  ({first} earlier not shown)")?;
+        }
+        for t in &self.timers[first..] {
+            write!(
+                f,
+                "\n  step {}, {} {}: {t}",
+                t.step,
+                t.thread.kind(),
+                t.thread
+            )?;
+        }
+        Ok(())
+    }
+}
 
 /// A note under a backtrace whose frames have no `file:line` (an optimized build without
 /// line tables): where the locations are, and how to get them. Empty otherwise.

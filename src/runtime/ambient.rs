@@ -123,6 +123,7 @@ fn config() -> ExecConfig {
         untracked_start: true,
         spurious: false,
         early_limit: Some(0),
+        clock: crate::settings::Clock::Loaded,
         keep_names: false,
         ambient: true,
         #[cfg(test)]

@@ -51,6 +51,9 @@ pub(crate) struct ExecConfig {
     /// and failures) each thread may have per execution (`None`: no limit); set for DFS
     /// and to replay its schedules.
     pub(crate) early_limit: Option<u32>,
+    /// How the virtual clock moves: under `Clock::Paused` no timer or timed wait ends while
+    /// another thread could act (`timers.rs`).
+    pub(crate) clock: crate::settings::Clock,
     /// Whether the outcome keeps the threads' names even when the execution passed (a stored
     /// schedule's judgement compares them).
     pub(crate) keep_names: bool,
@@ -253,9 +256,25 @@ pub(crate) struct DecisionRecord {
     pub(crate) pick: Option<(PickKind, usize)>,
     /// For the pick of a `notify_one`: the thread it woke (for reports).
     pub(crate) woke: Option<Tid>,
+    /// For a timeout taken early (`PickKind::TimeOut`, option 1): what fired (for reports).
+    pub(crate) fired: Option<Fired>,
     /// What reports call the pick, when its kind does not say (`select!`'s start branch
     /// is a `choose`).
     pub(crate) named: Option<&'static super::OpName>,
+}
+
+/// A timer or timed wait that a decision ended while other threads could still act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fired {
+    /// The call that made the timer, or for a timed wait of a thread, its operation's name
+    /// and location.
+    pub(crate) armed: super::timers::Armed,
+    /// Whether it was a future's timer (`tokio::time`), not a thread's timed wait.
+    pub(crate) timer: bool,
+    /// Its deadline, where the clock moved to (virtual time since the start).
+    pub(crate) deadline: Duration,
+    /// The clock before it fired.
+    pub(crate) clock: Duration,
 }
 
 /// A failure as the runtime sees it; the driver adds schedule, seed and iteration.
@@ -454,7 +473,7 @@ impl Execution {
                 kept: super::kept::Kept::default(),
                 tasks,
                 labels: Vec::new(),
-                timers: super::timers::Timers::default(),
+                timers: super::timers::Timers::new(config.clock),
                 lent: Vec::new(),
             }),
             host: HostShared::new(&super::thread::ENGINE, config.substrate, config.core),

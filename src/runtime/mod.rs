@@ -41,7 +41,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use execution::{
-    Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Waits, Wake,
+    Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Fired, Waits, Wake,
 };
 pub(crate) use host::{Core, pin_driver};
 pub(crate) use object::{ObjectHandle, ObjectState};

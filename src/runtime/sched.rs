@@ -419,6 +419,7 @@ fn ask_strategy(st: &mut ExecState, runnable: &[Tid], me: Tid) -> Result<Tid, Re
         op,
         pick: None,
         woke: None,
+        fired: None,
         named: None,
     });
     Ok(chosen)
@@ -453,6 +454,7 @@ pub(super) fn decide(
         op: st.threads[me].pending,
         pick: Some((kind, value)),
         woke: None,
+        fired: None,
         named: None,
     });
     Ok(value)

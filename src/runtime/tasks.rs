@@ -370,7 +370,14 @@ fn look(
     let task = task_mut(st, me);
     let now = std::mem::take(&mut task.token) || deadline.is_some_and(|d| d <= st.clock);
     let early = timers::early_deadline(st, me);
-    if now || super::waits::early_in(st, me, early, true)? != Early::No {
+    let ends = match now {
+        true => Early::No,
+        false => super::waits::early_in(st, me, early, true)?,
+    };
+    if ends == Early::TimedOut {
+        super::waits::name_timer(st, me);
+    }
+    if now || ends != Early::No {
         task_mut(st, me).between_polls = false;
         return Ok((deadline, Some(timers::take_due(st, me))));
     }

@@ -16,9 +16,15 @@
 //! the futures see the clock at or past their deadline when polled. A timer never fires
 //! before its deadline.
 //!
-//! When time is *paused* (Tokio's `pause` or `start_paused`), the second way is not offered
-//! and spins do not move the clock (`events::spun`): paused time moves only when every
-//! thread is idle (auto-advance) or by [`advance`].
+//! When time is *paused* (Tokio's `pause` or `start_paused`, or the whole execution under
+//! `Clock::Paused`), the second way is not offered, for timers as for the timed waits of
+//! threads (`waits::early_in`), and spins do not move the clock (`events::spun`): paused
+//! time moves only when every thread is idle (auto-advance) or by [`advance`]. Tokio's
+//! state (`pause`, `resume`) is kept apart from the execution's clock, so that `pause`
+//! under `Clock::Paused` is not "already frozen" and `resume` leaves that clock paused.
+//!
+//! Each timer keeps the call that made it ([`Armed`]: `tokio::time::timeout` and where),
+//! which the decision that fires it early records for reports.
 //!
 //! Unpaused, a timer that fires early may move the clock past the deadline of another
 //! timer that still waits, as the timed waits of threads do: that timer then fires late,
@@ -34,16 +40,19 @@ use std::task::Waker;
 use std::time::Duration;
 
 use super::execution::ExecState;
-use super::{Key, Tid, events, spins, with_ctx};
+use super::{Key, Loc, Tid, events, spins, with_ctx};
 use crate::op::Role;
+use crate::settings::Clock;
 
 /// The execution's timers.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     list: Vec<Timer>,
     next: u64,
-    /// Time is paused: no timer fires while another thread could act.
-    paused: bool,
+    /// Tokio's `pause` (or `start_paused`) is in force, until its `resume`.
+    frozen: bool,
+    /// The execution runs on `Clock::Paused`, for its whole length.
+    paused_clock: bool,
 }
 
 #[derive(Debug)]
@@ -51,7 +60,27 @@ struct Timer {
     id: u64,
     owner: Tid,
     deadline: Duration,
+    armed: Armed,
     waker: Waker,
+}
+
+/// The call that made a timer, for reports: its API (`tokio::time::timeout`) and where the
+/// program called it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Armed {
+    pub(crate) api: &'static str,
+    pub(crate) at: Loc,
+}
+
+impl Armed {
+    /// A timer made by `api`, called at the caller's location.
+    #[track_caller]
+    pub(crate) fn here(api: &'static str) -> Armed {
+        Armed {
+            api,
+            at: std::panic::Location::caller(),
+        }
+    }
 }
 
 /// A future's handle on its timer, kept between polls.
@@ -61,9 +90,9 @@ pub(crate) struct TimerId {
     id: u64,
 }
 
-/// Polls a timer for `deadline` (virtual time since the start of the execution): `true`
-/// if the clock reached it (the timer is then forgotten), or registers `waker` with the
-/// calling thread as owner and returns `false`. Reads the clock.
+/// Polls a timer for `deadline` (virtual time since the start of the execution), made by
+/// the call `armed`: `true` if the clock reached it (the timer is then forgotten), or
+/// registers `waker` with the calling thread as owner and returns `false`. Reads the clock.
 ///
 /// A waker this replaces or forgets is dropped after the execution's lock is released: its
 /// drop may drop another timer's future, which calls back in here (as Tokio, whose timer
@@ -72,7 +101,7 @@ pub(crate) struct TimerId {
 pub(crate) fn poll(
     api: &str,
     slot: &mut Option<TimerId>,
-    deadline: Duration,
+    (deadline, armed): (Duration, Armed),
     waker: &Waker,
 ) -> bool {
     let (due, _old) = with_ctx(api, |ctx| {
@@ -98,6 +127,7 @@ pub(crate) fn poll(
                 id,
                 owner,
                 deadline,
+                armed,
                 waker,
             });
             *slot = Some(TimerId { exec, id });
@@ -106,6 +136,7 @@ pub(crate) fn poll(
         let timer = &mut timers.list[i];
         timer.owner = me;
         timer.deadline = deadline;
+        timer.armed = armed;
         if timer.waker.will_wake(waker) {
             return (false, None);
         }
@@ -118,9 +149,17 @@ pub(crate) fn poll(
 }
 
 impl Timers {
-    /// Whether time is paused.
+    /// No timers, on `clock`.
+    pub(super) fn new(clock: Clock) -> Timers {
+        Timers {
+            paused_clock: clock == Clock::Paused,
+            ..Timers::default()
+        }
+    }
+
+    /// Whether time is paused: by Tokio's `pause`, or for the whole execution.
     pub(super) fn paused(&self) -> bool {
-        self.paused
+        self.frozen || self.paused_clock
     }
 }
 
@@ -140,14 +179,21 @@ pub(crate) fn cancel(timer: &TimerId) {
 
 /// The earliest deadline of the timers thread `me` owns.
 pub(super) fn earliest(st: &ExecState, me: Tid) -> Option<Duration> {
+    earliest_timer(st, me).map(|(deadline, _)| deadline)
+}
+
+/// The earliest deadline of the timers thread `me` owns, with the call that made its timer
+/// (the first made, of timers with that deadline).
+pub(super) fn earliest_timer(st: &ExecState, me: Tid) -> Option<(Duration, Armed)> {
     let mine = st.timers.list.iter().filter(|t| t.owner == me);
-    mine.map(|t| t.deadline).min()
+    let first = mine.min_by_key(|t| (t.deadline, t.id))?;
+    Some((first.deadline, first.armed))
 }
 
 /// The deadline thread `me`'s wait may time out at while others could still act: its
 /// earliest, unless time is paused.
 pub(super) fn early_deadline(st: &ExecState, me: Tid) -> Option<Duration> {
-    earliest(st, me).filter(|_| !st.timers.paused)
+    earliest(st, me).filter(|_| !st.timers.paused())
 }
 
 /// Takes out the wakers of thread `me`'s due timers, to be woken (and dropped) outside the
@@ -165,16 +211,18 @@ pub(super) fn take_due(st: &mut ExecState, me: Tid) -> Vec<Waker> {
     fired.into_iter().map(|t: Timer| t.waker).collect()
 }
 
-/// Pauses or resumes time for the rest of the execution (Tokio's `pause` and `resume`).
+/// Pauses or resumes time for the rest of the execution (Tokio's `pause` and `resume`);
+/// under `Clock::Paused` time stays paused after a resume.
 #[track_caller]
 pub(crate) fn set_paused(api: &str, paused: bool) {
-    super::with_state(api, |a| a.st.timers.paused = paused);
+    super::with_state(api, |a| a.st.timers.frozen = paused);
 }
 
-/// Whether time is paused.
+/// Whether Tokio's `pause` (or `start_paused`) is in force: what Tokio's `pause`, `resume`
+/// and `advance` check, whatever the execution's clock.
 #[track_caller]
 pub(crate) fn paused(api: &str) -> bool {
-    super::with_state(api, |a| a.st.timers.paused)
+    super::with_state(api, |a| a.st.timers.frozen)
 }
 
 /// Moves the clock `by` forward now (Tokio's `advance`): every wait whose deadline that

@@ -2,6 +2,9 @@
 //! act, wake without a wake-up, fail a weak compare-and-exchange; and which waiter a
 //! `notify_one` wakes. Each is a decision of the strategy (see `PickKind`).
 //!
+//! Under a paused clock (`Clock::Paused`, Tokio's `pause`) no timed wait times out while
+//! other threads could act: the clock moves only when every thread waits (`timers.rs`).
+//!
 //! A depth-first search offers each thread at most [`ExecConfig::early_limit`] early
 //! endings (timeouts, spurious wake-ups and failures together) per execution: a wait in a
 //! loop could otherwise end early again and again, and the search would never end.
@@ -11,7 +14,8 @@
 use std::time::Duration;
 
 use super::atomics::with_memory;
-use super::execution::{ExecState, Status, Wake};
+use super::execution::{ExecState, Fired, Status, Wake};
+use super::timers::Armed;
 use super::{Key, Tid, events, sched};
 use crate::op::PickKind;
 use crate::op::Role;
@@ -41,11 +45,12 @@ pub(super) fn early_in(
     deadline: Option<Duration>,
     spurious: bool,
 ) -> Result<Early, Refusal> {
-    if let Some(deadline) = deadline
+    if let Some(deadline) = deadline.filter(|_| !st.timers.paused())
         && may_end_early_counted(st, me)
         && sched::decide(st, me, PickKind::TimeOut, 2)? == 1
     {
         st.threads[me].early += 1;
+        note_fired(st, deadline);
         time_passes(st, deadline);
         return Ok(Early::TimedOut);
     }
@@ -55,6 +60,40 @@ pub(super) fn early_in(
         return Ok(Early::Spurious);
     }
     Ok(Early::No)
+}
+
+/// Notes on the decision just recorded (the early timeout) what fired, for reports: the
+/// waiting operation itself (a future's wait names its timer's call afterwards,
+/// [`name_timer`]).
+fn note_fired(st: &mut ExecState, deadline: Duration) {
+    let clock = st.clock;
+    if let Some(d) = st.decisions.last_mut()
+        && d.pick == Some((PickKind::TimeOut, 1))
+    {
+        d.fired = Some(Fired {
+            armed: Armed {
+                api: d.op.name(),
+                at: d.op.loc,
+            },
+            timer: false,
+            deadline,
+            clock,
+        });
+    }
+}
+
+/// The early timeout just decided ended thread `me`'s wait between polls: the decision
+/// names the call that made the timer with the earliest deadline, which fired.
+pub(super) fn name_timer(st: &mut ExecState, me: Tid) {
+    let Some((_, armed)) = super::timers::earliest_timer(st, me) else {
+        return;
+    };
+    if let Some(Fired {
+        armed: a, timer, ..
+    }) = st.decisions.last_mut().and_then(|d| d.fired.as_mut())
+    {
+        (*a, *timer) = (armed, true);
+    }
 }
 
 /// Whether thread `me` may still end a wait early, or fail spuriously.

@@ -15,6 +15,7 @@ use self::value::Shallow;
 use super::FailureKind;
 use super::{Build, Decision, FORMAT, Schedule, ScheduleError, Settings, Signature, VERSION};
 use crate::op::PickKind;
+use crate::settings::Clock;
 
 /// Writes the fields in the documented order (`format` first), one decision per line, so
 /// that diffs stay readable.
@@ -39,6 +40,11 @@ pub(super) fn write(s: &Schedule) -> String {
             s.settings.spurious_wakeups.map(Value::from),
         ),
         ("fair_spins", s.settings.fair_spins.map(Value::from)),
+        // Only when not the default, so that files of the loaded clock read as before.
+        (
+            "clock",
+            (s.settings.clock != Clock::Loaded).then(|| Value::from(s.settings.clock.name())),
+        ),
     ];
     let failure = s.failure.as_ref();
     let recorded = [
@@ -137,6 +143,7 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
             thread_panics_fail: opt_bool(fields, "thread_panics_fail")?,
             spurious_wakeups: opt_bool(fields, "spurious_wakeups")?,
             fair_spins: opt_bool(fields, "fair_spins")?,
+            clock: clock(fields)?,
         },
         failure: signature(fields)?,
         build: Build {
@@ -144,6 +151,22 @@ pub(super) fn read(text: &str) -> Result<Schedule, ScheduleError> {
             release: opt_bool(fields, "release")?,
         },
         decisions,
+    })
+}
+
+/// The clock the file records, the loaded one if it records none.
+fn clock(fields: &Fields) -> Result<Clock, ScheduleError> {
+    let Some(name) = opt_string(fields, "clock", "clock")? else {
+        return Ok(Clock::Loaded);
+    };
+    Clock::from_name(&name).ok_or_else(|| {
+        ScheduleError::field(
+            "clock",
+            format!(
+                "should be \"loaded\" or \"paused\", found {}",
+                super::error::quote(&name)
+            ),
+        )
     })
 }
 

@@ -19,6 +19,7 @@
 //!   "thread_panics_fail": true,
 //!   "spurious_wakeups": true,
 //!   "fair_spins": false,
+//!   "clock": "paused",
 //!   "decisions": [
 //!     { "thread": 1, "step": 4, "of": 2, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" },
 //!     { "thread": 1, "step": 4, "of": 2, "pick": "read from", "value": 1, "name": "incr", "op": "atomic load", "at": "examples/counter_race.rs:20:25" }
@@ -37,6 +38,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::op::PickKind;
+use crate::settings::Clock;
 
 pub use error::ScheduleError;
 pub(crate) use error::shorten;
@@ -66,7 +68,9 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///   `Weak` are switch points; the operations `task spawn`, `task wait` and `task abort` are
 ///   a future's, and a `task wait` that finds no wake blocks with no decision before it;
 /// - the settings that change an execution (`max_steps`, `thread_panics_fail`,
-///   `spurious_wakeups`, `fair_spins`), and the failure's signature.
+///   `spurious_wakeups`, `fair_spins`, and `clock`, written only for `"paused"`: a file
+///   without it, as every file before it was added, ran on the loaded clock), and the
+///   failure's signature.
 pub(crate) const VERSION: u64 = 7;
 
 /// One recorded decision: the thread chosen where several could run, or another choice a
@@ -156,6 +160,9 @@ pub(crate) struct Settings {
     pub(crate) spurious_wakeups: Option<bool>,
     /// Whether DFS held back threads that repeated a spin.
     pub(crate) fair_spins: Option<bool>,
+    /// How the virtual clock moved; a file that does not say ran on the loaded clock, the
+    /// only one before the choice was recorded.
+    pub(crate) clock: Clock,
 }
 
 impl Schedule {
@@ -187,6 +194,14 @@ impl Schedule {
     /// ([`Builder::fair_spins`](crate::Builder::fair_spins)), if recorded.
     pub fn fair_spins(&self) -> Option<bool> {
         self.settings.fair_spins
+    }
+
+    /// How the virtual clock moved in the run that recorded it (`clock` in the file;
+    /// [`Clock::Loaded`] when the file does not say). A replay uses this clock, whatever
+    /// the replaying builder's [`clock`](crate::Builder::clock) is: the decisions were
+    /// taken on it (an early timeout is a decision only on the loaded clock).
+    pub fn clock(&self) -> Clock {
+        self.settings.clock
     }
 
     /// What the recorded execution's failure was (its kind, the failing thread's name, what

@@ -4,7 +4,7 @@
 //! rule depends on a format version.
 
 use super::Schedule;
-use crate::settings::{SpinRule, StrategyName};
+use crate::settings::{Clock, SpinRule, StrategyName};
 
 /// The execution settings a schedule's decisions were recorded under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,9 @@ pub(crate) struct ReplayRules {
     /// wake-ups and spurious exchange failures together): 1 for a DFS schedule, as its
     /// search allowed; no limit for the others (see `runtime/waits.rs`).
     pub(crate) early_limit: Option<u32>,
+    /// How the clock moved: the file's (the loaded clock when it does not say), never the
+    /// replaying side's, since early timeouts are decisions on one clock and not the other.
+    pub(crate) clock: Clock,
 }
 
 impl Schedule {
@@ -32,6 +35,7 @@ impl Schedule {
             },
             spurious_wakeups: self.spurious_wakeups(),
             early_limit: dfs.then_some(1),
+            clock: self.clock(),
         }
     }
 }

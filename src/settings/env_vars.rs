@@ -19,6 +19,7 @@ use std::path::PathBuf;
 /// | `INTERLEAVE_REDUCTION` | how `dfs` skips equivalent schedules: `dpor`, or `off` to run every schedule (see [`Reduction`](crate::Reduction)) | `dpor` |
 /// | `INTERLEAVE_PARALLELISM` | executions run at once (random and pct) | the number of cores |
 /// | `INTERLEAVE_SUBSTRATE` | what runs model threads: `coroutines` or `threads` (see [`Substrate`](crate::Substrate)) | `coroutines` |
+/// | `INTERLEAVE_CLOCK` | how the virtual clock moves: `loaded` (a timer may fire while others could act) or `paused` (only when every thread waits; see [`Clock`](crate::Clock)) | `loaded` |
 /// | `INTERLEAVE_STACK_SIZE` | stack size in bytes of a model thread that does not set one | 2097152 (2 MiB) |
 /// | `INTERLEAVE_WATCHDOG` | seconds a model thread may run without reaching a switch point before the process exits with a report (`0`: never) | 10 |
 /// | `INTERLEAVE_REPLAY` | a schedule file: the `#[interleave]` test (or test calling [`model`](crate::model)) it was recorded for replays only it, other tests explore as usual; a relative path is taken from the shell's directory (`PWD`) | unset |
@@ -62,6 +63,8 @@ pub mod env {
     pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
     /// What runs model threads: `coroutines` or `threads`.
     pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
+    /// How the virtual clock moves: `loaded` or `paused`.
+    pub const CLOCK: &str = "INTERLEAVE_CLOCK";
     /// Stack size in bytes of a model thread that does not set its own.
     pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
     /// Seconds a model thread may run without reaching a switch point (0: no limit).

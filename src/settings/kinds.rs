@@ -1,5 +1,5 @@
-//! What runs an exploration: the strategy, the reduction and the substrate, with the defaults
-//! and how each is read from the environment.
+//! What runs an exploration: the strategy, the reduction, the substrate and the clock, with
+//! the defaults and how each is read from the environment.
 
 use super::env_vars::{env, env_bound, env_u32};
 
@@ -54,6 +54,70 @@ impl std::fmt::Display for Substrate {
             Substrate::Coroutines => "coroutines",
             Substrate::Threads => "OS threads",
         })
+    }
+}
+
+/// How the virtual clock of an execution moves: when a timer or timed wait may end.
+///
+/// Chosen per test ([`Builder::clock`](crate::Builder::clock), `#[interleave(clock =
+/// "paused")]`, `INTERLEAVE_CLOCK`), for every runtime flavour and for std-shaped models,
+/// and recorded in the schedule, whose replay uses the clock it was recorded with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Clock {
+    /// The clock of a loaded machine, the default: a timer or timed wait
+    /// (`tokio::time::sleep`, `timeout`, `interval`, `thread::sleep`, `wait_timeout`,
+    /// `recv_timeout`, `park_timeout`) may end as soon as its deadline could have passed,
+    /// even while other threads could still act, as when the machine is slow to run them.
+    /// Each such early ending is a decision the search explores (under DFS at most one per
+    /// thread and execution), so the error paths of timeouts are tested. Spins move the
+    /// clock.
+    #[default]
+    Loaded,
+    /// Tokio's paused clock (`tokio::time::pause`, `start_paused`), for any flavour: time
+    /// moves only when every thread and task waits, jumping to the earliest deadline, so
+    /// timers fire in deadline order and a timeout never fires while the work it bounds
+    /// could still go on. For tests that assume generous timeouts (`timeout(1 s, ...)`
+    /// around work that takes milliseconds). Spins do not move the clock, so a loop that
+    /// polls `Instant::now` against a deadline without waiting never ends (a livelock).
+    /// Tokio's `pause`, `advance` and `resume` behave as in a test that starts unpaused
+    /// (`advance` needs a `pause` first), except that after `resume` the clock is still
+    /// this one.
+    Paused,
+}
+
+impl Clock {
+    /// Every clock.
+    pub(crate) const ALL: [Clock; 2] = [Clock::Loaded, Clock::Paused];
+
+    /// Its name, as schedules, `INTERLEAVE_CLOCK` and `#[interleave(clock = ...)]` write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Clock::Loaded => "loaded",
+            Clock::Paused => "paused",
+        }
+    }
+
+    /// The clock called `name`, if any.
+    pub(crate) fn from_name(name: &str) -> Option<Clock> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The clock named by the environment (see [`env`](mod@env)).
+    pub(crate) fn from_env() -> Option<Self> {
+        let value = std::env::var(env::CLOCK).ok()?;
+        Some(Clock::from_name(value.trim()).unwrap_or_else(|| {
+            panic!(
+                "{}={value:?} is not a clock; use loaded (the default) or paused",
+                env::CLOCK
+            )
+        }))
+    }
+}
+
+impl std::fmt::Display for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -208,7 +272,16 @@ pub(crate) enum SpinRule {
 
 #[cfg(test)]
 mod tests {
-    use super::{StrategyKind, StrategyName};
+    use super::{Clock, StrategyKind, StrategyName};
+
+    #[test]
+    fn every_clock_name_reads_back() {
+        for clock in Clock::ALL {
+            assert_eq!(Clock::from_name(clock.name()), Some(clock));
+        }
+        assert_eq!(Clock::from_name("Paused"), None);
+        assert_eq!(Clock::default(), Clock::Loaded);
+    }
 
     #[test]
     fn every_strategy_name_reads_back() {

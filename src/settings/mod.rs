@@ -1,5 +1,6 @@
 //! The words every layer shares, at the bottom of the crate: what runs model threads
-//! ([`Substrate`]), how a search runs ([`StrategyKind`], [`Reduction`], `SpinRule`), the size
+//! ([`Substrate`]), how a search runs ([`StrategyKind`], [`Reduction`], `SpinRule`), how
+//! the virtual clock moves ([`Clock`]), the size
 //! constants,
 //! and the environment variables with their parsing (the only place the crate reads its
 //! settings from the environment). It imports nothing of the crate; `config/` (the entry
@@ -14,5 +15,5 @@ pub(crate) use env_vars::{
     replay_file,
 };
 pub(crate) use kinds::MIN_STACK_SIZE;
-pub use kinds::{DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
+pub use kinds::{Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
 pub(crate) use kinds::{SpinRule, StrategyName};

@@ -12,8 +12,8 @@ use crate::config::{self, Builder};
 use crate::corpus::Corpus;
 use crate::report::{Failure, Report};
 use crate::schedule::{Build, Schedule};
-use crate::settings::StrategyKind;
 use crate::settings::{self, env};
+use crate::settings::{Clock, StrategyKind};
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
 #[derive(Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct TestSpec {
     pub strategy: Option<StrategyKind>,
     /// `partial = true|false`: whether a DFS search that did not finish passes.
     pub partial: Option<bool>,
+    /// `clock = "loaded"|"paused"`: how the virtual clock moves.
+    pub clock: Option<Clock>,
     /// `cfg!(interleave)` in the test's crate: the README's switch.
     pub cfg_interleave: bool,
     /// Whether the test's crate is an optimized build (`debug_assertions` off).
@@ -189,6 +191,9 @@ fn builder_for(spec: &TestSpec) -> Builder {
         .filter(|_| !settings::env_is_set(env::STRATEGY))
     {
         b = b.strategy(s);
+    }
+    if let Some(clock) = spec.clock.filter(|_| !settings::env_is_set(env::CLOCK)) {
+        b = b.clock(clock);
     }
     b
 }

@@ -251,3 +251,32 @@ fn polling_the_clock_in_a_yield_loop_ends() {
         assert!(report.executions > 0);
     }
 }
+
+/// A duration taken from the first `Instant::now` of an execution is an instant before the
+/// start, as with a real `Instant` (which is far from its origin), not an overflow panic;
+/// times since the start are unchanged, and `Debug` shows them (negative before it). The
+/// same holds outside a model, on the OS thread's own clock.
+#[test]
+fn a_duration_can_be_subtracted_from_the_first_instant() {
+    let check = || {
+        let start = Instant::now();
+        let before = start - Duration::from_secs(1);
+        assert_eq!(start.duration_since(before), Duration::from_secs(1));
+        assert_eq!(before.checked_duration_since(start), None);
+        assert_eq!(format!("{before:?}"), "Instant(-1s)");
+        thread::sleep(Duration::from_millis(5));
+        assert_eq!(
+            format!("{:?}", Instant::now()),
+            format!("{:?}", start + Duration::from_millis(5))
+        );
+        assert_eq!(start.elapsed(), Duration::from_millis(5));
+        assert!(
+            start
+                .checked_sub(Duration::from_secs(86_400 * 365))
+                .is_some()
+        );
+        assert_eq!(start.checked_sub(Duration::from_secs(1 << 33)), None);
+    };
+    Builder::new().seed(1).iterations(5).check(check).unwrap();
+    check();
+}

@@ -4,7 +4,7 @@
 //! or a failure kind the crate does not know, is a field error; a file without them (older
 //! versions) reads with `None`.
 
-use interleave_test::{FailureKind, Schedule, ScheduleError};
+use interleave_test::{Clock, FailureKind, Schedule, ScheduleError};
 
 use super::{golden, parse_err, valid_doc};
 
@@ -95,5 +95,53 @@ fn wrong_types_are_field_errors() {
             }
             other => panic!("{key}: {other:?}"),
         }
+    }
+}
+
+/// The clock a run used is recorded only when it is the paused one: a file without
+/// `clock`, the golden one included, ran on the loaded clock, and a file written on it
+/// reads and writes as before the field existed.
+#[test]
+fn the_clock_reads_back_and_is_the_loaded_one_when_absent() {
+    assert_eq!(golden::schedule().clock(), Clock::Loaded);
+    assert!(!golden::text().contains("\"clock\""));
+    let loaded = Schedule::from_json(&valid_doc().to_string()).unwrap();
+    assert_eq!(loaded.clock(), Clock::Loaded);
+    assert!(
+        !loaded.to_json().contains("\"clock\""),
+        "{}",
+        loaded.to_json()
+    );
+    for (written, clock) in [("paused", Clock::Paused), ("loaded", Clock::Loaded)] {
+        let mut doc = valid_doc();
+        doc["clock"] = written.into();
+        let s = Schedule::from_json(&doc.to_string()).unwrap();
+        assert_eq!(s.clock(), clock);
+        assert_eq!(Schedule::from_json(&s.to_json()).unwrap(), s);
+    }
+    let mut doc = valid_doc();
+    doc["clock"] = "paused".into();
+    let paused = Schedule::from_json(&doc.to_string()).unwrap().to_json();
+    assert!(paused.contains("\n  \"clock\": \"paused\",\n"), "{paused}");
+}
+
+#[test]
+fn an_unknown_clock_is_a_field_error() {
+    let cases = [
+        (
+            serde_json::Value::from("frozen"),
+            "should be \"loaded\" or \"paused\", found \"frozen\"",
+        ),
+        (
+            serde_json::Value::from(true),
+            "should be a string, found true",
+        ),
+    ];
+    for (value, says) in cases {
+        let err = parse_err(|doc| doc["clock"] = value.clone());
+        assert_eq!(
+            err.to_string(),
+            format!("invalid schedule: field `clock` {says}")
+        );
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use interleave_test::__private::{TestSpec, run_test};
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{StrategyKind, thread};
+use interleave_test::{Clock, StrategyKind, thread};
 
 /// A fresh crate root under the temp dir, leaked for the `'static` spec, and the guard that
 /// removes it when the test ends, passed or failed.
@@ -39,6 +39,7 @@ fn spec(root: &'static str) -> TestSpec {
         max_steps: None,
         strategy: Some(StrategyKind::Random),
         partial: None,
+        clock: None,
         cfg_interleave: false,
         release: false,
     }
@@ -132,6 +133,36 @@ fn a_fixed_model_keeps_its_stored_schedule_and_passes() {
         "the fixed model passes"
     );
     assert_eq!(stored_files(root), files, "the stored schedule stays");
+}
+
+/// Two milliseconds of work under a timeout of a second: fails on the loaded clock only.
+fn generous_timeout() {
+    use interleave_test::sync::mpsc;
+    let (tx, rx) = mpsc::channel();
+    let worker = thread::spawn(move || {
+        thread::sleep(std::time::Duration::from_millis(2));
+        tx.send(()).unwrap();
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(1));
+    assert_eq!(got, Ok(()), "timed out");
+    worker.join().unwrap();
+}
+
+/// A test that failed by an early timeout and was then given the paused clock passes: a
+/// stored schedule is judged on the test's clock, not on the one it recorded (a strict
+/// replay uses the file's).
+#[test]
+fn a_test_moved_to_the_paused_clock_passes_its_stored_early_timeout() {
+    let (root, _cleanup) = fresh_root("clock");
+    let loaded = spec(root);
+    failure_text(|| run_test(&loaded, generous_timeout)).expect("fails on the loaded clock");
+    assert_eq!(stored_files(root).len(), 1);
+    let paused = TestSpec {
+        clock: Some(Clock::Paused),
+        ..spec(root)
+    };
+    assert_eq!(failure_text(|| run_test(&paused, generous_timeout)), None);
+    assert_eq!(stored_files(root).len(), 1, "the stored schedule stays");
 }
 
 #[test]

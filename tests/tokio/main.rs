@@ -6,6 +6,7 @@
 mod common;
 
 mod bugs;
+mod clocks;
 mod compat;
 mod coop;
 mod example;

@@ -24,7 +24,7 @@ use crate::schedule::error::quote;
 use crate::schedule::{Decision, ScheduleError};
 
 /// The keys of the document that are read, besides `decisions`.
-const HEADER_KEYS: [&str; 17] = [
+const HEADER_KEYS: [&str; 18] = [
     "format",
     "version",
     "crate_version",
@@ -36,6 +36,7 @@ const HEADER_KEYS: [&str; 17] = [
     "thread_panics_fail",
     "spurious_wakeups",
     "fair_spins",
+    "clock",
     "failure_kind",
     "failure_thread",
     "failure_thread_id",

@@ -59,7 +59,7 @@ impl MissedTickBehavior {
 /// (Tokio's messages).
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
-    interval_at(Instant::now(), period)
+    Interval::new(Instant::now(), period, "tokio::time::interval")
 }
 
 /// Ticks every `period`, the first tick at `start`, as `tokio::time::interval_at`.
@@ -69,12 +69,7 @@ pub fn interval(period: Duration) -> Interval {
 /// (Tokio's messages).
 #[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
-    assert!(period > Duration::ZERO, "`period` must be non-zero.");
-    Interval {
-        timer: Timer::new(start),
-        period,
-        missed: MissedTickBehavior::Burst,
-    }
+    Interval::new(start, period, "tokio::time::interval_at")
 }
 
 /// A stream of ticks, as `tokio::time::Interval`.
@@ -86,6 +81,17 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// An interval made by the call `api` at the caller's location.
+    #[track_caller]
+    fn new(start: Instant, period: Duration, api: &'static str) -> Interval {
+        assert!(period > Duration::ZERO, "`period` must be non-zero.");
+        Interval {
+            timer: Timer::new(start, api),
+            period,
+            missed: MissedTickBehavior::Burst,
+        }
+    }
+
     /// Waits for the next tick and returns when it was due.
     pub async fn tick(&mut self) -> Instant {
         std::future::poll_fn(|cx| self.poll_tick(cx)).await

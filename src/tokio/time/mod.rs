@@ -8,13 +8,22 @@
 //! `interleave_test::sync`, so the races of a `timeout` against the work it bounds are
 //! explored, not avoided, and every schedule replays exactly. No test waits in real time.
 //!
+//! A failure whose execution had a timer fire early lists it
+//! ([`Failure::early_timers`](crate::Failure::early_timers)): the call that armed it
+//! (`tokio::time::timeout` and where) and its deadline against the clock.
+//!
 //! # Paused time
 //! After [`pause`] (or a runtime built with `start_paused(true)`), time moves as in a
 //! paused Tokio runtime: only by [`advance`], or when every thread and task is idle
 //! (auto-advance), never while others could act. [`resume`] turns the decision back on.
+//! A test that assumes generous timeouts on any runtime flavour (Tokio refuses
+//! `start_paused` on a multi-thread runtime) runs on the paused clock from its start with
+//! [`Clock::Paused`](crate::Clock::Paused) (`Builder::clock`, `#[interleave(clock =
+//! "paused")]`); [`resume`] then leaves time paused.
 //!
 //! # Differences from Tokio
-//! - Instants are points on the execution's clock, which starts at zero;
+//! - Instants are points on the execution's clock (far from their origin, so a duration
+//!   can be subtracted from the first `now` as from a real one: see [`crate::time`]);
 //!   [`Instant::from_std`] takes this crate's [`crate::time::Instant`].
 //! - Timers have no granularity: a deadline is exact to the nanosecond (Tokio's timer
 //!   wheel rounds up to the millisecond). An [`Interval`] counts a tick as missed when it
@@ -107,12 +116,13 @@ impl Instant {
         self.0.checked_add(d).map(Instant)
     }
 
-    /// `self - d`, `None` before the start of the clock.
+    /// `self - d`, `None` far before the start of the clock (see
+    /// [`crate::time::Instant::checked_sub`]).
     pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
         self.0.checked_sub(d).map(Instant)
     }
 
-    /// Its time since the start of the clock.
+    /// Its time since the start of the clock (zero before it).
     fn since_start(self) -> Duration {
         self.0.since_start()
     }
@@ -141,12 +151,14 @@ impl From<Instant> for crate::time::Instant {
 
 impl Add<Duration> for Instant {
     type Output = Instant;
+    #[track_caller]
     fn add(self, d: Duration) -> Instant {
         Instant(self.0 + d)
     }
 }
 
 impl AddAssign<Duration> for Instant {
+    #[track_caller]
     fn add_assign(&mut self, d: Duration) {
         *self = *self + d;
     }
@@ -154,12 +166,14 @@ impl AddAssign<Duration> for Instant {
 
 impl Sub<Duration> for Instant {
     type Output = Instant;
+    #[track_caller]
     fn sub(self, d: Duration) -> Instant {
         Instant(self.0 - d)
     }
 }
 
 impl SubAssign<Duration> for Instant {
+    #[track_caller]
     fn sub_assign(&mut self, d: Duration) {
         *self = *self - d;
     }
@@ -192,9 +206,10 @@ impl Sub<Instant> for Instant {
 /// Outside any model, when no runtime's context was entered (Tokio's message).
 #[track_caller]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
+    let deadline = Instant::now().saturating_add(duration);
     Timeout {
         value: future.into_future(),
-        delay: sleep(duration),
+        delay: Sleep::new(deadline, "tokio::time::timeout"),
     }
 }
 
@@ -206,7 +221,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
         value: future.into_future(),
-        delay: sleep_until(deadline),
+        delay: Sleep::new(deadline, "tokio::time::timeout_at"),
     }
 }
 

@@ -7,28 +7,33 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::Instant;
-use crate::runtime::timers::{self, TimerId};
+use crate::runtime::timers::{self, Armed, TimerId};
 
 /// A deadline and its registration with the runtime (see `runtime/timers.rs`).
 #[derive(Debug)]
 pub(super) struct Timer {
     deadline: Instant,
+    /// The call that made it (`sleep`, `timeout`, ... and where), which reports of its
+    /// firing name; a reset keeps it.
+    armed: Armed,
     id: Option<TimerId>,
     /// A poll found the deadline reached since the timer was made or last reset.
     fired: bool,
 }
 
 impl Timer {
-    /// A timer for `deadline`, not yet registered.
+    /// A timer for `deadline`, not yet registered, made by the call `api` at the caller's
+    /// location.
     ///
     /// # Panics
     /// Outside any model and any runtime's context, as Tokio's timers do (see
     /// [`require_context`]).
     #[track_caller]
-    pub(super) fn new(deadline: Instant) -> Timer {
+    pub(super) fn new(deadline: Instant, api: &'static str) -> Timer {
         require_context();
         Timer {
             deadline,
+            armed: Armed::here(api),
             id: None,
             fired: false,
         }
@@ -44,7 +49,8 @@ impl Timer {
     pub(super) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let api = "interleave_test::tokio::time::Sleep";
         let coop = std::task::ready!(crate::tokio::task::coop::poll_proceed(cx));
-        match timers::poll(api, &mut self.id, self.deadline.since_start(), cx.waker()) {
+        let deadline = self.deadline.since_start();
+        match timers::poll(api, &mut self.id, (deadline, self.armed), cx.waker()) {
             true => {
                 coop.made_progress();
                 self.fired = true;
@@ -117,7 +123,10 @@ impl Drop for Timer {
 /// ```
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    sleep_until(Instant::now().saturating_add(duration))
+    Sleep::new(
+        Instant::now().saturating_add(duration),
+        "tokio::time::sleep",
+    )
 }
 
 /// Waits until the virtual clock reaches `deadline`, as `tokio::time::sleep_until`.
@@ -126,10 +135,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// Outside any model, when no runtime's context was entered (Tokio's message), as Tokio's.
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep {
-        timer: Timer::new(deadline),
-        _pinned: PhantomPinned,
-    }
+    Sleep::new(deadline, "tokio::time::sleep_until")
 }
 
 pin_project_lite::pin_project! {
@@ -145,6 +151,15 @@ pin_project_lite::pin_project! {
 }
 
 impl Sleep {
+    /// A sleep until `deadline`, made by the call `api` at the caller's location.
+    #[track_caller]
+    pub(super) fn new(deadline: Instant, api: &'static str) -> Sleep {
+        Sleep {
+            timer: Timer::new(deadline, api),
+            _pinned: PhantomPinned,
+        }
+    }
+
     /// When it completes.
     pub fn deadline(&self) -> Instant {
         self.timer.deadline()

@@ -30,4 +30,10 @@ fn suffixes_and_string_crate() -> () {}
 #[interleave]
 fn r#match() {}
 
+#[interleave(clock = "paused", flavor = "multi_thread", worker_threads = 2)]
+async fn paused_clock_on_many_threads() {}
+
+#[interleave(clock = "loaded")]
+fn loaded_clock() {}
+
 fn main() {}
