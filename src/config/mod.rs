@@ -33,9 +33,6 @@ pub(crate) use saved::{save_for_later, saved_schedule_path};
 const DEFAULT_ITERATIONS: u64 = 1000;
 const DEFAULT_MAX_STEPS: u64 = 100_000;
 
-/// How long a model thread may run without reaching a switch point by default.
-const DEFAULT_WATCHDOG: Duration = Duration::from_secs(10);
-
 /// Configuration of an exploration, and the entry points that run one.
 ///
 /// ```
@@ -139,16 +136,6 @@ impl Default for Builder {
     }
 }
 
-/// The watchdog's limit unless a builder sets one: `INTERLEAVE_WATCHDOG` (seconds, 0 for
-/// none), else 10 s. Also what watches a runtime built outside a model (`runtime::ambient`).
-pub(crate) fn watchdog_from_env() -> Option<Duration> {
-    match env_u64(env::WATCHDOG) {
-        Some(0) => None,
-        Some(secs) => Some(Duration::from_secs(secs)),
-        None => Some(DEFAULT_WATCHDOG),
-    }
-}
-
 impl Builder {
     /// Defaults, overridden by the variables of [`env`](mod@env). Panics with an explanation when a
     /// variable is set to a value that cannot be used.
@@ -173,7 +160,7 @@ impl Builder {
             stack_size: env_u64(env::STACK_SIZE)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .unwrap_or(DEFAULT_STACK_SIZE),
-            watchdog: watchdog_from_env(),
+            watchdog: crate::settings::watchdog_from_env(),
             regressions: None,
             #[cfg(test)]
             blocking_wait_switches: false,

@@ -341,7 +341,7 @@ pub(super) fn refuse_thread(ctx: &Context, mut st: StateGuard<'_, ExecState>, lo
 /// of several threads, `spawn_blocking` work that waits on real time, which Tokio runs on
 /// other threads) would hang the test for ever; the watchdog says so and ends the process.
 pub(crate) fn watched<R>(f: impl FnOnce() -> R) -> R {
-    let Some(limit) = crate::config::watchdog_from_env() else {
+    let Some(limit) = crate::settings::watchdog_from_env() else {
         return f();
     };
     let _watching = with(|ctx| Watching::begin(ctx, limit));

@@ -71,6 +71,19 @@ pub mod env {
     pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
 }
 
+/// How long a model thread may run without reaching a switch point by default.
+const DEFAULT_WATCHDOG: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The watchdog's limit unless a builder sets one: `INTERLEAVE_WATCHDOG` (seconds, 0 for
+/// none), else 10 s. Also what watches a runtime built outside a model (`runtime::ambient`).
+pub(crate) fn watchdog_from_env() -> Option<std::time::Duration> {
+    match env_u64(env::WATCHDOG) {
+        Some(0) => None,
+        Some(secs) => Some(std::time::Duration::from_secs(secs)),
+        None => Some(DEFAULT_WATCHDOG),
+    }
+}
+
 pub(crate) fn env_u64(var: &str) -> Option<u64> {
     let value = std::env::var(var).ok()?;
     match value.trim().parse() {

@@ -12,7 +12,7 @@ mod kinds;
 pub use env_vars::env;
 pub(crate) use env_vars::{
     env_bound, env_flag, env_is_set, env_secs, env_u64, protocol_requested, regressions_root,
-    replay_file,
+    replay_file, watchdog_from_env,
 };
 pub(crate) use kinds::MIN_STACK_SIZE;
 pub use kinds::{Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
