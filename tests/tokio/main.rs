@@ -8,6 +8,7 @@ mod common;
 mod bugs;
 mod compat;
 mod coop;
+mod coop_sync;
 mod example;
 mod example_select;
 mod local_set;
