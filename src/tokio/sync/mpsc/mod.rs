@@ -9,10 +9,7 @@
 //! given back, while values already sent (and permits already reserved) can still be
 //! received; [`Receiver::recv`] returns `None` once every sender is gone (or the channel
 //! is closed and idle) and the buffer is empty.
-//!
-//! As in Tokio, a receive (`recv`, `recv_many`, their `poll_` forms; not `try_recv`) and a
-//! bounded send's wait for a slot spend a unit of the task's cooperative budget
-//! (`tokio::task::coop`); an unbounded send spends none.
+//! A receive (not `try_recv`) and a bounded send spend a unit of cooperative budget, as Tokio's.
 
 use std::collections::VecDeque;
 use std::future::Future;
