@@ -5,6 +5,7 @@
 //! only the yield that follows (the task returns `Pending` and waits) is a switch point.
 
 use std::cell::RefCell;
+use std::task::{Context, Poll};
 
 use crate::runtime::{self, Tid};
 
@@ -64,6 +65,24 @@ pub(crate) fn refund() {
             *n = n.saturating_add(1).min(PER_POLL);
         }
     });
+}
+
+/// Polls `op` as an operation Tokio charges (`poll_proceed`, then `made_progress` once it
+/// is ready): a unit is spent first, and with none left the task is woken and `Pending`
+/// returned without calling `op`; the unit is given back if `op` returns `Pending`.
+pub(crate) fn charged<T>(
+    cx: &mut Context<'_>,
+    op: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+) -> Poll<T> {
+    if !spend() {
+        cx.waker().wake_by_ref();
+        return Poll::Pending;
+    }
+    let polled = op(cx);
+    if polled.is_pending() {
+        refund();
+    }
+    polled
 }
 
 /// Whether a unit is left (always while unconstrained).

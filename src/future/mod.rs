@@ -19,6 +19,11 @@
 //! arrives during a poll is not lost; waking a finished task, or a waker kept past its
 //! execution, does nothing.
 //!
+//! Each poll of a task starts with Tokio's cooperative budget of 128 units
+//! (`tokio::task::coop`), and a [`JoinHandle`]'s poll spends one, as Tokio's: with none left
+//! it yields (returns `Pending` after waking its task), and a poll that finds the task
+//! still running gives its unit back.
+//!
 //! When nothing can run any more, a task that returned `Pending` is part of the deadlock
 //! report: "task 'name' (#n) returned Pending and nothing woke it" (a task is named with
 //! [`Builder::name`]), with "no Waker of it is alive" when that is so (said of spawned

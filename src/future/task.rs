@@ -240,11 +240,23 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     /// Polled where the program awaits it (`#[track_caller]` sees the `.await`), which
-    /// reports give as where the awaiting future waits.
+    /// reports give as where the awaiting future waits. Spends a unit of the task's
+    /// cooperative budget, as Tokio's: with none left it yields (`Pending`, its task woken)
+    /// without looking at the task; a unit is given back if the task has not ended.
     #[track_caller]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let awaited = Location::caller();
+        // Here, so that a misuse is reported where the program awaits the handle.
+        self.source.check(API);
+        super::budget::charged(cx, |cx| self.get_mut().poll_end(cx, awaited))
+    }
+}
+
+impl<T> JoinHandle<T> {
+    /// The task's result if it ended, else `Pending` with `cx`'s waker kept for its end.
+    fn poll_end(&mut self, cx: &mut Context<'_>, awaited: Loc) -> Poll<Result<T, JoinError>> {
         let shared = &self.shared;
-        if !ended(&self.source, shared, Some(Location::caller())) {
+        if !ended(&self.source, shared, Some(awaited)) {
             *shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }

@@ -9,6 +9,7 @@ mod bugs;
 mod clocks;
 mod compat;
 mod coop;
+mod coop_sync;
 mod example;
 mod example_select;
 mod local_set;

@@ -6,6 +6,7 @@ use std::task::Poll;
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
+use crate::future::budget;
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -13,7 +14,9 @@ use crate::sync::Mutex;
 /// of [`wait`](Self::wait) wait; the `n`th wakes them all, is the generation's leader
 /// ([`BarrierWaitResult::is_leader`]), and the barrier starts the next generation.
 /// `Barrier::new(0)` acts as `Barrier::new(1)` (every call returns at once, as leader), as
-/// Tokio (and std) do. Arriving and being released are switch points.
+/// Tokio (and std) do. Arriving and being released are switch points. A waiter's polls
+/// after its first spend a unit of the task's cooperative budget, as Tokio's (whose
+/// waiter waits in `watch::Receiver::changed`).
 ///
 /// ```
 /// use interleave_test::sync::Arc;
@@ -116,13 +119,30 @@ impl Barrier {
             }
             st.generation
         };
+        // Tokio's waiter looks at the generation, then waits in a `watch` `changed`, which
+        // spends a unit of the task's cooperative budget at each poll: the first look is
+        // free (with no unit left it yields instead of waiting), the polls after it are
+        // charged.
+        let mut looked = false;
         std::future::poll_fn(|cx| {
-            let mut st = self.lock(loc);
-            if st.generation != generation {
-                return Poll::Ready(BarrierWaitResult(false));
+            let first = !std::mem::replace(&mut looked, true);
+            let look = |cx: &mut std::task::Context<'_>| {
+                let mut st = self.lock(loc);
+                if st.generation != generation {
+                    return Poll::Ready(BarrierWaitResult(false));
+                }
+                if first && !budget::remaining() {
+                    drop(st);
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                st.waiting.add(cx.waker());
+                Poll::Pending
+            };
+            match first {
+                true => look(cx),
+                false => budget::charged(cx, look),
             }
-            st.waiting.add(cx.waker());
-            Poll::Pending
         })
         .await
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
+use crate::future::budget;
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -152,15 +153,19 @@ impl<T> Sender<T> {
         self.poll_closed_at(cx, Location::caller())
     }
 
+    /// Spends a unit of the task's cooperative budget, as Tokio's (a unit given back while
+    /// the receiver is there).
     fn poll_closed_at(&mut self, cx: &mut Context<'_>, loc: Loc) -> Poll<()> {
         let shared = self.shared.as_ref().expect("a sender that did not send");
-        let mut st = lock(shared, loc, &OpName("tokio oneshot closed"));
-        if st.receiver_closed {
-            return Poll::Ready(());
-        }
-        let old = st.tx_waker.replace(cx.waker().clone());
-        st.later.dispose(old);
-        Poll::Pending
+        budget::charged(cx, |cx| {
+            let mut st = lock(shared, loc, &OpName("tokio oneshot closed"));
+            if st.receiver_closed {
+                return Poll::Ready(());
+            }
+            let old = st.tx_waker.replace(cx.waker().clone());
+            st.later.dispose(old);
+            Poll::Pending
+        })
     }
 }
 
@@ -257,10 +262,20 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
+    /// Spends a unit of the task's cooperative budget, as Tokio's (a unit given back while
+    /// it waits).
+    ///
     /// # Panics
     /// When polled after it gave its outcome (Tokio's message).
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         assert!(!self.terminated, "called after complete");
+        budget::charged(cx, |cx| self.get_mut().poll_value(cx))
+    }
+}
+
+impl<T> Receiver<T> {
+    /// The value or the error if either is there, else `Pending` with `cx`'s waker kept.
+    fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
         let mut st = lock(&self.shared, self.loc, &OpName("tokio oneshot recv"));
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;

@@ -3,6 +3,10 @@
 //! permits go to the waiter at the head of the queue until it has all it asked for (so a
 //! waiter that asks for many is not overtaken by later ones that ask for few).
 //!
+//! An acquisition that got its permits spends a unit of the task's cooperative budget, as
+//! Tokio's; one that finds none left keeps the permits and yields (so a waiter keeps its
+//! turn, and dropping it gives them back).
+//!
 //! Its state lives in a modelled mutex of `interleave_test::sync`: every operation is a
 //! switch point, and the search orders the operations of different tasks on one
 //! semaphore as it orders their locks (a release happens before the acquisition it
@@ -14,6 +18,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
+use crate::future::budget;
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -138,6 +143,15 @@ impl Sem {
             }
         }
         Poll::Pending
+    }
+
+    /// Keeps the permits a request just took for its next poll (its task had no budget
+    /// left to return them): granted, as a waiter's whose request was met, under a new
+    /// `ticket`; dropping the request gives them back.
+    pub(super) fn hold(&mut self, ticket: &mut Option<u64>) {
+        self.next += 1;
+        *ticket = Some(self.next);
+        self.granted.push(self.next);
     }
 
     /// Gives up the request `id` for `n` permits (its future was dropped): the permits
@@ -269,11 +283,23 @@ impl<'a, S: HasSem> Acquire<'a, S> {
 impl<S: HasSem> Future for Acquire<'_, S> {
     type Output = Result<(), Closed>;
 
+    /// Spends a unit of the task's cooperative budget once it has the permits, as Tokio's:
+    /// with none left it keeps them (`Sem::hold`) and yields, ready at its next poll.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
         let (n, ticket) = (me.n, &mut me.ticket);
-        me.sem.with_sem(me.loc, &me.names[0], |sem| {
-            sem.poll_acquire(n, ticket, cx.waker())
+        let polled = me.sem.with_sem(me.loc, &me.names[0], |sem| {
+            match sem.poll_acquire(n, ticket, cx.waker()) {
+                Poll::Ready(Ok(())) if !budget::spend() => {
+                    sem.hold(ticket);
+                    None
+                }
+                polled => Some(polled),
+            }
+        });
+        polled.unwrap_or_else(|| {
+            cx.waker().wake_by_ref();
+            Poll::Pending
         })
     }
 }

@@ -6,6 +6,10 @@
 //! Tokio documents the same risk). The version, the handle counts and the wakers sit in a
 //! modelled `Mutex`, taken after the value's lock when both are needed. Every operation is
 //! a switch point.
+//!
+//! As in Tokio, each poll of [`Receiver::changed`], [`Receiver::wait_for`] and
+//! [`Sender::closed`] spends a unit of the task's cooperative budget (given back while it
+//! waits); with none left it yields before looking at the channel.
 
 use std::future::Future;
 use std::ops::Deref;
@@ -16,6 +20,7 @@ use std::task::{Context, Poll, Waker};
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::runtime::{Loc, OpName};
 use crate::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
+use crate::tokio::task::coop::cooperative;
 
 /// Errors of this module.
 pub mod error {
@@ -330,14 +335,14 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
         let loc = Location::caller();
-        std::future::poll_fn(move |cx| {
+        cooperative(std::future::poll_fn(move |cx| {
             let mut st = self.shared.state_at(loc, &OpName("tokio watch closed"));
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
             st.closed.add(cx.waker());
             Poll::Pending
-        })
+        }))
     }
 
     /// Whether both senders belong to one channel.
@@ -465,12 +470,12 @@ impl<T> Receiver<T> {
     /// Cancel-safe: it marks nothing unless it returns `Ok`.
     #[track_caller]
     pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> + '_ {
-        changed(
+        cooperative(changed(
             &self.shared,
             &mut self.seen,
             Location::caller(),
             &OpName("tokio watch changed"),
-        )
+        ))
     }
 
     /// Waits until `f` holds for the value, as `watch::Receiver::wait_for`: calls `f` on
@@ -483,7 +488,7 @@ impl<T> Receiver<T> {
         mut f: impl FnMut(&T) -> bool,
     ) -> impl Future<Output = Result<Ref<'_, T>, RecvError>> {
         let loc = Location::caller();
-        async move {
+        cooperative(async move {
             let Receiver { shared, seen, .. } = self;
             let shared: &Shared<T> = shared;
             loop {
@@ -495,7 +500,7 @@ impl<T> Receiver<T> {
                 drop(guard);
                 changed(shared, seen, loc, &OpName("tokio watch wait_for")).await?;
             }
-        }
+        })
     }
 
     /// Whether both receivers belong to one channel.

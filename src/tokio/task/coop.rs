@@ -5,14 +5,19 @@
 //! did in this poll): running out is no decision, only the yield that follows is a switch
 //! point.
 //!
-//! Charged here, as in Tokio: [`consume_budget`], [`poll_proceed`] and [`cooperative`]
-//! futures, and `time::Sleep` (so `Interval` and `Timeout`'s deadline; a `Timeout` whose
-//! future spent the last unit still polls its deadline unconstrained, as Tokio's).
-//! Not charged yet, though Tokio charges them: `JoinHandle` polls, and the `sync`
-//! primitives (channel receives and sends, `oneshot`, the semaphore under `Mutex`,
-//! `RwLock` and `Semaphore`, `broadcast` and `watch` receives): each would call
-//! [`poll_proceed`] first and return `Pending` when it does, calling
-//! [`RestoreOnPending::made_progress`] once it made progress.
+//! Charged, as in Tokio (and nothing else): [`consume_budget`], [`poll_proceed`] and
+//! [`cooperative`] futures; `time::Sleep` (so `Interval` and `Timeout`'s deadline; a
+//! `Timeout` whose future spent the last unit still polls its deadline unconstrained, as
+//! Tokio's); a `JoinHandle`'s poll (so `JoinSet::join_next` when a task's result is there;
+//! `try_join_next` is unconstrained); an acquisition of the `sync` semaphore once it has its
+//! permits (`Semaphore`, `Mutex`, `RwLock`, a bounded `mpsc` send or reserve, `OnceCell`'s
+//! initialization): with none left it keeps them and yields, so a waiter keeps its turn;
+//! `mpsc` receives (not `try_recv`), a `oneshot` receiver's poll and its sender's
+//! `closed`, `broadcast` `recv`, and `watch` `changed`, `wait_for` and the sender's
+//! `closed`. An operation that returns `Pending` gives its unit back (Tokio's
+//! [`RestoreOnPending`]); one that finds none left does nothing else, not even its switch
+//! point. Not charged, as in Tokio: `Notify`, the `try_` forms, unbounded sends, `mpsc`
+//! senders' `closed`, `broadcast` sends.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -116,12 +121,8 @@ impl<F: Future> Future for Coop<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let restore = std::task::ready!(poll_proceed(cx));
-        let polled = self.project().fut.poll(cx);
-        if polled.is_ready() {
-            restore.made_progress();
-        }
-        polled
+        let fut = self.project().fut;
+        budget::charged(cx, |cx| fut.poll(cx))
     }
 }
 

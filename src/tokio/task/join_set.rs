@@ -8,6 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use parking_lot::Mutex;
 
 use super::{AbortHandle, Id, JoinError, JoinHandle};
+use crate::future::budget;
 use crate::op::Rmw;
 use crate::runtime::OpKind;
 use crate::sync::atomic::{AtomicU64, Ordering};
@@ -116,23 +117,44 @@ impl<T> JoinSet<T> {
         self.ended.clear();
     }
 
-    /// Polls for the next task to finish: `Ready(None)` when the set is empty.
+    /// Polls for the next task to finish: `Ready(None)` when the set is empty. Spends a
+    /// unit of the task's cooperative budget when a task's result is there, as Tokio's
+    /// (which polls that task's handle): with none left it yields instead.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
-        self.poll_next_entry(cx)
+        self.poll_next_entry(cx, true)
             .map(|done| done.map(|(_, result)| result))
     }
 
     /// The next task to finish, with its id: of the tasks that ended, the one whose
     /// future returned first (tasks that were aborted or panicked after those, in the
-    /// order they were added).
+    /// order they were added). `charge`: a result spends a unit of budget (see
+    /// [`poll_join_next`](Self::poll_join_next)); the handles are polled unconstrained.
     fn poll_next_entry(
         &mut self,
         cx: &mut Context<'_>,
+        charge: bool,
     ) -> Poll<Option<(Id, Result<T, JoinError>)>> {
         if self.is_empty() {
             return Poll::Ready(None);
         }
         *self.joiner.lock() = Some(cx.waker().clone());
+        budget::unconstrained(|| self.collect_ended());
+        let first = (0..self.ended.len()).min_by_key(|&i| self.ended[i].0);
+        let Some(i) = first else {
+            return Poll::Pending;
+        };
+        let mut take = |_: &mut Context<'_>| {
+            let (_, id, result) = self.ended.remove(i);
+            Poll::Ready(Some((id, result)))
+        };
+        match charge {
+            true => budget::charged(cx, take),
+            false => take(cx),
+        }
+    }
+
+    /// Moves the results of the tasks that ended to `ended`.
+    fn collect_ended(&mut self) {
         let mut i = 0;
         while i < self.tasks.len() {
             let entry = &mut self.tasks[i];
@@ -148,14 +170,6 @@ impl<T> JoinSet<T> {
             };
             self.ended.push((returned, entry.task.id(), result));
         }
-        let first = (0..self.ended.len()).min_by_key(|&i| self.ended[i].0);
-        match first {
-            Some(i) => {
-                let (_, id, result) = self.ended.remove(i);
-                Poll::Ready(Some((id, result)))
-            }
-            None => Poll::Pending,
-        }
     }
 
     /// Waits for the next task to finish and returns its result, or `None` when the set
@@ -169,18 +183,17 @@ impl<T> JoinSet<T> {
         poll_fn(|cx| self.poll_join_next_with_id(cx)).await
     }
 
-    /// The result of a task that already finished, if any, without waiting.
+    /// The result of a task that already finished, if any, without waiting (and, as
+    /// Tokio's, without spending budget).
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
-        match self.poll_join_next(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(done) => done,
-            Poll::Pending => None,
-        }
+        self.try_join_next_with_id()
+            .map(|done| done.map(|(_, value)| value))
     }
 
     /// [`try_join_next`](Self::try_join_next) with the task's id.
     pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        match self.poll_join_next_with_id(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(done) => done,
+        match self.poll_next_entry(&mut Context::from_waker(Waker::noop()), false) {
+            Poll::Ready(done) => done.map(|(id, result)| result.map(|value| (id, value))),
             Poll::Pending => None,
         }
     }
@@ -190,7 +203,7 @@ impl<T> JoinSet<T> {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        self.poll_next_entry(cx)
+        self.poll_next_entry(cx, true)
             .map(|done| done.map(|(id, result)| result.map(|value| (id, value))))
     }
 
@@ -351,7 +364,9 @@ impl<T: 'static> JoinSet<T> {
     ) -> AbortHandle {
         let abort = task.abort_handle();
         let waker = Waker::from(Arc::new(EndWake(Arc::clone(&self.joiner))));
-        match Pin::new(&mut task).poll(&mut Context::from_waker(&waker)) {
+        let polled =
+            budget::unconstrained(|| Pin::new(&mut task).poll(&mut Context::from_waker(&waker)));
+        match polled {
             Poll::Ready(result) => self.ended.push((u64::MAX, task.id(), result)),
             Poll::Pending => self.tasks.push(Entry {
                 task,

@@ -20,6 +20,7 @@ use super::watch::Wakers;
 mod weak;
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
+use crate::tokio::task::coop::cooperative;
 pub use weak::WeakSender;
 
 /// Errors of this module.
@@ -362,16 +363,17 @@ pub struct Receiver<T> {
 impl<T> Receiver<T> {
     /// Waits for the next value. `Err(Lagged(n))` when `n` values were overwritten before
     /// this receiver saw them (the next call returns the oldest kept value);
-    /// `Err(Closed)` when every sender is dropped and nothing is left. Cancel-safe. (An
-    /// `async fn` in Tokio; here a function that returns the future, so that reports show
-    /// where the program called it.)
+    /// `Err(Closed)` when every sender is dropped and nothing is left. Cancel-safe. Each
+    /// poll spends a unit of the task's cooperative budget, as Tokio's (given back while
+    /// it waits). (An `async fn` in Tokio; here a function that returns the future, so
+    /// that reports show where the program called it.)
     #[track_caller]
     pub fn recv(&mut self) -> impl Future<Output = Result<T, RecvError>> + '_
     where
         T: Clone,
     {
         let loc = Location::caller();
-        std::future::poll_fn(move |cx| {
+        let recv = std::future::poll_fn(move |cx| {
             let mut st = lock_at(&self.shared, loc, &OpName("tokio broadcast recv"));
             match st.take(&mut self.next) {
                 Ok(value) => Poll::Ready(Ok(value)),
@@ -382,7 +384,8 @@ impl<T> Receiver<T> {
                     Poll::Pending
                 }
             }
-        })
+        });
+        cooperative(recv)
     }
 
     /// The next value without waiting: `Err(Empty)` when none is there yet, else as

@@ -9,6 +9,7 @@
 //! given back, while values already sent (and permits already reserved) can still be
 //! received; [`Receiver::recv`] returns `None` once every sender is gone (or the channel
 //! is closed and idle) and the buffer is empty.
+//! A receive (not `try_recv`) and a bounded send spend a unit of cooperative budget, as Tokio's.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -18,6 +19,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::sem::{Acquire, AcquireNames, Sem};
 use super::wake_list::{self, Deferred, Section, WakeList};
+use crate::future::budget;
 use crate::runtime::{Loc, OpName};
 use crate::sync::Mutex;
 
@@ -460,9 +462,11 @@ impl<T> Receiver<T> {
     pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
         let loc = Location::caller();
         std::future::poll_fn(move |cx| {
-            self.shared
-                .lock_at(loc, &OpName("tokio mpsc recv"))
-                .poll_recv(cx)
+            budget::charged(cx, |cx| {
+                self.shared
+                    .lock_at(loc, &OpName("tokio mpsc recv"))
+                    .poll_recv(cx)
+            })
         })
     }
 
@@ -478,9 +482,11 @@ impl<T> Receiver<T> {
     ) -> impl Future<Output = usize> + 'a {
         let loc = Location::caller();
         std::future::poll_fn(move |cx| {
-            self.shared
-                .lock_at(loc, &OpName("tokio mpsc recv_many"))
-                .poll_recv_many(cx, buffer, limit)
+            budget::charged(cx, |cx| {
+                self.shared
+                    .lock_at(loc, &OpName("tokio mpsc recv_many"))
+                    .poll_recv_many(cx, buffer, limit)
+            })
         })
     }
 
@@ -492,17 +498,23 @@ impl<T> Receiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        self.shared
-            .lock(&OpName("tokio mpsc poll_recv_many"))
-            .poll_recv_many(cx, buffer, limit)
+        let loc = Location::caller();
+        budget::charged(cx, |cx| {
+            self.shared
+                .lock_at(loc, &OpName("tokio mpsc poll_recv_many"))
+                .poll_recv_many(cx, buffer, limit)
+        })
     }
 
     /// Polls for the next value.
     #[track_caller]
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.shared
-            .lock(&OpName("tokio mpsc poll_recv"))
-            .poll_recv(cx)
+        let loc = Location::caller();
+        budget::charged(cx, |cx| {
+            self.shared
+                .lock_at(loc, &OpName("tokio mpsc poll_recv"))
+                .poll_recv(cx)
+        })
     }
 
     /// The next value if there is one now.
