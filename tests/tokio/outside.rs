@@ -187,6 +187,7 @@ fn a_runtime_built_outside_a_model_keeps_its_tasks_until_it_is_dropped() {
             .unwrap(),
     ] {
         let (tx, rx) = oneshot::channel::<u32>();
+        #[allow(clippy::async_yields_async)] // the handle is awaited in the next block_on
         let spawned = rt.block_on(async { tokio_mod::spawn(async move { tx.send(7).unwrap() }) });
         // The task did not run inside the first `block_on` (its future returned first);
         // it runs in the second.
