@@ -32,7 +32,9 @@ fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
             None => {
                 // Entries of other executions are stale.
                 b.retain(|(e, _, _)| *e == exec);
-                b.push((exec, tid, Some(PER_POLL)));
+                // Outside a task's poll there is no budget (Tokio's is unconstrained
+                // there: a future polled by hand, a plain test).
+                b.push((exec, tid, None));
                 b.len() - 1
             }
         };
@@ -40,9 +42,22 @@ fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
     })
 }
 
-/// A task poll begins: the full budget again.
-pub(crate) fn reset() {
-    with_left(|left| *left = Some(PER_POLL));
+/// A task poll begins: the full budget again, until the returned guard drops, when the
+/// budget is back as it was (none, outside any task's poll, as Tokio's).
+#[must_use = "the poll's budget ends when the guard drops"]
+pub(crate) fn task_poll() -> impl Drop {
+    let before = with_left(|left| left.replace(PER_POLL)).flatten();
+    Restore(before)
+}
+
+/// Puts a budget back as it was when dropped.
+struct Restore(Left);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let before = self.0;
+        with_left(|left| *left = before);
+    }
 }
 
 /// Spends a unit: `false` (and nothing spent) when none is left.
@@ -94,13 +109,6 @@ pub(crate) fn remaining() -> bool {
 /// polls its future; the budget is back as it was afterwards.
 pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
     let before = with_left(|left| left.take()).flatten();
-    struct Restore(Option<u8>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let before = self.0;
-            with_left(|left| *left = before);
-        }
-    }
     let _restore = Restore(before);
     f()
 }

@@ -306,10 +306,11 @@ impl Executor {
         }
         let waker = self.waker(index);
         self.polling.set((index, task.id));
-        super::budget::reset();
+        let budget = super::budget::task_poll();
         let polled = catch_unwind(AssertUnwindSafe(|| {
             task.future.as_mut().poll(&mut Context::from_waker(&waker))
         }));
+        drop(budget);
         self.polling.set((MAIN, 0));
         let began = self.began.get();
         match polled {
@@ -497,8 +498,9 @@ fn run<F: Future>(executor: &Rc<Executor>, future: F, loc: Loc) -> F::Output {
         match executor.next(loc) {
             MAIN => {
                 let waker = executor.waker(MAIN);
-                super::budget::reset();
+                let budget = super::budget::task_poll();
                 let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
+                drop(budget);
                 let (key, began) = (executor.main_key.get(), executor.began.get());
                 local_tasks::polled(API, key, began, polled.is_pending());
                 if let Poll::Ready(value) = polled {

@@ -142,8 +142,10 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
     let mut future = pin!(future);
     loop {
         let waker = tasks::before_poll(api)?;
-        super::budget::reset();
-        if let Poll::Ready(value) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+        let budget = super::budget::task_poll();
+        let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
+        drop(budget);
+        if let Poll::Ready(value) = polled {
             return Some(value);
         }
         drop(waker);

@@ -362,3 +362,27 @@ fn a_runtime_started_inside_a_runtime_panics_with_tokios_message() {
     let made = outer.block_on(async { runtime::Builder::new_current_thread().build().unwrap() });
     assert_eq!(made.block_on(async { 3 }), 3);
 }
+
+/// Outside any task's poll there is no cooperative budget, as in Tokio: a plain test that
+/// polls a primitive by hand more than 128 times, or does so after a runtime's `block_on`
+/// returned, is never told to yield.
+#[test]
+fn outside_a_tasks_poll_the_budget_never_runs_out() {
+    use interleave_test::tokio::runtime;
+    let sem = Semaphore::new(1);
+    let (count, waker) = counting();
+    let mut acquire_200_times = || {
+        for _ in 0..200 {
+            let mut acquire = pin!(sem.acquire());
+            let Poll::Ready(permit) = poll(acquire.as_mut(), &waker) else {
+                panic!("a free permit is acquired at once outside a task");
+            };
+            drop(permit.unwrap());
+        }
+    };
+    acquire_200_times();
+    let rt = runtime::Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {});
+    acquire_200_times();
+    assert_eq!(wakes(&count), 0);
+}

@@ -277,3 +277,27 @@ fn a_task_that_sleeps_in_a_loop_for_ever_is_a_livelock_not_a_hang() {
         }
     }
 }
+
+/// As Tokio's: an interval of `Duration::MAX`, reset by any means, sets a far-future
+/// deadline rather than overflow the instant (instants are far from their origin, so
+/// adding the largest duration overflows).
+#[test]
+fn an_interval_of_the_largest_period_never_overflows() {
+    interleave_test::check_async(|| async {
+        let start = Instant::now();
+        let mut ticks = time::interval_at(start, Duration::MAX);
+        assert_eq!(ticks.tick().await, start, "the first tick is at its start");
+        ticks.reset();
+        ticks.reset_after(Duration::MAX);
+        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        ticks.reset_immediately();
+        assert_eq!(ticks.tick().await, Instant::now());
+        assert!(
+            time::timeout(Duration::from_secs(1), ticks.tick())
+                .await
+                .is_err(),
+            "the next tick is in the far future"
+        );
+    })
+    .unwrap();
+}

@@ -28,12 +28,12 @@ impl MissedTickBehavior {
     /// The deadline after a tick due at `due`, polled at `now`.
     fn next(self, due: Instant, now: Instant, period: Duration) -> Instant {
         match self {
-            MissedTickBehavior::Burst => due + period,
-            MissedTickBehavior::Delay => now + period,
+            MissedTickBehavior::Burst => due.saturating_add(period),
+            MissedTickBehavior::Delay => now.saturating_add(period),
             MissedTickBehavior::Skip => {
                 let late = now.duration_since(due).as_nanos();
                 let behind = Duration::from_nanos((late % period.as_nanos()) as u64);
-                now + period - behind
+                now.saturating_add(period - behind)
             }
         }
     }
@@ -104,9 +104,9 @@ impl Interval {
         }
         let due = self.timer.deadline();
         let now = Instant::now();
-        let next = match now > due + LATE {
+        let next = match now > due.saturating_add(LATE) {
             true => self.missed.next(due, now, self.period),
-            false => due + self.period,
+            false => due.saturating_add(self.period),
         };
         self.timer.reset(next);
         Poll::Ready(due)
@@ -115,7 +115,7 @@ impl Interval {
     /// The next tick is one period from now.
     #[track_caller]
     pub fn reset(&mut self) {
-        self.timer.reset(Instant::now() + self.period);
+        self.timer.reset(Instant::now().saturating_add(self.period));
     }
 
     /// The next tick is now.
@@ -127,7 +127,7 @@ impl Interval {
     /// The next tick is `after` from now.
     #[track_caller]
     pub fn reset_after(&mut self, after: Duration) {
-        self.timer.reset(Instant::now() + after);
+        self.timer.reset(Instant::now().saturating_add(after));
     }
 
     /// The next tick is at `deadline`.
