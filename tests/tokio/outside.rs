@@ -371,7 +371,7 @@ fn outside_a_tasks_poll_the_budget_never_runs_out() {
     use interleave_test::tokio::runtime;
     let sem = Semaphore::new(1);
     let (count, waker) = counting();
-    let mut acquire_200_times = || {
+    let acquire_200_times = || {
         for _ in 0..200 {
             let mut acquire = pin!(sem.acquire());
             let Poll::Ready(permit) = poll(acquire.as_mut(), &waker) else {
