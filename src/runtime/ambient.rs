@@ -382,10 +382,19 @@ impl Drop for Watching {
     }
 }
 
+/// A timed wait nobody can end whose deadline is this far away or more (Tokio's
+/// `sleep(Duration::MAX)` is 30 years) is no sleep but a wait for ever.
+const FOREVER: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// The only thread of the ambient execution whose state is `st` sleeps for `time`, for real
 /// (a timed wait nobody can end, with time not paused): unwatched meanwhile, and counted
-/// as a step, so that the watchdog sees it moved on.
-pub(super) fn sleep(st: &mut ExecState, time: Duration) {
+/// as a step, so that the watchdog sees it moved on. `false`, without sleeping, for a
+/// wait of [`FOREVER`] or more: the caller reports the deadlock it is, which would
+/// otherwise hang the test unwatched and without a word.
+pub(super) fn sleep(st: &mut ExecState, time: Duration) -> bool {
+    if time >= FOREVER {
+        return false;
+    }
     let beat = WATCH
         .try_with(|watch| watch.borrow().as_ref().map(|(beat, _)| Arc::clone(beat)))
         .ok()
@@ -396,6 +405,7 @@ pub(super) fn sleep(st: &mut ExecState, time: Duration) {
         beat.resume(exec);
     }
     st.step += 1;
+    true
 }
 
 /// The watchdog's report for an ambient execution whose thread has not reached a switch

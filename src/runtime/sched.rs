@@ -514,10 +514,14 @@ pub(super) fn fire_timeouts(st: &mut ExecState) -> bool {
     let Some(deadline) = earliest else {
         return false;
     };
-    if st.config.ambient && !st.timers.paused() && deadline > st.clock {
+    if st.config.ambient
+        && !st.timers.paused()
+        && deadline > st.clock
+        && !super::ambient::sleep(st, deadline - st.clock)
+    {
         // Outside a model time is real unless paused, as std's and Tokio's: the only
-        // thread sleeps until the deadline (see `ambient.rs`).
-        super::ambient::sleep(st, deadline - st.clock);
+        // thread slept until the deadline, unless it is so far that it waits for ever.
+        return false;
     }
     st.clock = st.clock.max(deadline);
     for t in 0..st.threads.len() {

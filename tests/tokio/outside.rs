@@ -386,3 +386,21 @@ fn outside_a_tasks_poll_the_budget_never_runs_out() {
     acquire_200_times();
     assert_eq!(wakes(&count), 0);
 }
+
+/// Outside a model a wait nobody can end with a deadline a year or more away (Tokio's
+/// `sleep(Duration::MAX)`, a `timeout` of it) is the deadlock it is, reported at once,
+/// not a real sleep that would hang the test for ever without a word; a short one sleeps.
+#[test]
+fn a_wait_for_ever_outside_a_model_is_a_deadlock_not_a_silent_sleep() {
+    use interleave_test::tokio::{runtime, time};
+    let rt = runtime::Builder::new_current_thread().build().unwrap();
+    let (_tx, rx) = oneshot::channel::<()>();
+    let message = crate::common::panic_message(|| {
+        let _ = rt.block_on(async { time::timeout(std::time::Duration::MAX, rx).await });
+    });
+    assert!(message.starts_with("deadlock outside a model"), "{message}");
+    let (_tx, rx) = oneshot::channel::<()>();
+    let timed_out =
+        rt.block_on(async { time::timeout(std::time::Duration::from_millis(5), rx).await });
+    assert!(timed_out.is_err());
+}
