@@ -339,6 +339,10 @@ pub(crate) struct ExecState {
     pub(crate) preemptions: u64,
     /// Times the running thread changed.
     pub(crate) switches: u64,
+    /// Scheduling points at which one thread alone could run (no decision between
+    /// threads): they count [`LONE_STEPS_PER_STEP`](super::sched::LONE_STEPS_PER_STEP)
+    /// times less towards `max_steps` (`sched::over_limit`).
+    pub(crate) lone_steps: u64,
     /// Happens-before tracking, when the strategy reads events (see `events.rs`).
     pub(crate) hb: Option<Box<Hb>>,
     /// The memory model: what atomics read, which plain accesses race.
@@ -467,6 +471,7 @@ impl Execution {
                 early_withheld: 0,
                 preemptions: 0,
                 switches: 0,
+                lone_steps: 0,
                 hb,
                 mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),

@@ -77,11 +77,12 @@ pub(super) fn switch_point_held<'a>(
         return raise_abort(ctx, st);
     }
     if step > st.config.max_steps {
-        if !st.config.ambient {
+        if st.config.ambient {
+            if super::ambient::checkpoint(ctx, &mut st, me, loc) {
+                return raise_abort(ctx, st);
+            }
+        } else if over_limit(&st, step) {
             st.fail(|st| failure::livelock(st, me));
-            return raise_abort(ctx, st);
-        }
-        if super::ambient::checkpoint(ctx, &mut st, me, loc) {
             return raise_abort(ctx, st);
         }
     }
@@ -120,11 +121,28 @@ fn foreign_here(
 /// which it blocks or ends its wait by a decision: a future's wait between polls that finds
 /// no wake (`tasks::wait`, where the argument is).
 pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc) -> bool {
-    if st.phase != Phase::Running || acts_at_once(st, me) || st.step >= st.config.max_steps {
+    let limit =
+        st.step >= st.config.max_steps && (st.config.ambient || over_limit(st, st.step + 1));
+    if st.phase != Phase::Running || acts_at_once(st, me) || limit {
         return false;
     }
     count_step(st, me, (kind, None, loc), None);
     true
+}
+
+/// How many steps at which one thread alone could run count as one towards `max_steps`.
+/// A livelock is threads that keep running without the program going anywhere; a step
+/// at which no other thread could run makes no decision between threads, and a long
+/// program on one thread (Tokio's `try_reserve_many_full`: some 378,000 channel operations)
+/// is no livelock. Such steps still count, ten times less, so that one thread looping
+/// for ever alone (the others blocked for good) is still reported, at ten times the bound.
+pub(crate) const LONE_STEPS_PER_STEP: u64 = 10;
+
+/// Whether step `step` of the execution passes `max_steps`: its steps at which threads
+/// were choices, plus a tenth of those at which one thread alone could run.
+fn over_limit(st: &ExecState, step: u64) -> bool {
+    let lone = st.lone_steps.min(step);
+    (step - lone) + lone / LONE_STEPS_PER_STEP > st.config.max_steps
 }
 
 /// Counts a step of thread `me`, about to do `kind` on `obj` at `loc` (reported as `what`,
@@ -369,6 +387,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     if runnable.is_empty() && fire_timeouts(st) {
         collect_runnable(st, &mut runnable);
     }
+    st.lone_steps += u64::from(runnable.len() == 1);
     // A thread that repeated a spin waits as a blocked thread does (`spins.rs`).
     spins::hold_back(st, &mut runnable);
     let next = match runnable.len() {

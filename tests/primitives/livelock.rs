@@ -62,27 +62,44 @@ fn spinning_forever_is_a_livelock_naming_the_spinners() {
     assert_eq!(failure.iteration(), 0, "every execution livelocks");
 }
 
+/// A thread that yields 100 times alone (no other thread could run at any of its switch
+/// points) makes no decision between threads: its steps count a tenth each, so it fits in
+/// `max_steps` 10, not in 9 (a thread looping alone for ever is still reported, at ten
+/// times the bound). Two threads that yield 50 times each, choices at almost every step,
+/// count nearly in full: about 100 steps, more than 90.
 #[test]
-fn the_step_limit_counts_switch_points() {
-    // Thread 0 passes exactly 100 switch points (one per yield): it fits in 100, not in 99.
-    let model = || {
+fn the_step_limit_counts_lone_steps_a_tenth() {
+    let alone = || {
         for _ in 0..100 {
             thread::yield_now();
         }
     };
-    assert!(
+    let two = || {
+        let other = thread::spawn(|| {
+            for _ in 0..50 {
+                thread::yield_now();
+            }
+        });
+        for _ in 0..50 {
+            thread::yield_now();
+        }
+        other.join().unwrap();
+    };
+    let run = |model: &(dyn Fn() + Sync), max_steps| {
         Builder::new()
             .seed(1)
             .iterations(1)
-            .max_steps(100)
+            .max_steps(max_steps)
             .check(model)
-            .is_ok()
+    };
+    assert!(run(&alone, 10).is_ok());
+    assert_eq!(
+        run(&alone, 9).expect_err("over the limit").kind(),
+        FailureKind::Livelock
     );
-    let f = Builder::new()
-        .seed(1)
-        .iterations(1)
-        .max_steps(99)
-        .check(model)
-        .expect_err("over the limit");
-    assert_eq!(f.kind(), FailureKind::Livelock);
+    assert!(run(&two, 110).is_ok());
+    assert_eq!(
+        run(&two, 90).expect_err("over the limit").kind(),
+        FailureKind::Livelock
+    );
 }
