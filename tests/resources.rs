@@ -253,7 +253,7 @@ mod own_substrates {
             let report = Builder::new()
                 .substrate(substrate)
                 .seed(3)
-                .iterations(3)
+                .iterations(2)
                 .check(|| {
                     let n = Arc::new(Mutex::new(0));
                     for _ in 0..2000 {
@@ -265,9 +265,10 @@ mod own_substrates {
                     assert_eq!(*n.lock().unwrap(), 2000);
                 })
                 .unwrap_or_else(|f| panic!("{substrate:?}: {f}"));
-            assert_eq!(report.executions, 3);
+            // Spawned and joined one at a time, no decision: the run is its one schedule, twice.
+            assert_eq!(report.executions, 2);
             eprintln!(
-                "2000 spawned and joined, {substrate:?}: {:?} for 3 executions, RSS {} KiB (peak {} KiB)",
+                "2000 spawned and joined, {substrate:?}: {:?} for 2 executions, RSS {} KiB (peak {} KiB)",
                 start.elapsed(),
                 status("VmRSS:"),
                 status("VmHWM:")

@@ -55,7 +55,9 @@ const DEFAULT_MAX_STEPS: u64 = 100_000;
 pub struct Builder {
     /// Executions to run (at least 1). `None` (unless the environment sets it): 1000 for
     /// random and PCT, no cap for DFS, whose search ends when it has explored everything; a
-    /// cap set for DFS leaves a search unfinished, and its report says so.
+    /// cap set for DFS leaves a search unfinished, and its report says so. A random or PCT
+    /// run whose first two executions make no decision ends there, exhausted: the model has
+    /// one schedule.
     pub iterations: Option<u64>,
     /// A wall-clock budget for the whole exploration (`None`: none). When it runs out, no
     /// new execution starts; the report says how far the run got, and a DFS search that
@@ -66,7 +68,8 @@ pub struct Builder {
     pub progress: bool,
     /// Seed of the strategy: the same seed gives the same executions.
     pub seed: u64,
-    /// Switch points an execution may pass before it is reported as a livelock (at least 1).
+    /// Switch points an execution may pass before it is reported as a livelock (at least 1);
+    /// one at which a thread alone could run (no decision between threads) counts a tenth.
     pub max_steps: u64,
     /// The search algorithm.
     pub strategy: StrategyKind,
@@ -76,7 +79,9 @@ pub struct Builder {
     pub name: Option<String>,
     /// Whether a panic escaping a spawned thread fails the execution (the default). When
     /// `false`, `join` returns the panic payload as std does, and only a panic of the model
-    /// closure itself fails.
+    /// closure itself fails. A task's panic (`future::spawn`, Tokio's tasks) goes to its
+    /// `JoinHandle` either way; by default it fails the execution unless the program looks
+    /// at the `JoinError` (`is_panic`, `into_panic`, ...; see `future::JoinError`).
     pub thread_panics_fail: bool,
     /// Whether `Condvar::wait` and `thread::park` may return without a wake-up and
     /// `compare_exchange_weak` may fail where it could succeed, as std allows (on unless

@@ -10,6 +10,9 @@
 //! `crew.rs`). Which driver
 //! runs an execution never changes what it does, so neither the failure nor the report's
 //! counts depend on the parallelism or on when drivers join.
+//!
+//! A model that makes no decision has one schedule: if its first two executions pass
+//! without one, the run ends there, as exhausted ([`ONE_SCHEDULE_AFTER`]).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -46,6 +49,15 @@ const CHUNK: u64 = 8;
 /// The most executions the first driver runs without looking at the clock, while it runs
 /// alone: a bound on how late it notices that executions became slower.
 const LOOK_AGAIN: u64 = 32;
+
+/// How many first executions must pass without a decision for a run to end as exhausted.
+/// One would do for the schedule: with no decision, every execution follows the same one.
+/// The second shows what the first leaves behind outside the model (a `static` primitive
+/// the next execution finds used, a misuse; a counter in a `static` that keeps counting),
+/// which a test run twice would meet too. A long program on one thread (Tokio's
+/// `try_reserve_many_full`: some 378,000 channel operations) then runs twice, not a
+/// thousand times. The first driver runs both: it brings in no other driver before.
+const ONE_SCHEDULE_AFTER: u64 = 2;
 
 /// When the first driver of a run brings in the others.
 #[derive(Clone, Copy, Debug)]
@@ -99,11 +111,13 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
         halted: AtomicBool::new(false),
         epochs: Epochs::new(how.epochs),
         tally: Mutex::new(Tally::counting_distinct()),
+        decisionless: AtomicU64::new(0),
     };
     let first = |core, widen: &Widen<'_>| run.drive(core, (plan.parallelism > 1).then_some(widen));
     crew::staged(plan.exec.substrate, first, &|core| run.drive(core, None));
+    let one_schedule = run.decisionless.into_inner() >= ONE_SCHEDULE_AFTER;
     let mut tally = run.tally.into_inner();
-    let stopped_by = (tally.executions < plan.iterations)
+    let stopped_by = (tally.executions < plan.iterations && !one_schedule)
         .then(|| plan.max_time.map(crate::report::Limit::MaxTime))
         .flatten();
     match tally.failure.take() {
@@ -112,7 +126,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
             strategy: plan.strategy,
             seed: Some(plan.seed),
             bound: None,
-            exhausted: false,
+            exhausted: one_schedule,
             stopped_by,
             reduction: None,
             redundant: 0,
@@ -142,6 +156,8 @@ struct Run<'r, F> {
     epochs: Epochs,
     /// The counts of drivers that are done, and the lowest failure.
     tally: Mutex<Tally>,
+    /// How many of the first executions, in a row, passed without a decision.
+    decisionless: AtomicU64,
 }
 
 /// One driver's own state.
@@ -231,6 +247,10 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
             };
             d.counts.add(&out);
             steps = steps.max(out.thread_choices());
+            if self.one_schedule(i, &out) {
+                self.halt();
+                return None;
+            }
             match out.failure.take() {
                 None => d.reuse.recycle(out.decisions),
                 Some(draft) => {
@@ -271,6 +291,20 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
         }
     }
 
+    /// Counts execution `i`, just run, towards [`ONE_SCHEDULE_AFTER`]; whether the run ends
+    /// with it, its model's one schedule run often enough.
+    fn one_schedule(&self, i: u64, out: &ExecOutcome) -> bool {
+        let counted = self.decisionless.load(Ordering::Relaxed);
+        if i != counted || i >= ONE_SCHEDULE_AFTER {
+            return false;
+        }
+        if out.failure.is_some() || !out.decisions.is_empty() {
+            return false;
+        }
+        self.decisionless.store(counted + 1, Ordering::Relaxed);
+        counted + 1 == ONE_SCHEDULE_AFTER && self.plan.iterations > ONE_SCHEDULE_AFTER
+    }
+
     /// Whether execution `i` is not to run: a lower one failed, or the run stops.
     fn stopped(&self, i: u64) -> bool {
         if i > self.lowest_failure.load(Ordering::Relaxed) || self.halted.load(Ordering::Relaxed) {
@@ -308,6 +342,11 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
         let Some(widen) = d.widen else { return };
         let done = d.counts.executions;
         if done < d.look_at {
+            return;
+        }
+        // The first executions decided nothing: this driver runs the next one too, which
+        // may end the run (`ONE_SCHEDULE_AFTER`).
+        if done < ONE_SCHEDULE_AFTER && self.decisionless.load(Ordering::Relaxed) == done {
             return;
         }
         if self.lowest_failure.load(Ordering::Relaxed) != u64::MAX {

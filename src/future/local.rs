@@ -324,13 +324,13 @@ impl Executor {
             }
             Err(payload) => {
                 let Local {
+                    id,
                     future,
                     key,
                     shared,
                     panicked,
-                    ..
                 } = task;
-                self.panicked(key, &shared, panicked, payload, Some(future));
+                self.panicked((key, id), &shared, panicked, payload, Some(future));
             }
         }
     }
@@ -354,16 +354,17 @@ impl Executor {
                 local_tasks::left(API, key);
                 end(self.owner, &shared);
             }
-            Err(payload) => self.panicked(key, &shared, panicked, payload, None),
+            Err(payload) => self.panicked((key, id), &shared, panicked, payload, None),
         }
     }
 
-    /// Task `key` panicked with `payload` (in a poll, then `future` is its future, or while
-    /// its future was dropped): the execution's failure when task panics fail it, else its
-    /// handle's outcome (`record` writes it).
+    /// Task `key` (local task `id`) panicked with `payload` (in a poll, then `future` is its
+    /// future, or while its future was dropped): its handle's outcome (`record` writes it),
+    /// kept as the execution's failure until the handle receives it when task panics fail
+    /// it (`runtime/task_panics.rs`); with its handle dropped, the execution's failure.
     fn panicked(
         &self,
-        key: u32,
+        (key, id): (u32, usize),
         shared: &Shared,
         record: Box<dyn FnOnce(Box<dyn std::any::Any + Send>)>,
         payload: Box<dyn std::any::Any + Send>,
@@ -373,8 +374,11 @@ impl Executor {
             resume_unwind(payload);
         }
         if tasks::panics_fail(API) {
-            local_tasks::panicked(API, key, runtime::message_of(&*payload));
-            resume_unwind(payload);
+            if shared.detached.load(Ordering::Acquire) {
+                local_tasks::panicked(API, key, runtime::message_of(&*payload));
+                resume_unwind(payload);
+            }
+            local_tasks::keep_panic(API, key, id, &*payload);
         }
         local_tasks::left(API, key);
         drop(future);

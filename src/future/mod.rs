@@ -35,9 +35,14 @@
 //! `#[interleave]`.
 //!
 //! # Differences from Tokio
-//! - A panic in a task fails the execution, as a panic in any model thread does; with
-//!   [`Builder::thread_panics_fail`](crate::Builder::thread_panics_fail) off, it reaches the
-//!   task's [`JoinHandle`] as a [`JoinError`] instead, as in Tokio.
+//! - A task's panic reaches its [`JoinHandle`] as a [`JoinError`], as in Tokio. With
+//!   [`Builder::thread_panics_fail`](crate::Builder::thread_panics_fail) on (the default)
+//!   it still fails the execution unless the program looks at that error
+//!   ([`JoinError::is_panic`], [`into_panic`](JoinError::into_panic), ...: it expected the
+//!   panic): an error dropped unread (`let _ = handle.await;`, an `unwrap` of the result),
+//!   a handle dropped before it returned the panic, a task whose handle was dropped before
+//!   it panicked, or an execution that ends with the panic unreturned fail it, reported
+//!   where the task panicked. Tokio would let the program go on.
 //! - An execution ends when the main thread's work and every task whose [`JoinHandle`] is
 //!   alive are done. Detached tasks (their handle dropped) that then wait between polls are
 //!   dropped, as a runtime's shutdown drops them: each drops its future inside the model,

@@ -11,14 +11,14 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::Location;
 use std::pin::{Pin, pin};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
 
 use crate::op::Tid;
-use crate::runtime::{self, Loc, OpKind, tasks};
+use crate::runtime::{self, Loc, OpKind, task_panics, tasks};
 
 const API: &str = "interleave_test::future::JoinHandle";
 
@@ -41,6 +41,8 @@ pub(super) struct Shared {
     pub(super) ended: AtomicBool,
     /// A local task was asked to stop (a spawned task's request is in the runtime).
     pub(super) aborted: AtomicBool,
+    /// A local task's handle was dropped (a spawned task's drop is in the runtime).
+    pub(super) detached: AtomicBool,
     /// The waker of the last poll of the handle that found the task running.
     pub(super) joiner: Mutex<Option<Waker>>,
 }
@@ -266,7 +268,7 @@ impl<T> JoinHandle<T> {
         let outcome = std::mem::replace(&mut *self.outcome.lock(), Outcome::Taken);
         Poll::Ready(match outcome {
             Outcome::Done(Ok(value)) => Ok(value),
-            Outcome::Done(Err(payload)) => Err(JoinError::panic(id, payload)),
+            Outcome::Done(Err(payload)) => Err(JoinError::panic(id, payload, self.source.exec())),
             Outcome::Cancelled | Outcome::Running => Err(JoinError::cancelled(id)),
             Outcome::Taken => panic!("a JoinHandle was polled after it returned Ready"),
         })
@@ -274,9 +276,16 @@ impl<T> JoinHandle<T> {
 }
 
 impl<T> Drop for JoinHandle<T> {
+    /// Detaches the task; a panic of the task kept for this handle, which it did not
+    /// return, fails the execution (`runtime/task_panics.rs`).
     fn drop(&mut self) {
-        if let Source::Thread { exec, tid } = self.source {
-            tasks::detach(exec, tid);
+        match self.source {
+            Source::Thread { exec, tid } => tasks::detach(exec, tid),
+            Source::Local { .. } => self.shared.detached.store(true, Ordering::Release),
+        }
+        if !matches!(*self.outcome.lock(), Outcome::Taken) {
+            let id = self.source.task_id();
+            task_panics::dropped(self.source.exec(), id.thread, id.local);
         }
     }
 }
@@ -385,31 +394,61 @@ pub(crate) fn current_id() -> Option<Id> {
 /// Why a task has no value, as `tokio::task::JoinError`: it was aborted, or it panicked.
 /// `Send` and `Sync`, as Tokio's, so `?` turns it into `Box<dyn Error + Send + Sync>` or
 /// `std::io::Error`.
+///
+/// Inside a model where task panics fail the execution (the default), the error of a
+/// panic carries it until the program looks at it: [`is_panic`](Self::is_panic),
+/// [`is_cancelled`](Self::is_cancelled), [`into_panic`](Self::into_panic) or
+/// [`try_into_panic`](Self::try_into_panic) take the panic as expected; an error dropped
+/// unread (`let _ = handle.await;`, or an `unwrap` of the result) makes the task's panic
+/// the execution's failure, reported where the task panicked.
 pub struct JoinError {
     id: Id,
     /// The panic's payload, in a lock only to make the error `Sync` (taken, never shared).
     panic: Option<std::sync::Mutex<Box<dyn Any + Send>>>,
+    /// The execution whose panic of this task this error carries, unread; [`UNREAD_NONE`]
+    /// once read, or for a cancellation.
+    unread: AtomicU64,
 }
+
+/// [`JoinError::unread`] when the error carries no panic for an execution.
+const UNREAD_NONE: u64 = u64::MAX;
 
 impl JoinError {
     fn cancelled(id: Id) -> Self {
-        JoinError { id, panic: None }
+        JoinError {
+            id,
+            panic: None,
+            unread: AtomicU64::new(UNREAD_NONE),
+        }
     }
 
-    fn panic(id: Id, payload: Box<dyn Any + Send>) -> Self {
+    /// The panic of task `id` with `payload`, in execution `exec`.
+    fn panic(id: Id, payload: Box<dyn Any + Send>, exec: u64) -> Self {
         JoinError {
             id,
             panic: Some(std::sync::Mutex::new(payload)),
+            unread: AtomicU64::new(exec),
+        }
+    }
+
+    /// The program looked at what the error is: the task's panic, if kept for it, is
+    /// received (`runtime/task_panics.rs`).
+    fn read(&self) {
+        let exec = self.unread.swap(UNREAD_NONE, Ordering::Relaxed);
+        if exec != UNREAD_NONE {
+            task_panics::received(exec, self.id.thread, self.id.local);
         }
     }
 
     /// Whether the task was aborted before it finished.
     pub fn is_cancelled(&self) -> bool {
+        self.read();
         self.panic.is_none()
     }
 
     /// Whether the task panicked.
     pub fn is_panic(&self) -> bool {
+        self.read();
         self.panic.is_some()
     }
 
@@ -428,8 +467,9 @@ impl JoinError {
     }
 
     /// The payload the task panicked with, or the error itself when it was cancelled.
-    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send>, JoinError> {
-        match self.panic {
+    pub fn try_into_panic(mut self) -> Result<Box<dyn Any + Send>, JoinError> {
+        self.read();
+        match self.panic.take() {
             Some(payload) => Ok(payload
                 .into_inner()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)),
@@ -473,6 +513,16 @@ impl std::fmt::Display for JoinError {
 }
 
 impl std::error::Error for JoinError {}
+
+/// A panic this error carries unread fails the execution (see [`JoinError`]).
+impl Drop for JoinError {
+    fn drop(&mut self) {
+        let exec = self.unread.swap(UNREAD_NONE, Ordering::Relaxed);
+        if exec != UNREAD_NONE {
+            task_panics::dropped(exec, self.id.thread, self.id.local);
+        }
+    }
+}
 
 /// As Tokio's: an `io::Error` of kind `Other` that says `task was cancelled` or
 /// `task panicked`.

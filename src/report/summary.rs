@@ -47,8 +47,9 @@ pub struct Report {
     /// `Display` writes as "≈N distinct schedules".
     pub distinct_schedules_exact: bool,
     /// Whether the strategy explored its whole space: every class of schedules (DFS without
-    /// a bound) or every one reachable within the preemption bound. Always `false` for
-    /// random and PCT.
+    /// a bound) or every one reachable within the preemption bound. For random and PCT,
+    /// whether the model made no decision in its first two executions: it has one
+    /// schedule, and the run ended there.
     pub exhausted: bool,
     /// The limit that stopped the exploration before its strategy was done, if any (random
     /// and PCT runs end at their iteration count; that is not a limit).
@@ -185,7 +186,12 @@ impl Report {
                     self.scope()
                 )
             }
-            (false, _, limit) => {
+            (false, true, _) => write!(
+                f,
+                "{} executions passed; the model made no decision: its one schedule ran",
+                self.executions
+            ),
+            (false, false, limit) => {
                 write!(f, "{} executions passed", self.executions)?;
                 match limit {
                     Some(l) => write!(f, " (stopped by {l})"),

@@ -145,6 +145,31 @@ pub(crate) fn panicked(api: &str, key: u32, message: String) {
     });
 }
 
+/// The panic `payload` escaped a poll of future `key`, local task `local` of the calling
+/// thread, whose handle is held: it leaves, and its panic is kept for the handle as the
+/// failure it would be, in that task (`task_panics.rs`). Nothing while the execution tears
+/// down.
+#[track_caller]
+pub(crate) fn keep_panic(api: &str, key: u32, local: usize, payload: &(dyn std::any::Any + Send)) {
+    let record = super::panic::take_last(payload);
+    with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        let task = task_mut(st, me).locals.remove(key).map(|r| r.info());
+        if st.phase != super::execution::Phase::Running {
+            return;
+        }
+        let draft = super::execution::FailureDraft {
+            kind: crate::schedule::FailureKind::Panic,
+            message: record.message,
+            thread: Some(st.thread_info(me).with_local_task(task)),
+            location: record.location,
+            backtrace: Some(record.backtrace),
+            threads: vec![],
+        };
+        super::task_panics::keep(st, me, local, draft);
+    });
+}
+
 /// The task whose panic with `message` escaped last on thread `tid`, if any.
 pub(crate) fn escaped(st: &mut ExecState, tid: Tid, message: &str) -> Option<TaskInfo> {
     let escaped = task_mut(st, tid).locals.escaped.take()?;

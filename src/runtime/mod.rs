@@ -25,6 +25,7 @@ mod sched;
 mod signals;
 pub(crate) mod spins;
 mod state_lock;
+pub(crate) mod task_panics;
 pub(crate) mod tasks;
 mod teardown;
 mod thread;

@@ -7,13 +7,13 @@
 use super::execution::StateGuard as MutexGuard;
 
 use super::execution::{
-    Blocked, DecisionRecord, ExecState, Phase, Status, Target, Unwinding, Wake,
+    Blocked, DecisionRecord, ExecState, FailureDraft, Phase, Status, Target, Unwinding, Wake,
 };
 use super::host::{self, Turn};
 use super::trace::{Event, TRACE_LEN};
 use super::{
     Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, OpName, Tid, events, failure, panic, spins,
-    teardown,
+    task_panics, teardown,
 };
 use crate::op::PickKind;
 use crate::op::Role;
@@ -82,7 +82,7 @@ pub(super) fn switch_point_held<'a>(
                 return raise_abort(ctx, st);
             }
         } else if over_limit(&st, step) {
-            st.fail(|st| failure::livelock(st, me));
+            fail_unless_a_panic_is_kept(&mut st, |st| failure::livelock(st, me));
             return raise_abort(ctx, st);
         }
     }
@@ -128,6 +128,16 @@ pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc)
     }
     count_step(st, me, (kind, None, loc), None);
     true
+}
+
+/// Fails the execution, which cannot go on (a deadlock, a livelock): with the earliest
+/// task panic kept unreceived if there is one (it came first, and nobody can receive it
+/// now: `task_panics.rs`), else with `make`'s failure.
+fn fail_unless_a_panic_is_kept(st: &mut ExecState, make: impl FnOnce(&ExecState) -> FailureDraft) {
+    match task_panics::first(st) {
+        Some(unreceived) => st.fail(|_| unreceived),
+        None => st.fail(make),
+    }
 }
 
 /// How many steps at which one thread alone could run count as one towards `max_steps`.
@@ -266,9 +276,15 @@ pub(super) fn finish(ctx: &Context) {
         Phase::TearingDown => teardown::next(&mut st),
         Phase::Running => match pick_next(&mut st, me) {
             Ok(Next::Run(t)) => Target::Thread(t),
-            Ok(Next::Done) => Target::End,
+            Ok(Next::Done) => match task_panics::first(&mut st) {
+                Some(unreceived) => {
+                    st.fail(|_| unreceived);
+                    teardown::next(&mut st)
+                }
+                None => Target::End,
+            },
             Ok(Next::Stuck) => {
-                st.fail(|st| failure::deadlock(st, None));
+                fail_unless_a_panic_is_kept(&mut st, |st| failure::deadlock(st, None));
                 teardown::next(&mut st)
             }
             Err(refusal) => {
@@ -295,7 +311,7 @@ fn dispatch<'a>(
         Ok(Next::Run(t)) => Target::Thread(t),
         Ok(Next::Done) => unreachable!("the running thread has not finished"),
         Ok(Next::Stuck) => {
-            st.fail(|st| failure::deadlock(st, Some(me)));
+            fail_unless_a_panic_is_kept(&mut st, |st| failure::deadlock(st, Some(me)));
             if st.config.ambient {
                 return super::ambient::raise(ctx, st);
             }

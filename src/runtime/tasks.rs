@@ -34,7 +34,7 @@ pub(crate) struct TaskState {
     aborted: bool,
     /// Its `JoinHandle` was dropped: at the end of the execution it is dropped, not waited
     /// for.
-    detached: bool,
+    pub(super) detached: bool,
     /// It waits in its own poll loop, between two polls of the task (not in a `block_on`
     /// called inside a poll): only there can a shutdown drop it.
     between_polls: bool,
@@ -52,6 +52,9 @@ pub(crate) struct TaskState {
     waits_in: Option<&'static str>,
     /// How many local tasks (`spawn_local`) it spawned: their ids.
     locals_spawned: usize,
+    /// Panics of its tasks (its own, 0, or local ones) kept for their handles
+    /// (`task_panics.rs`).
+    pub(super) kept_panics: Vec<super::task_panics::Kept>,
 }
 
 /// What a spawned task's thread tells when it finishes.

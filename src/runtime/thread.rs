@@ -397,13 +397,23 @@ pub(crate) fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::R
 
 /// Decides what a panic escaping a thread body means; returns the payload when `join` is to
 /// receive it, `None` when it became the execution's failure.
+/// A spawned task's panic goes to its handle while one can receive it (`task_panics.rs`).
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
     with_ctx("a model thread's body", |ctx| {
-        let to_join = ctx.tid != 0
-            && !ctx.exec.state.lock().config.thread_panics_fail
-            && reentered(&*payload).is_none();
-        if to_join {
+        let ours = ctx.tid != 0 && reentered(&*payload).is_none();
+        let (fails, handle_waits) = {
+            let st = ctx.exec.state.lock();
+            let waits = super::task_panics::handle_waits(&st, ctx.tid);
+            (st.config.thread_panics_fail, waits)
+        };
+        if ours && !fails {
             panic::take_last(&*payload);
+            return Some(payload);
+        }
+        if ours && handle_waits {
+            let draft = panic_failure(ctx, panic::take_last(&*payload));
+            let mut st = ctx.exec.state.lock();
+            super::task_panics::keep(&mut st, ctx.tid, 0, draft);
             return Some(payload);
         }
         record_failure_of(ctx, &*payload);
@@ -434,16 +444,23 @@ fn record_failure_of(ctx: &Context, payload: &(dyn Any + Send)) {
 }
 
 fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
+    let draft = panic_failure(ctx, record);
+    ctx.exec.state.lock().fail(|_| draft);
+}
+
+/// The failure of thread `ctx`'s panic `record` (in the local task whose panic escaped to
+/// the thread, if any).
+fn panic_failure(ctx: &Context, record: panic::PanicRecord) -> FailureDraft {
     let mut st = ctx.exec.state.lock();
     let task = super::local_tasks::escaped(&mut st, ctx.tid, &record.message);
-    st.fail(|st| FailureDraft {
+    FailureDraft {
         kind: FailureKind::Panic,
         message: record.message,
         thread: Some(st.thread_info(ctx.tid).with_local_task(task)),
         location: record.location,
         backtrace: Some(record.backtrace),
         threads: vec![],
-    });
+    }
 }
 
 /// Drops a value the exiting thread `ctx` owned (a thread-local): a panic of its destructor

@@ -11,7 +11,8 @@ pub enum FailureKind {
     Panic,
     /// Every live thread was blocked and no timeout could fire.
     Deadlock,
-    /// The execution reached `max_steps` switch points without finishing.
+    /// The execution reached `max_steps` switch points without finishing (one at which a
+    /// thread alone could run counts a tenth).
     Livelock,
     /// A replayed schedule did not fit the model (another model, or the model changed).
     Divergence,

@@ -9,10 +9,10 @@ use std::path::PathBuf;
 /// | variable | meaning | default |
 /// |---|---|---|
 /// | `INTERLEAVE_SEED` | seed of the random and pct strategies (an unsigned integer) | a fresh random seed |
-/// | `INTERLEAVE_ITERATIONS` | executions to run (for `dfs`, a cap) | 1000 for `random` and `pct`, no cap for `dfs` |
+/// | `INTERLEAVE_ITERATIONS` | executions to run (for `dfs`, a cap); a `random` or `pct` run whose first two executions make no decision ends there, its one schedule run | 1000 for `random` and `pct`, no cap for `dfs` |
 /// | `INTERLEAVE_MAX_TIME` | wall-clock budget of an exploration, in seconds (decimals allowed) | none |
 /// | `INTERLEAVE_PROGRESS` | `0` turns off the progress line of long `dfs` searches; `1` prints it even when stderr is not a terminal (a line per update) | unset: on a terminal only |
-/// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock | 100000 |
+/// | `INTERLEAVE_MAX_STEPS` | switch points before an execution counts as a livelock; one at which a thread alone could run (no decision between threads) counts a tenth | 100000 |
 /// | `INTERLEAVE_STRATEGY` | `random`, `pct` or `dfs` | `random` ([`model`](crate::model) always uses `dfs`) |
 /// | `INTERLEAVE_PCT_DEPTH` | bug depth of `pct` (at least 1) | 3 |
 /// | `INTERLEAVE_MAX_PREEMPTIONS` | preemption bound of `dfs` (`none`: unbounded) | unbounded |

@@ -85,7 +85,8 @@ fn a_static_starts_every_execution_afresh_and_keeps_its_value_outside() {
             assert_eq!(COUNTER.load(Ordering::Relaxed), 6);
         })
         .unwrap_or_else(|f| panic!("seed 3: {f}"));
-    assert_eq!(report.executions, 10);
+    // No decision: the model's one schedule runs twice, the second from `new()` again.
+    assert_eq!(report.executions, 2);
     // Executions held the value; the atomic itself was never written.
     assert_eq!(format!("{COUNTER:?}"), "5");
 }

@@ -139,7 +139,8 @@ fn std_thread_locals_are_destroyed_at_model_thread_exit_on_os_threads() {
             assert!(rx.recv().is_err(), "disconnected at the worker's exit");
         })
         .unwrap();
-    assert_eq!(report.executions, 50);
+    // No decision (`recv` waits for the only other thread): its one schedule, twice.
+    assert_eq!(report.executions, 2);
 }
 
 thread_local! {

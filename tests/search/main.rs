@@ -19,6 +19,7 @@ mod distinct_schedules;
 mod dpor;
 mod dpor_soundness;
 mod early_endings;
+mod one_schedule;
 mod pct;
 mod replay;
 mod report_numbering;

@@ -29,6 +29,7 @@ mod sync_parity;
 mod sync_wakers;
 mod task_api;
 mod task_errors;
+mod task_panics;
 mod task_rules;
 mod time;
 mod time_pinned;

@@ -119,7 +119,10 @@ fn a_driver_that_unwinds_stops_the_others() {
             epochs: true,
             make: &make,
         };
-        let model = || {};
+        // A decision, so that the run does not end after two executions (one schedule).
+        let model = || {
+            crate::choose(2);
+        };
         let run = || run_independent(&builder.plan(), &how, &model, Location::caller());
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
         let message = outcome

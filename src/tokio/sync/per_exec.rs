@@ -224,6 +224,8 @@ mod tests {
                 .parallelism(parallelism)
                 .substrate(substrate)
                 .check(|| {
+                    // A decision: a model with none ends after two executions.
+                    crate::choose(2);
                     let (exec, _) = crate::runtime::try_ids().unwrap();
                     let first = STATE.get(|| {
                         MADE.fetch_add(1, Ordering::SeqCst);

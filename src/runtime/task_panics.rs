@@ -1,0 +1,84 @@
+//! A task's panic waits for its `JoinHandle`.
+//!
+//! Tokio hands a task's panic to the task's handle: a program that awaits the handle and
+//! finds `JoinError::is_panic()` (or a `JoinSet` that returns it) did nothing wrong. So,
+//! with `thread_panics_fail` on, the panic of a task whose handle is still held does not fail
+//! the execution at once: it is kept, already made into the failure it would be (message,
+//! place, backtrace, the thread and task that panicked), and the handle receives the payload.
+//! It fails the execution when nobody can receive it any more: when the handle is dropped
+//! without having returned it, or when the execution ends (every thread finished, or none
+//! can run) with it unreceived; a task whose handle was dropped before it panicked fails it
+//! at once, as before. The report is the panic's; only its schedule goes on to where the
+//! panic was found unreceived, which a replay follows as well.
+//!
+//! A kept panic is keyed by the task's id: its thread and its number among that thread's
+//! local tasks (0: the thread's own spawned task), as `future::Id` is.
+
+use super::execution::{ExecState, FailureDraft};
+use super::tasks::{task, task_mut};
+use super::{Tid, with_exec};
+
+/// A panic kept for a handle: the step at which it happened, the task's local number, and
+/// the failure it becomes unless received.
+pub(crate) type Kept = (u64, usize, FailureDraft);
+
+/// Whether a panic of thread `tid`'s spawned task can wait for its handle: task panics fail
+/// the execution, the task's handle is held, and the execution runs (not torn down).
+pub(super) fn handle_waits(st: &ExecState, tid: Tid) -> bool {
+    st.config.thread_panics_fail
+        && st.phase == super::execution::Phase::Running
+        && task(st, tid).is_some_and(|t| t.spawned && !t.detached)
+}
+
+/// Keeps `draft`, the failure of task `local` of thread `tid`, for its handle.
+pub(super) fn keep(st: &mut ExecState, tid: Tid, local: usize, draft: FailureDraft) {
+    let step = st.step;
+    task_mut(st, tid).kept_panics.push((step, local, draft));
+}
+
+/// Takes the panic kept for task `local` of thread `tid`, if any.
+fn take(st: &mut ExecState, tid: Tid, local: usize) -> Option<FailureDraft> {
+    let kept = &mut task_mut(st, tid).kept_panics;
+    let at = kept.iter().position(|k| k.1 == local)?;
+    Some(kept.swap_remove(at).2)
+}
+
+/// The handle of task `local` of thread `tid` in execution `exec` returned its panic: it
+/// was received, and fails nothing. Nothing outside that execution.
+pub(crate) fn received(exec: u64, tid: Tid, local: usize) {
+    with_exec(|ctx| {
+        if ctx.exec.id == exec {
+            let mut st = ctx.exec.state.lock();
+            if tid < st.threads.len() {
+                take(&mut st, tid, local);
+            }
+        }
+    });
+}
+
+/// The handle of task `local` of thread `tid` in execution `exec` was dropped: a panic
+/// kept for it fails the execution (the calling thread stops at its next switch point).
+/// Nothing outside that execution, or while the execution tears down.
+pub(crate) fn dropped(exec: u64, tid: Tid, local: usize) {
+    with_exec(|ctx| {
+        if ctx.exec.id != exec {
+            return;
+        }
+        let mut st = ctx.exec.state.lock();
+        if tid < st.threads.len()
+            && let Some(draft) = take(&mut st, tid, local)
+        {
+            st.fail(|_| draft);
+        }
+    });
+}
+
+/// The earliest panic still kept, taken out: the execution ends with it unreceived.
+pub(super) fn first(st: &mut ExecState) -> Option<FailureDraft> {
+    let (tid, at) = (0..st.threads.len())
+        .filter_map(|t| task(st, t).map(|task| (t, &task.kept_panics)))
+        .flat_map(|(t, kept)| kept.iter().enumerate().map(move |(i, k)| (k.0, t, i)))
+        .min()
+        .map(|(_, t, i)| (t, i))?;
+    Some(task_mut(st, tid).kept_panics.swap_remove(at).2)
+}
