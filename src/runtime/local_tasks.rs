@@ -5,8 +5,8 @@
 //! between polls (`tasks::wait`).
 //!
 //! The executor tells the runtime when a future joins, after each of its polls, and when
-//! it leaves: one more lock of the state per poll (measured on `benches/tokio.rs`'s
-//! models: within the noise, 2% at most).
+//! it leaves: one more lock of the state per poll (measured on
+//! `compare/benches/tokio.rs`'s models: within the noise, 2% at most).
 
 use super::execution::ExecState;
 use super::tasks::task_mut;

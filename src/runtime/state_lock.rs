@@ -5,8 +5,8 @@
 //! the lock is all but never contended (by the watchdog's look, and for a moment at a
 //! hand-off between OS threads); its release is a plain store, where a parking lock's is an
 //! atomic read-modify-write. It is taken several times per step: measured, 6% more
-//! executions per second than parking_lot's (`benches/tokio.rs`'s models and a three-thread
-//! mutex model, coroutines).
+//! executions per second than parking_lot's (`compare/benches/tokio.rs`'s models and a
+//! three-thread mutex model, coroutines).
 //!
 //! A spin lock never wakes a thread that waits for itself: if code the runtime runs while
 //! it holds the lock (a waker's `Drop`, a destructor) calls back into the runtime, the

@@ -16,7 +16,6 @@ mod local_set;
 mod locations;
 mod mpsc_more;
 mod outside;
-mod real;
 mod reports;
 mod runtime;
 mod set_once;

@@ -1,6 +1,6 @@
 //! Where Tokio's test files are: the `tokio` package cargo already downloaded for the
-//! repository (its dev-dependency `real-tokio`), found through `cargo metadata`; and what
-//! the files say about their tests.
+//! repository (the dependency of its member `interleave-tokio`), found through
+//! `cargo metadata`; and what the files say about their tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
-//! Against real Tokio: small programs written once, over real Tokio and over this crate's
-//! `tokio` module. Every outcome real Tokio gives (on a current-thread runtime, and many
+//! Against real Tokio: small programs written once, over real Tokio and over
+//! interleave-test's `tokio` module. Every outcome real Tokio gives (on a current-thread runtime, and many
 //! runs of a two-worker multi-thread runtime, whose interleavings vary) must be one that
 //! exhaustive DFS of the model gives: an outcome the model cannot produce is a behaviour
 //! of Tokio it misses, and bugs that need it would go unfound. Where Tokio's documentation
@@ -12,6 +12,10 @@ use std::future::Future;
 use std::sync::Mutex as StdMutex;
 
 use interleave_test::{Builder, StrategyKind};
+
+// Real Tokio is this package's own `tokio` dependency (with the runtime's features as a
+// dev-dependency); named apart so that it is never confused with the model.
+extern crate tokio as real_tokio;
 
 /// Expands the programs into `mod $name`, over the Tokio crate `$tokio`.
 macro_rules! programs {
