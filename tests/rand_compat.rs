@@ -1,7 +1,7 @@
 //! `interleave_test::rand`: draws are decisions (one seed, one sequence; a failure replays
 //! its draws through JSON), code written against `rand` 0.10 runs unchanged, and under the
-//! `rand08` feature code written against 0.8 too; a draw under DFS is `Misuse`. A binary of
-//! its own so that CI can build it once more with `--features rand08`.
+//! `rand08` feature code written against 0.8 too; a draw under DFS is `Misuse`. The package's
+//! tests build it with that feature (a dev-dependency on itself, see Cargo.toml).
 
 #[path = "common/mod.rs"]
 mod common;
