@@ -362,9 +362,14 @@ fn on_local_executor(handle: &Handle) -> bool {
 #[derive(Debug)]
 pub struct TryCurrentError(());
 
+/// Tokio's words: "there is no reactor running, must be called from the context of a
+/// Tokio 1.x runtime".
 impl std::fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("no reactor running, must be called from the context of a Tokio 1.x runtime")
+        f.write_str(
+            "there is no reactor running, must be called from the context of a Tokio 1.x \
+             runtime",
+        )
     }
 }
 

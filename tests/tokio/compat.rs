@@ -445,6 +445,10 @@ fn join_set_on_a_set_or_handle_try_get_and_current_errors() {
     crate::support::every_execution_sync(|| {
         let error = Handle::try_current().unwrap_err();
         assert!(error.is_missing_context() && !error.is_thread_local_destroyed());
+        assert_eq!(
+            error.to_string(),
+            "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+        );
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
