@@ -158,14 +158,7 @@ pub(crate) fn keep_panic(api: &str, key: u32, local: usize, payload: &(dyn std::
         if st.phase != super::execution::Phase::Running {
             return;
         }
-        let draft = super::execution::FailureDraft {
-            kind: crate::schedule::FailureKind::Panic,
-            message: record.message,
-            thread: Some(st.thread_info(me).with_local_task(task)),
-            location: record.location,
-            backtrace: Some(record.backtrace),
-            threads: vec![],
-        };
+        let draft = record.failure(st.thread_info(me).with_local_task(task));
         super::task_panics::keep(st, me, local, draft);
     });
 }

@@ -42,6 +42,20 @@ pub(crate) struct PanicRecord {
     pub(crate) backtrace: backtrace::Backtrace,
 }
 
+impl PanicRecord {
+    /// The failure this panic is, in `thread`.
+    pub(super) fn failure(self, thread: crate::report::ThreadInfo) -> super::FailureDraft {
+        super::FailureDraft {
+            kind: crate::schedule::FailureKind::Panic,
+            message: self.message,
+            thread: Some(thread),
+            location: self.location,
+            backtrace: Some(self.backtrace),
+            threads: vec![],
+        }
+    }
+}
+
 std::thread_local! {
     /// The hook's record of the last panic of a model thread on this OS thread.
     static LAST_PANIC: RefCell<Option<PanicRecord>> = const { RefCell::new(None) };

@@ -10,7 +10,6 @@ use super::host::{self, Hosting};
 use super::{Context, DecisionRecord, Loc, Op, Tid, locals, panic, sched, with_ctx};
 
 use crate::hb::Hb;
-use crate::schedule::FailureKind;
 use crate::strategy::Strategy;
 
 use super::host::Stacks;
@@ -453,14 +452,7 @@ fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
 fn panic_failure(ctx: &Context, record: panic::PanicRecord) -> FailureDraft {
     let mut st = ctx.exec.state.lock();
     let task = super::local_tasks::escaped(&mut st, ctx.tid, &record.message);
-    FailureDraft {
-        kind: FailureKind::Panic,
-        message: record.message,
-        thread: Some(st.thread_info(ctx.tid).with_local_task(task)),
-        location: record.location,
-        backtrace: Some(record.backtrace),
-        threads: vec![],
-    }
+    record.failure(st.thread_info(ctx.tid).with_local_task(task))
 }
 
 /// Drops a value the exiting thread `ctx` owned (a thread-local): a panic of its destructor
