@@ -268,13 +268,17 @@ fn sequential<F: Fn() + Sync>(
         }
         reuse.recycle(out.decisions);
         strategy = out.strategy;
-        progress.tick(tally.executions, strategy.depth(), strategy.estimate());
+        let (depth, estimate) = strategy
+            .exhaustive()
+            .map_or((0, None), |search| (search.depth(), search.estimate()));
+        progress.tick(tally.executions, depth, estimate);
         i += 1;
     }
     progress.finish();
     tally.loop_yields = reuse.loop_yields();
-    // At the cap, the space may have been explored by the very last execution.
-    let exhausted = strategy.exhausted() || !strategy.begin_execution();
+    // At the cap, the space may have been explored by the very last execution; a strategy
+    // that already said it was exhausted says so again.
+    let exhausted = !strategy.begin_execution();
     let stopped_by = match (exhausted, out_of_time) {
         (true, _) => None,
         (false, true) => plan.max_time.map(crate::report::Limit::MaxTime),
@@ -287,7 +291,7 @@ fn sequential<F: Fn() + Sync>(
         exhausted,
         stopped_by,
         reduction: plan.reduction,
-        redundant: strategy.redundant(),
+        redundant: strategy.exhaustive().map_or(0, |search| search.redundant()),
         start,
         substrate: exec.substrate,
     }))

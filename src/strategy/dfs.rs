@@ -13,7 +13,7 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, Refusal, Strategy};
+use super::{Choice, Estimate, Exhaustive, Pick, Refusal, Strategy};
 use crate::op::PickKind;
 use crate::op::{Op, Tid};
 
@@ -170,10 +170,12 @@ impl Strategy for DfsStrategy {
         self.walk.end(shape(path, bound), |d| path[d].seen())
     }
 
-    fn exhausted(&self) -> bool {
-        self.walk.exhausted()
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        Some(self)
     }
+}
 
+impl Exhaustive for DfsStrategy {
     fn estimate(&self) -> Option<Estimate> {
         let search = match self.bound {
             Some(_) => Search::Bounded,

@@ -86,19 +86,23 @@ pub(crate) struct Nondeterminism {
     pub(crate) now: String,
 }
 
-/// One search algorithm.
+/// One search algorithm: what the scheduler asks at every decision, and what the driver
+/// asks around each execution. Random, PCT, replay and prefix implement only this; a
+/// depth-first search also has the hooks of [`Exhaustive`].
 pub(crate) trait Strategy: Send {
     /// Its name, recorded in schedules and reports.
     fn name(&self) -> StrategyName;
 
-    /// Prepares the next execution. `false`: the strategy has explored everything it can.
-    fn begin_execution(&mut self) -> bool {
-        true
-    }
-
     /// Whether [`choose`](Self::choose) reads `choice.ops` (the runtime skips gathering
     /// them otherwise: it is done at every decision).
     fn reads_ops(&self) -> bool {
+        true
+    }
+
+    /// Prepares the next execution. `false`: the strategy has explored everything it can,
+    /// and says so again at every later call (the driver asks once more at the end of a run
+    /// whether the search was exhausted).
+    fn begin_execution(&mut self) -> bool {
         true
     }
 
@@ -113,12 +117,18 @@ pub(crate) trait Strategy: Send {
         Ok(())
     }
 
-    /// Whether the whole space the strategy searches has been explored.
-    fn exhausted(&self) -> bool {
-        false
+    /// The hooks of a search that explores every schedule (within its bound), if this is
+    /// one: it then also explores every value of a decision other than a thread's, and the
+    /// runtime refuses what it cannot exhaust (`runtime/data.rs`).
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        None
     }
+}
 
-    /// Whether the strategy reads the execution's events ([`event`](Self::event)); the
+/// What only a depth-first search (`dfs.rs`, `dpor/`) tells the runtime and the driver
+/// besides its decisions: the events it learns races from, and how far along it is.
+pub(crate) trait Exhaustive {
+    /// Whether the search reads the execution's events ([`event`](Self::event)); the
     /// runtime tracks happens-before only then.
     fn wants_events(&self) -> bool {
         false
@@ -134,7 +144,7 @@ pub(crate) trait Strategy: Send {
         0
     }
 
-    /// Estimates of how many executions the whole search takes, if the strategy knows.
+    /// Estimates of how many executions the whole search takes, if the search knows.
     fn estimate(&self) -> Option<Estimate> {
         None
     }

@@ -55,7 +55,7 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, Refusal, Strategy};
+use super::{Choice, Estimate, Exhaustive, Pick, Refusal, Strategy};
 use crate::hb::{Hb, Key, Touch, conflict};
 use crate::op::PickKind;
 use crate::op::{Op, Role, Tid};
@@ -397,6 +397,17 @@ impl Strategy for DporStrategy {
         Ok(taken)
     }
 
+    fn end_execution(&mut self) -> Result<(), Refusal> {
+        let (path, bound) = (&self.path, self.bound);
+        self.walk.end(shape(path, bound), |d| path[d].seen())
+    }
+
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        Some(self)
+    }
+}
+
+impl Exhaustive for DporStrategy {
     fn wants_events(&self) -> bool {
         true
     }
@@ -431,15 +442,6 @@ impl Strategy for DporStrategy {
             let i = hb.races()[r] as usize;
             self.race(hb, i, index);
         }
-    }
-
-    fn end_execution(&mut self) -> Result<(), Refusal> {
-        let (path, bound) = (&self.path, self.bound);
-        self.walk.end(shape(path, bound), |d| path[d].seen())
-    }
-
-    fn exhausted(&self) -> bool {
-        self.walk.exhausted()
     }
 
     fn redundant(&self) -> u64 {
