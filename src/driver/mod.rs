@@ -236,7 +236,7 @@ fn sequential<F: Fn() + Sync>(
     let deadline = plan.deadline(start);
     let mut tally = Tally::default();
     let mut strategy = make();
-    let name = strategy.name();
+    let name = plan.strategy.name();
     let mut reuse = Reuse::default();
     let mut progress = progress::Progress::new(plan.progress, plan.test.as_deref());
     let saver = rescue::saver(meta(plan, name, None, 0, &exec), plan.corpus.as_ref());

@@ -127,10 +127,6 @@ impl DfsStrategy {
 }
 
 impl Strategy for DfsStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
     fn begin_execution(&mut self) -> bool {
         let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
         if !self.walk.begin(go_on, self.path.len()) {

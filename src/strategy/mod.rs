@@ -23,7 +23,6 @@ pub(crate) use replay::{Expected, ReplayStrategy};
 
 use crate::hb::Hb;
 use crate::op::{Op, PickKind, Tid};
-use crate::settings::StrategyName;
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]
@@ -90,9 +89,6 @@ pub(crate) struct Nondeterminism {
 /// asks around each execution. Random, PCT, replay and prefix implement only this; a
 /// depth-first search also has the hooks of [`Exhaustive`].
 pub(crate) trait Strategy: Send {
-    /// Its name, recorded in schedules and reports.
-    fn name(&self) -> StrategyName;
-
     /// Whether [`choose`](Self::choose) reads `choice.ops` (the runtime skips gathering
     /// them otherwise: it is done at every decision).
     fn reads_ops(&self) -> bool {

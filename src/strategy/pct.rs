@@ -94,10 +94,6 @@ impl PctStrategy {
 }
 
 impl Strategy for PctStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Pct
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

@@ -46,10 +46,6 @@ impl RandomStrategy {
 }
 
 impl Strategy for RandomStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Random
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

@@ -334,10 +334,6 @@ fn initials_of(hb: &Hb, i: usize, k: usize, out: &mut Vec<Tid>) {
 }
 
 impl Strategy for DporStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
     fn begin_execution(&mut self) -> bool {
         let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
         if !self.walk.begin(go_on, self.path.len()) {

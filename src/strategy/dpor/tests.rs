@@ -46,10 +46,6 @@ struct TraceCounter<S> {
 }
 
 impl<S: Strategy + Exhaustive> Strategy for TraceCounter<S> {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
     fn begin_execution(&mut self) -> bool {
         self.current.clear();
         self.counts.clear();
