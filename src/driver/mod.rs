@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 use crate::report::{Failure, Report};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::schedule::{Schedule, Settings};
-use crate::settings::StrategyName;
-use crate::strategy::{Expected, ReplayStrategy, Strategy};
+use crate::settings::{Drive, StrategyName};
+use crate::strategy::{Expected, ReplayStrategy, Setup, Strategy, execution_seed};
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -196,6 +196,37 @@ fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
         let picked = d.pick.map_or(0, |(_, value)| value as u64 + 1);
         fnv(fnv(h, d.chosen as u64), picked)
     })
+}
+
+/// Runs `model` under the strategy `plan` names, made by its row of `strategy::MAKERS` and
+/// driven as its name's row says: independent executions (each strategy made from the
+/// execution's seed, and from what the epochs before it learned if the row has epochs), or
+/// one search.
+pub(crate) fn run<F: Fn() + Sync>(plan: &Plan, model: &F, loc: Loc) -> Result<Report, Failure> {
+    let name = plan.strategy.name();
+    let make = crate::strategy::maker(name).expect("a strategy a user chooses has a maker");
+    let setup = |seed, learned| Setup {
+        kind: plan.strategy,
+        reduction: plan.reduction.unwrap_or_default(),
+        seed,
+        learned,
+    };
+    match name.drive() {
+        Drive::Independent { epochs } => {
+            let make = |i, learned| make(&setup(execution_seed(plan.seed, i), learned));
+            let how = Independent {
+                name,
+                epochs,
+                make: &make,
+            };
+            run_independent(plan, &how, model, loc)
+        }
+        Drive::Search => {
+            let make = || make(&setup(plan.seed, None));
+            run_sequential(plan, &make, plan.strategy.max_preemptions(), model, loc)
+        }
+        Drive::Follow => unreachable!("no StrategyKind follows a schedule ({name:?})"),
+    }
 }
 
 /// Runs executions one after another under one strategy that learns from each (DFS; it has

@@ -13,9 +13,22 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Exhaustive, Pick, Refusal, Strategy};
+use super::{Choice, DporStrategy, Estimate, Exhaustive, Pick, Refusal, Setup, Strategy};
 use crate::op::PickKind;
 use crate::op::{Op, Tid};
+use crate::settings::{Reduction, StrategyKind};
+
+/// DFS's row of `MAKERS`: the search of a run, with partial-order reduction (`dpor/`) or
+/// without (this file), within the preemption bound if there is one.
+pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
+    let StrategyKind::Dfs { max_preemptions } = setup.kind else {
+        unreachable!("DFS's maker is asked for {:?}", setup.kind)
+    };
+    match setup.reduction {
+        Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
+        Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
+    }
+}
 
 /// One decision on the current path.
 #[derive(Clone, Debug)]

@@ -2,7 +2,13 @@
 //!
 //! A strategy is pure: it sees the runnable threads and its own seeded state, never the clock,
 //! the environment or the model's data, so the same seed always yields the same executions.
-//! Each algorithm lives in its own file behind the [`Strategy`] trait.
+//! Each algorithm lives in its own file behind the [`Strategy`] trait; a depth-first search
+//! also implements [`Exhaustive`].
+//!
+//! A strategy a user chooses ([`StrategyKind`]) is made by its row of [`MAKERS`], from a
+//! [`Setup`]; its name's row in `settings/kinds.rs` says how a run drives it (independent
+//! executions or one search) and how `INTERLEAVE_STRATEGY` chooses it; `driver::run` reads
+//! both. Replay and prefix follow a stored schedule: the driver makes them from it.
 
 mod dfs;
 mod dpor;
@@ -13,9 +19,12 @@ mod random;
 mod replay;
 mod walk;
 
+// Made through `MAKERS`; unit tests make them directly.
+#[cfg(test)]
 pub(crate) use dfs::DfsStrategy;
-pub(crate) use dpor::DporStrategy;
+use dpor::DporStrategy;
 pub(crate) use estimate::{Estimate, Search};
+#[cfg(test)]
 pub(crate) use pct::PctStrategy;
 pub(crate) use prefix::{Followed, PrefixStrategy};
 pub(crate) use random::{RandomStrategy, execution_seed};
@@ -23,6 +32,42 @@ pub(crate) use replay::{Expected, ReplayStrategy};
 
 use crate::hb::Hb;
 use crate::op::{Op, PickKind, Tid};
+use crate::settings::{Reduction, StrategyKind, StrategyName};
+
+/// What a strategy a user chose is made from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Setup {
+    /// The strategy, with its parameters.
+    pub(crate) kind: StrategyKind,
+    /// The reduction a search uses.
+    pub(crate) reduction: Reduction,
+    /// The execution's own seed ([`execution_seed`]) in a run of independent executions;
+    /// the run's for a search.
+    pub(crate) seed: u64,
+    /// What the execution learned from the epochs before its own: the most decisions
+    /// between threads of any of their executions (`None` in the first epoch, and in a run
+    /// without epochs).
+    pub(crate) learned: Option<u64>,
+}
+
+/// Makes a strategy from a [`Setup`] whose `kind` has the maker's name.
+pub(crate) type Make = fn(&Setup) -> Box<dyn Strategy>;
+
+/// How each strategy a user can choose is made: one row each, the function beside the
+/// strategy in its file.
+const MAKERS: [(StrategyName, Make); 3] = [
+    (StrategyName::Random, random::make),
+    (StrategyName::Pct, pct::make),
+    (StrategyName::Dfs, dfs::make),
+];
+
+/// The maker of the strategy called `name`, if a user can choose it.
+pub(crate) fn maker(name: StrategyName) -> Option<Make> {
+    MAKERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, make)| make)
+}
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]
