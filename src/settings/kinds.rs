@@ -238,7 +238,7 @@ struct Row {
 
 impl StrategyName {
     /// Every strategy's name, how a run drives it, and how the environment chooses it.
-    const ROWS: [Row; 5] = [
+    const ROWS: &[Row] = &[
         Row {
             name: StrategyName::Random,
             text: "random",
@@ -275,9 +275,10 @@ impl StrategyName {
         },
     ];
 
+    /// Every name, in the order of its row.
     #[cfg(test)]
-    const ALL: [StrategyName; 5] = {
-        let mut all = [StrategyName::Random; 5];
+    const ALL: [StrategyName; Self::ROWS.len()] = {
+        let mut all = [StrategyName::Random; Self::ROWS.len()];
         let mut i = 0;
         while i < all.len() {
             all[i] = Self::ROWS[i].name;
@@ -287,12 +288,10 @@ impl StrategyName {
     };
 
     fn row(self) -> &'static Row {
-        let row = &Self::ROWS[self as usize];
-        debug_assert!(
-            row.name == self,
-            "StrategyName::ROWS is in declaration order"
-        );
-        row
+        Self::ROWS
+            .iter()
+            .find(|r| r.name == self)
+            .expect("every StrategyName has a row in StrategyName::ROWS")
     }
 
     /// The name, as written in schedule files and reports.

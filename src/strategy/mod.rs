@@ -55,7 +55,7 @@ pub(crate) type Make = fn(&Setup) -> Box<dyn Strategy>;
 
 /// How each strategy a user can choose is made: one row each, the function beside the
 /// strategy in its file.
-const MAKERS: [(StrategyName, Make); 3] = [
+const MAKERS: &[(StrategyName, Make)] = &[
     (StrategyName::Random, random::make),
     (StrategyName::Pct, pct::make),
     (StrategyName::Dfs, dfs::make),
