@@ -307,6 +307,19 @@ fn sequential<F: Fn() + Sync>(
     }
     progress.finish();
     tally.loop_yields = reuse.loop_yields();
+    let ended = (start, out_of_time, exec.substrate);
+    Ok(search_report(plan, tally, &mut *strategy, bound, ended))
+}
+
+/// The report of a search that found no failure, whose strategy is now `strategy`; `ended`:
+/// when it started, whether its time budget ran out, and what ran the model threads.
+fn search_report(
+    plan: &Plan,
+    tally: Tally,
+    strategy: &mut dyn Strategy,
+    bound: Option<u32>,
+    (start, out_of_time, substrate): (Instant, bool, crate::settings::Substrate),
+) -> Report {
     // At the cap, the space may have been explored by the very last execution; a strategy
     // that already said it was exhausted says so again.
     let exhausted = !strategy.begin_execution();
@@ -315,7 +328,7 @@ fn sequential<F: Fn() + Sync>(
         (false, true) => plan.max_time.map(crate::report::Limit::MaxTime),
         (false, false) => Some(crate::report::Limit::Iterations(plan.iterations)),
     };
-    Ok(tally.report(Ending {
+    tally.report(Ending {
         strategy: plan.strategy,
         seed: None,
         bound,
@@ -324,8 +337,8 @@ fn sequential<F: Fn() + Sync>(
         reduction: plan.reduction,
         redundant: strategy.exhaustive().map_or(0, |search| search.redundant()),
         start,
-        substrate: exec.substrate,
-    }))
+        substrate,
+    })
 }
 
 /// After an untracked execution asked to start over: every later execution is tracked.
