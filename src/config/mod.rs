@@ -8,14 +8,11 @@ use std::time::Duration;
 
 pub use async_model::{check_async, explore_async};
 
-use crate::driver::{self, Independent, Plan, ShowProgress};
+use crate::driver::{self, Plan, ShowProgress};
 use crate::report::{Failure, Report};
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
-use crate::settings::{Clock, SpinRule, StrategyName};
-use crate::strategy::{
-    DfsStrategy, DporStrategy, PctStrategy, RandomStrategy, Strategy, execution_seed,
-};
+use crate::settings::{Clock, SpinRule};
 
 mod async_model;
 #[cfg(test)]
@@ -347,6 +344,7 @@ impl Builder {
     }
 
     fn exec_config(&self) -> ExecConfig {
+        let search = self.strategy.name().searches();
         ExecConfig {
             max_steps: self.max_steps,
             thread_panics_fail: self.thread_panics_fail,
@@ -354,15 +352,16 @@ impl Builder {
             stack_size: self.stack_size,
             core: None,
             watchdog: self.watchdog,
-            spins: match self.strategy {
-                StrategyKind::Dfs { .. } if self.fair_spins => SpinRule::Repeats,
-                _ => SpinRule::Off,
+            spins: if search && self.fair_spins {
+                SpinRule::Repeats
+            } else {
+                SpinRule::Off
             },
             // Executions start untracked; one that needs tracking runs again tracked (under
             // DFS, the whole search does: see `driver::run_sequential`).
             untracked_start: true,
             spurious: self.spurious_wakeups,
-            early_limit: matches!(self.strategy, StrategyKind::Dfs { .. }).then_some(1),
+            early_limit: search.then_some(1),
             clock: self.clock,
             keep_names: false,
             ambient: false,
@@ -381,48 +380,12 @@ impl Builder {
         crate::runtime::assert_not_in_model();
         crate::runtime::install_hook();
         self.validate();
-        let loc = Location::caller();
-        let plan = self.plan();
-        let seed = self.seed;
-        match self.strategy {
-            StrategyKind::Random => {
-                let make = |i, _| -> Box<dyn Strategy> {
-                    Box::new(RandomStrategy::new(execution_seed(seed, i)))
-                };
-                let how = Independent {
-                    name: StrategyName::Random,
-                    epochs: false,
-                    make: &make,
-                };
-                driver::run_independent(&plan, &how, &model, loc)
-            }
-            StrategyKind::Pct { depth } => {
-                let make = |i, k| -> Box<dyn Strategy> {
-                    Box::new(PctStrategy::new(execution_seed(seed, i), depth, k))
-                };
-                let how = Independent {
-                    name: StrategyName::Pct,
-                    epochs: true,
-                    make: &make,
-                };
-                driver::run_independent(&plan, &how, &model, loc)
-            }
-            StrategyKind::Dfs { max_preemptions } => {
-                let reduction = self.reduction;
-                let make = || -> Box<dyn Strategy> {
-                    match reduction {
-                        Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
-                        Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
-                    }
-                };
-                driver::run_sequential(&plan, &make, max_preemptions, &model, loc)
-            }
-        }
+        driver::run(&self.plan(), &model, Location::caller())
     }
 
     pub(crate) fn plan(&self) -> Plan {
-        let dfs = matches!(self.strategy, StrategyKind::Dfs { .. });
-        let default = if dfs { u64::MAX } else { DEFAULT_ITERATIONS };
+        let search = self.strategy.name().searches();
+        let default = if search { u64::MAX } else { DEFAULT_ITERATIONS };
         Plan {
             exec: self.exec_config(),
             test: self.name.clone(),
@@ -435,7 +398,7 @@ impl Builder {
                 (true, Some(true)) => ShowProgress::Anywhere,
                 (true, _) => ShowProgress::OnTerminal,
             },
-            reduction: dfs.then_some(self.reduction),
+            reduction: search.then_some(self.reduction),
             strategy: self.strategy,
             corpus: self.regressions.clone(),
             #[cfg(test)]

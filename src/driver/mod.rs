@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 use crate::report::{Failure, Report};
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::schedule::{Schedule, Settings};
-use crate::settings::StrategyName;
-use crate::strategy::{Expected, ReplayStrategy, Strategy};
+use crate::settings::{Drive, StrategyName};
+use crate::strategy::{Expected, ReplayStrategy, Setup, Strategy, execution_seed};
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -198,6 +198,37 @@ fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
     })
 }
 
+/// Runs `model` under the strategy `plan` names, made by its row of `strategy::MAKERS` and
+/// driven as its name's row says: independent executions (each strategy made from the
+/// execution's seed, and from what the epochs before it learned if the row has epochs), or
+/// one search.
+pub(crate) fn run<F: Fn() + Sync>(plan: &Plan, model: &F, loc: Loc) -> Result<Report, Failure> {
+    let name = plan.strategy.name();
+    let make = crate::strategy::maker(name).expect("a strategy a user chooses has a maker");
+    let setup = |seed, learned| Setup {
+        kind: plan.strategy,
+        reduction: plan.reduction.unwrap_or_default(),
+        seed,
+        learned,
+    };
+    match name.drive() {
+        Drive::Independent { epochs } => {
+            let make = |i, learned| make(&setup(execution_seed(plan.seed, i), learned));
+            let how = Independent {
+                name,
+                epochs,
+                make: &make,
+            };
+            run_independent(plan, &how, model, loc)
+        }
+        Drive::Search => {
+            let make = || make(&setup(plan.seed, None));
+            run_sequential(plan, &make, plan.strategy.max_preemptions(), model, loc)
+        }
+        Drive::Follow => unreachable!("no StrategyKind follows a schedule ({name:?})"),
+    }
+}
+
 /// Runs executions one after another under one strategy that learns from each (DFS; it has
 /// no seed), made by `make`, until one fails, `plan.iterations` have run, or the strategy
 /// has explored everything.
@@ -236,7 +267,7 @@ fn sequential<F: Fn() + Sync>(
     let deadline = plan.deadline(start);
     let mut tally = Tally::default();
     let mut strategy = make();
-    let name = strategy.name();
+    let name = plan.strategy.name();
     let mut reuse = Reuse::default();
     let mut progress = progress::Progress::new(plan.progress, plan.test.as_deref());
     let saver = rescue::saver(meta(plan, name, None, 0, &exec), plan.corpus.as_ref());
@@ -268,29 +299,46 @@ fn sequential<F: Fn() + Sync>(
         }
         reuse.recycle(out.decisions);
         strategy = out.strategy;
-        progress.tick(tally.executions, strategy.depth(), strategy.estimate());
+        let (depth, estimate) = strategy
+            .exhaustive()
+            .map_or((0, None), |search| (search.depth(), search.estimate()));
+        progress.tick(tally.executions, depth, estimate);
         i += 1;
     }
     progress.finish();
     tally.loop_yields = reuse.loop_yields();
-    // At the cap, the space may have been explored by the very last execution.
-    let exhausted = strategy.exhausted() || !strategy.begin_execution();
+    let ended = (start, out_of_time, exec.substrate);
+    Ok(search_report(plan, tally, &mut *strategy, bound, ended))
+}
+
+/// The report of a search that found no failure, whose strategy is now `strategy`; `ended`:
+/// when it started, whether its time budget ran out, and what ran the model threads.
+fn search_report(
+    plan: &Plan,
+    tally: Tally,
+    strategy: &mut dyn Strategy,
+    bound: Option<u32>,
+    (start, out_of_time, substrate): (Instant, bool, crate::settings::Substrate),
+) -> Report {
+    // At the cap, the space may have been explored by the very last execution; a strategy
+    // that already said it was exhausted says so again.
+    let exhausted = !strategy.begin_execution();
     let stopped_by = match (exhausted, out_of_time) {
         (true, _) => None,
         (false, true) => plan.max_time.map(crate::report::Limit::MaxTime),
         (false, false) => Some(crate::report::Limit::Iterations(plan.iterations)),
     };
-    Ok(tally.report(Ending {
+    tally.report(Ending {
         strategy: plan.strategy,
         seed: None,
         bound,
         exhausted,
         stopped_by,
         reduction: plan.reduction,
-        redundant: strategy.redundant(),
+        redundant: strategy.exhaustive().map_or(0, |search| search.redundant()),
         start,
-        substrate: exec.substrate,
-    }))
+        substrate,
+    })
 }
 
 /// After an untracked execution asked to start over: every later execution is tracked.

@@ -45,21 +45,17 @@ use parking_lot::Mutex;
 use super::execution::{ExecConfig, ExecState, Execution, StateGuard};
 use super::watchdog::Beat;
 use super::{Context, Loc, failure};
-use crate::settings::{SpinRule, StrategyName, Substrate};
+use crate::settings::{SpinRule, Substrate};
 use crate::strategy::{Choice, Pick, Refusal, Strategy};
 
-/// Every decision's option 0: the first runnable thread (there is one), the first pick.
+/// Every decision's option 0: the first runnable thread (there is one), the first pick. A
+/// fixed sequence of decisions, as a replay's, and no search (`exhaustive` is `None`): a
+/// random draw or a choice among more values than DFS explores is answered (option 0), not
+/// refused as under DFS. No schedule of this execution is written.
 #[derive(Debug)]
 struct FirstOption;
 
 impl Strategy for FirstOption {
-    fn name(&self) -> StrategyName {
-        // A fixed sequence of decisions, as a replay's: a random draw or a choice among more
-        // values than DFS explores is answered (option 0), not refused as under DFS. No
-        // schedule of this execution is written.
-        StrategyName::Replay
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

@@ -10,7 +10,6 @@
 use super::execution::{ExecState, Phase, Unwinding};
 use super::{Loc, Tid, atomics, misuse, sched, with_state};
 use crate::op::PickKind;
-use crate::settings::StrategyName;
 
 /// How many values a random draw is one of: 32 bits, so that every value is an option
 /// below the count (a 64-bit draw is two of them).
@@ -41,7 +40,7 @@ pub(crate) fn choose_as(
     dfs_limit: usize,
     what: Option<&'static super::OpName>,
 ) -> usize {
-    let how = |st: &ExecState, _: Tid| match n {
+    let how = |st: &mut ExecState, _: Tid| match n {
         0 => Data::Refuse("there is no value to choose from: pass n of at least 1".to_owned()),
         _ if n > dfs_limit && exhaustive(st) => Data::Refuse(format!(
             "a depth-first search explores every value of a choice, and at most {dfs_limit} \
@@ -61,7 +60,7 @@ pub(crate) fn choose_as(
 /// every strategy alike (so replay repeats it): the panic, not the draw, is the failure.
 #[track_caller]
 pub(crate) fn draw(api: &str) -> u32 {
-    let how = |st: &ExecState, me: Tid| {
+    let how = |st: &mut ExecState, me: Tid| {
         if st.threads[me].life.unwinding() != Unwinding::No {
             Data::Fixed(0)
         } else if exhaustive(st) {
@@ -82,12 +81,12 @@ pub(crate) fn draw(api: &str) -> u32 {
 
 /// Whether the search explores every value of a decision: a depth-first one, while the
 /// execution runs (teardown decides nothing: each decision is its first option).
-fn exhaustive(st: &ExecState) -> bool {
+fn exhaustive(st: &mut ExecState) -> bool {
     st.phase == Phase::Running
         && st
             .strategy
-            .as_ref()
-            .is_some_and(|s| s.name() == StrategyName::Dfs)
+            .as_mut()
+            .is_some_and(|s| s.exhaustive().is_some())
 }
 
 /// A decision of `kind` among `n` values (reported as `what`, if named), as `how` says:
@@ -97,7 +96,7 @@ fn decide_data(
     (api, call): (&str, &str),
     (kind, what): (PickKind, Option<&'static super::OpName>),
     n: usize,
-    how: impl FnOnce(&ExecState, Tid) -> Data,
+    how: impl FnOnce(&mut ExecState, Tid) -> Data,
     loc: Loc,
 ) -> usize {
     let decided = atomics::with_memory(api, |st, me| match how(st, me) {

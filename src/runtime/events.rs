@@ -38,9 +38,9 @@ fn end_event(st: &mut ExecState) {
         st.threads[t].signals.expose_unseen();
     }
     if let Some(index) = hb.end()
-        && let Some(strategy) = st.strategy.as_mut()
+        && let Some(search) = st.strategy.as_mut().and_then(|s| s.exhaustive())
     {
-        strategy.event(hb, index);
+        search.event(hb, index);
     }
 }
 

@@ -77,7 +77,7 @@ pub(crate) struct ExecOutcome {
 /// if the process must abort (see `abort.rs`); `reuse` keeps what the driver reuses from
 /// one execution to the next. The strategy comes back in the outcome.
 pub(crate) fn run_execution<'m>(
-    strategy: Box<dyn Strategy>,
+    mut strategy: Box<dyn Strategy>,
     origin: Option<super::Origin>,
     config: ExecConfig,
     model: &'m (dyn Fn() + Sync),
@@ -85,7 +85,8 @@ pub(crate) fn run_execution<'m>(
     reuse: &mut Reuse<'m>,
 ) -> ExecOutcome {
     let spare = std::mem::take(&mut reuse.spare);
-    let hb = (strategy.wants_events()).then(|| reuse.hb.take().unwrap_or_default());
+    let wants_events = strategy.exhaustive().is_some_and(|s| s.wants_events());
+    let hb = wants_events.then(|| reuse.hb.take().unwrap_or_default());
     let mem = reuse.mem.take().unwrap_or_default();
     let exec = Execution::new(strategy, config, origin, loc, spare, hb, mem);
     if let Some(limit) = config.watchdog {

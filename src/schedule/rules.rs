@@ -27,14 +27,14 @@ pub(crate) struct ReplayRules {
 impl Schedule {
     /// How this schedule replays.
     pub(crate) fn replay_rules(&self) -> ReplayRules {
-        let dfs = StrategyName::from_name(&self.strategy) == Some(StrategyName::Dfs);
+        let searched = StrategyName::from_name(&self.strategy).is_some_and(|n| n.searches());
         ReplayRules {
-            spins: match (dfs, self.fair_spins()) {
+            spins: match (searched, self.fair_spins()) {
                 (true, Some(false)) | (false, _) => SpinRule::Off,
                 (true, _) => SpinRule::Repeats,
             },
             spurious_wakeups: self.spurious_wakeups(),
-            early_limit: dfs.then_some(1),
+            early_limit: searched.then_some(1),
             clock: self.clock(),
         }
     }

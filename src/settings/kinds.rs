@@ -195,6 +195,8 @@ pub enum StrategyKind {
 
 /// A search algorithm without its parameters, by the name schedule files and reports give
 /// it: the strategies of [`StrategyKind`], and the two that follow a recorded schedule.
+/// Each has one row in [`StrategyName::ROWS`]; one a user can choose is also made by its
+/// row in `strategy::MAKERS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StrategyName {
     Random,
@@ -206,29 +208,111 @@ pub(crate) enum StrategyName {
     Prefix,
 }
 
+/// How a run drives the strategy of a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Drive {
+    /// Independent executions, each with a strategy of its own made from its index, several
+    /// at once; in epochs of doubling size if `epochs`, each execution's strategy learning
+    /// the length of an execution from the epochs before (PCT's `k`).
+    Independent { epochs: bool },
+    /// One strategy searches through every execution, one after another, until it has
+    /// explored everything: no cap on executions unless one is set, the reduction applies,
+    /// a thread that repeats a spin is held back (`fair_spins`), each thread ends at most
+    /// one wait early per execution; and its schedules replay under the same rules.
+    Search,
+    /// One execution follows a recorded schedule (a replay, or a look again at a stored
+    /// failure); a user does not choose it.
+    Follow,
+}
+
+/// One row of [`StrategyName::ROWS`].
+struct Row {
+    name: StrategyName,
+    /// The name as schedule files and reports write it.
+    text: &'static str,
+    drive: Drive,
+    /// The strategy, with its parameters read from their own variables, when
+    /// `INTERLEAVE_STRATEGY` names it (`None`: a user cannot choose it).
+    from_env: Option<fn() -> StrategyKind>,
+}
+
 impl StrategyName {
-    const ALL: [StrategyName; 5] = [
-        StrategyName::Random,
-        StrategyName::Pct,
-        StrategyName::Dfs,
-        StrategyName::Replay,
-        StrategyName::Prefix,
+    /// Every strategy's name, how a run drives it, and how the environment chooses it.
+    const ROWS: &[Row] = &[
+        Row {
+            name: StrategyName::Random,
+            text: "random",
+            drive: Drive::Independent { epochs: false },
+            from_env: Some(|| StrategyKind::Random),
+        },
+        Row {
+            name: StrategyName::Pct,
+            text: "pct",
+            drive: Drive::Independent { epochs: true },
+            from_env: Some(|| StrategyKind::Pct {
+                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
+            }),
+        },
+        Row {
+            name: StrategyName::Dfs,
+            text: "dfs",
+            drive: Drive::Search,
+            from_env: Some(|| StrategyKind::Dfs {
+                max_preemptions: env_bound(),
+            }),
+        },
+        Row {
+            name: StrategyName::Replay,
+            text: "replay",
+            drive: Drive::Follow,
+            from_env: None,
+        },
+        Row {
+            name: StrategyName::Prefix,
+            text: "prefix",
+            drive: Drive::Follow,
+            from_env: None,
+        },
     ];
 
-    /// The name, as written in schedule files and reports.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            StrategyName::Random => "random",
-            StrategyName::Pct => "pct",
-            StrategyName::Dfs => "dfs",
-            StrategyName::Replay => "replay",
-            StrategyName::Prefix => "prefix",
+    /// Every name, in the order of its row.
+    #[cfg(test)]
+    const ALL: [StrategyName; Self::ROWS.len()] = {
+        let mut all = [StrategyName::Random; Self::ROWS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Self::ROWS[i].name;
+            i += 1;
         }
+        all
+    };
+
+    fn row(self) -> &'static Row {
+        Self::ROWS
+            .iter()
+            .find(|r| r.name == self)
+            .expect("every StrategyName has a row in StrategyName::ROWS")
+    }
+
+    /// The name, as written in schedule files and reports.
+    pub(crate) fn name(self) -> &'static str {
+        self.row().text
+    }
+
+    /// How a run drives this strategy.
+    pub(crate) fn drive(self) -> Drive {
+        self.row().drive
+    }
+
+    /// Whether a run of this strategy is one search through every execution
+    /// ([`Drive::Search`]).
+    pub(crate) fn searches(self) -> bool {
+        self.drive() == Drive::Search
     }
 
     /// The strategy called `name`, if any.
     pub(crate) fn from_name(name: &str) -> Option<StrategyName> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+        Self::ROWS.iter().find(|r| r.text == name).map(|r| r.name)
     }
 }
 
@@ -242,22 +326,31 @@ impl StrategyKind {
         }
     }
 
+    /// The preemption bound, for a strategy that has one.
+    pub(crate) const fn max_preemptions(&self) -> Option<u32> {
+        match self {
+            StrategyKind::Dfs { max_preemptions } => *max_preemptions,
+            _ => None,
+        }
+    }
+
     /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
     pub(crate) fn from_env() -> Option<Self> {
         let value = std::env::var(env::STRATEGY).ok()?;
-        Some(match StrategyName::from_name(value.trim()) {
-            Some(StrategyName::Random) => StrategyKind::Random,
-            Some(StrategyName::Pct) => StrategyKind::Pct {
-                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
-            },
-            Some(StrategyName::Dfs) => StrategyKind::Dfs {
-                max_preemptions: env_bound(),
-            },
-            _ => panic!(
-                "{}={value:?} is not a strategy; the strategies are: random, pct, dfs",
-                env::STRATEGY
-            ),
-        })
+        let named = StrategyName::from_name(value.trim()).and_then(|n| n.row().from_env);
+        let Some(from_env) = named else {
+            let choices: Vec<&str> = StrategyName::ROWS
+                .iter()
+                .filter(|r| r.from_env.is_some())
+                .map(|r| r.text)
+                .collect();
+            panic!(
+                "{}={value:?} is not a strategy; the strategies are: {}",
+                env::STRATEGY,
+                choices.join(", ")
+            )
+        };
+        Some(from_env())
     }
 }
 

@@ -16,4 +16,4 @@ pub(crate) use env_vars::{
 };
 pub(crate) use kinds::MIN_STACK_SIZE;
 pub use kinds::{Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
-pub(crate) use kinds::{SpinRule, StrategyName};
+pub(crate) use kinds::{Drive, SpinRule, StrategyName};

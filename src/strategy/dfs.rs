@@ -13,9 +13,22 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, Refusal, Strategy};
+use super::{Choice, DporStrategy, Estimate, Exhaustive, Pick, Refusal, Setup, Strategy};
 use crate::op::PickKind;
 use crate::op::{Op, Tid};
+use crate::settings::{Reduction, StrategyKind};
+
+/// DFS's row of `MAKERS`: the search of a run, with partial-order reduction (`dpor/`) or
+/// without (this file), within the preemption bound if there is one.
+pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
+    let StrategyKind::Dfs { max_preemptions } = setup.kind else {
+        unreachable!("DFS's maker is asked for {:?}", setup.kind)
+    };
+    match setup.reduction {
+        Reduction::Dpor => Box::new(DporStrategy::new(max_preemptions)),
+        Reduction::Off => Box::new(DfsStrategy::new(max_preemptions)),
+    }
+}
 
 /// One decision on the current path.
 #[derive(Clone, Debug)]
@@ -127,10 +140,6 @@ impl DfsStrategy {
 }
 
 impl Strategy for DfsStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
     fn begin_execution(&mut self) -> bool {
         let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
         if !self.walk.begin(go_on, self.path.len()) {
@@ -170,10 +179,12 @@ impl Strategy for DfsStrategy {
         self.walk.end(shape(path, bound), |d| path[d].seen())
     }
 
-    fn exhausted(&self) -> bool {
-        self.walk.exhausted()
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        Some(self)
     }
+}
 
+impl Exhaustive for DfsStrategy {
     fn estimate(&self) -> Option<Estimate> {
         let search = match self.bound {
             Some(_) => Search::Bounded,

@@ -2,7 +2,13 @@
 //!
 //! A strategy is pure: it sees the runnable threads and its own seeded state, never the clock,
 //! the environment or the model's data, so the same seed always yields the same executions.
-//! Each algorithm lives in its own file behind the [`Strategy`] trait.
+//! Each algorithm lives in its own file behind the [`Strategy`] trait; a depth-first search
+//! also implements [`Exhaustive`].
+//!
+//! A strategy a user chooses ([`StrategyKind`]) is made by its row of [`MAKERS`], from a
+//! [`Setup`]; its name's row in `settings/kinds.rs` says how a run drives it (independent
+//! executions or one search) and how `INTERLEAVE_STRATEGY` chooses it; `driver::run` reads
+//! both. Replay and prefix follow a stored schedule: the driver makes them from it.
 
 mod dfs;
 mod dpor;
@@ -13,9 +19,12 @@ mod random;
 mod replay;
 mod walk;
 
+// Made through `MAKERS`; unit tests make them directly.
+#[cfg(test)]
 pub(crate) use dfs::DfsStrategy;
-pub(crate) use dpor::DporStrategy;
+use dpor::DporStrategy;
 pub(crate) use estimate::{Estimate, Search};
+#[cfg(test)]
 pub(crate) use pct::PctStrategy;
 pub(crate) use prefix::{Followed, PrefixStrategy};
 pub(crate) use random::{RandomStrategy, execution_seed};
@@ -23,7 +32,42 @@ pub(crate) use replay::{Expected, ReplayStrategy};
 
 use crate::hb::Hb;
 use crate::op::{Op, PickKind, Tid};
-use crate::settings::StrategyName;
+use crate::settings::{Reduction, StrategyKind, StrategyName};
+
+/// What a strategy a user chose is made from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Setup {
+    /// The strategy, with its parameters.
+    pub(crate) kind: StrategyKind,
+    /// The reduction a search uses.
+    pub(crate) reduction: Reduction,
+    /// The execution's own seed ([`execution_seed`]) in a run of independent executions;
+    /// the run's for a search.
+    pub(crate) seed: u64,
+    /// What the execution learned from the epochs before its own: the most decisions
+    /// between threads of any of their executions (`None` in the first epoch, and in a run
+    /// without epochs).
+    pub(crate) learned: Option<u64>,
+}
+
+/// Makes a strategy from a [`Setup`] whose `kind` has the maker's name.
+pub(crate) type Make = fn(&Setup) -> Box<dyn Strategy>;
+
+/// How each strategy a user can choose is made: one row each, the function beside the
+/// strategy in its file.
+const MAKERS: &[(StrategyName, Make)] = &[
+    (StrategyName::Random, random::make),
+    (StrategyName::Pct, pct::make),
+    (StrategyName::Dfs, dfs::make),
+];
+
+/// The maker of the strategy called `name`, if a user can choose it.
+pub(crate) fn maker(name: StrategyName) -> Option<Make> {
+    MAKERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, make)| make)
+}
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]
@@ -86,19 +130,20 @@ pub(crate) struct Nondeterminism {
     pub(crate) now: String,
 }
 
-/// One search algorithm.
+/// One search algorithm: what the scheduler asks at every decision, and what the driver
+/// asks around each execution. Random, PCT, replay and prefix implement only this; a
+/// depth-first search also has the hooks of [`Exhaustive`].
 pub(crate) trait Strategy: Send {
-    /// Its name, recorded in schedules and reports.
-    fn name(&self) -> StrategyName;
-
-    /// Prepares the next execution. `false`: the strategy has explored everything it can.
-    fn begin_execution(&mut self) -> bool {
-        true
-    }
-
     /// Whether [`choose`](Self::choose) reads `choice.ops` (the runtime skips gathering
     /// them otherwise: it is done at every decision).
     fn reads_ops(&self) -> bool {
+        true
+    }
+
+    /// Prepares the next execution. `false`: the strategy has explored everything it can,
+    /// and says so again at every later call (the driver asks once more at the end of a run
+    /// whether the search was exhausted).
+    fn begin_execution(&mut self) -> bool {
         true
     }
 
@@ -113,12 +158,18 @@ pub(crate) trait Strategy: Send {
         Ok(())
     }
 
-    /// Whether the whole space the strategy searches has been explored.
-    fn exhausted(&self) -> bool {
-        false
+    /// The hooks of a search that explores every schedule (within its bound), if this is
+    /// one: it then also explores every value of a decision other than a thread's, and the
+    /// runtime refuses what it cannot exhaust (`runtime/data.rs`).
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        None
     }
+}
 
-    /// Whether the strategy reads the execution's events ([`event`](Self::event)); the
+/// What only a depth-first search (`dfs.rs`, `dpor/`) tells the runtime and the driver
+/// besides its decisions: the events it learns races from, and how far along it is.
+pub(crate) trait Exhaustive {
+    /// Whether the search reads the execution's events ([`event`](Self::event)); the
     /// runtime tracks happens-before only then.
     fn wants_events(&self) -> bool {
         false
@@ -134,7 +185,7 @@ pub(crate) trait Strategy: Send {
         0
     }
 
-    /// Estimates of how many executions the whole search takes, if the strategy knows.
+    /// Estimates of how many executions the whole search takes, if the search knows.
     fn estimate(&self) -> Option<Estimate> {
         None
     }

@@ -31,8 +31,9 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Choice, Pick, Refusal, Strategy};
+use super::{Choice, Pick, Refusal, Setup, Strategy};
 use crate::op::Tid;
+use crate::settings::StrategyKind;
 
 /// `k` for the first execution, before any has finished.
 const INITIAL_STEP_BOUND: u64 = 64;
@@ -60,6 +61,15 @@ pub(crate) struct PctStrategy {
     spins: i64,
     /// The thread that ran last (it takes the change points).
     last: Option<Tid>,
+}
+
+/// PCT's row of `MAKERS`: the strategy of one execution, from its seed, the depth and what
+/// the execution learned of `k`.
+pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
+    let StrategyKind::Pct { depth } = setup.kind else {
+        unreachable!("PCT's maker is asked for {:?}", setup.kind)
+    };
+    Box::new(PctStrategy::new(setup.seed, depth, setup.learned))
 }
 
 impl PctStrategy {
@@ -94,10 +104,6 @@ impl PctStrategy {
 }
 
 impl Strategy for PctStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Pct
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

@@ -86,10 +86,6 @@ impl PrefixStrategy {
 }
 
 impl Strategy for PrefixStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Prefix
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

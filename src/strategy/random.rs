@@ -8,8 +8,13 @@ use rand::SeedableRng;
 use rand::distr::uniform::{UniformSampler, UniformUsize};
 use rand_pcg::Pcg64Mcg;
 
-use super::{Choice, Pick, Refusal, Strategy};
+use super::{Choice, Pick, Refusal, Setup, Strategy};
 use crate::op::Tid;
+
+/// Random's row of `MAKERS`: the strategy of one execution, from its seed.
+pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
+    Box::new(RandomStrategy::new(setup.seed))
+}
 
 /// The seed of execution `iteration` of a run seeded with `seed` (SplitMix64 finalizer over
 /// both), so any execution can run alone, in any order, on any thread, and still be the same.
@@ -46,10 +51,6 @@ impl RandomStrategy {
 }
 
 impl Strategy for RandomStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Random
-    }
-
     fn reads_ops(&self) -> bool {
         false
     }

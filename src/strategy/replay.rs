@@ -74,10 +74,6 @@ impl ReplayStrategy {
 }
 
 impl Strategy for ReplayStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Replay
-    }
-
     fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
         let runnable = choice.runnable;
         let expected = self.decisions.get(self.next);

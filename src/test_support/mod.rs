@@ -79,7 +79,7 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
     };
     if let Ran::Explored(report) = run(&builder, &model, &test) {
         summarize(&test, &report);
-        let unfinished = matches!(builder.strategy, StrategyKind::Dfs { .. }) && !report.exhausted;
+        let unfinished = builder.strategy.name().searches() && !report.exhausted;
         let partial = settings::env_flag(env::PARTIAL).or(spec.partial);
         if unfinished && partial != Some(true) {
             panic!(

@@ -55,7 +55,7 @@
 
 use super::estimate::Search;
 use super::walk::{Seen, Walk, check_replayed, check_replayed_pick};
-use super::{Choice, Estimate, Pick, Refusal, Strategy};
+use super::{Choice, Estimate, Exhaustive, Pick, Refusal, Strategy};
 use crate::hb::{Hb, Key, Touch, conflict};
 use crate::op::PickKind;
 use crate::op::{Op, Role, Tid};
@@ -334,10 +334,6 @@ fn initials_of(hb: &Hb, i: usize, k: usize, out: &mut Vec<Tid>) {
 }
 
 impl Strategy for DporStrategy {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
     fn begin_execution(&mut self) -> bool {
         let go_on = !self.walk.exhausted() && (self.walk.first() || self.backtrack());
         if !self.walk.begin(go_on, self.path.len()) {
@@ -397,6 +393,17 @@ impl Strategy for DporStrategy {
         Ok(taken)
     }
 
+    fn end_execution(&mut self) -> Result<(), Refusal> {
+        let (path, bound) = (&self.path, self.bound);
+        self.walk.end(shape(path, bound), |d| path[d].seen())
+    }
+
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        Some(self)
+    }
+}
+
+impl Exhaustive for DporStrategy {
     fn wants_events(&self) -> bool {
         true
     }
@@ -431,15 +438,6 @@ impl Strategy for DporStrategy {
             let i = hb.races()[r] as usize;
             self.race(hb, i, index);
         }
-    }
-
-    fn end_execution(&mut self) -> Result<(), Refusal> {
-        let (path, bound) = (&self.path, self.bound);
-        self.walk.end(shape(path, bound), |d| path[d].seen())
-    }
-
-    fn exhausted(&self) -> bool {
-        self.walk.exhausted()
     }
 
     fn redundant(&self) -> u64 {

@@ -16,7 +16,7 @@ use std::sync::Arc as StdArc;
 use super::DporStrategy;
 use crate::hb::{Hb, Key};
 use crate::op::Tid;
-use crate::strategy::{Choice, DfsStrategy, Pick, Refusal, Strategy};
+use crate::strategy::{Choice, DfsStrategy, Exhaustive, Pick, Refusal, Strategy};
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::sync::mpsc::{channel, sync_channel};
 use crate::sync::{Condvar, Mutex, OnceLock, RwLock};
@@ -45,11 +45,7 @@ struct TraceCounter<S> {
     counts: Vec<u32>,
 }
 
-impl<S: Strategy> Strategy for TraceCounter<S> {
-    fn name(&self) -> crate::settings::StrategyName {
-        crate::settings::StrategyName::Dfs
-    }
-
+impl<S: Strategy + Exhaustive> Strategy for TraceCounter<S> {
     fn begin_execution(&mut self) -> bool {
         self.current.clear();
         self.counts.clear();
@@ -78,10 +74,12 @@ impl<S: Strategy> Strategy for TraceCounter<S> {
         self.inner.end_execution()
     }
 
-    fn exhausted(&self) -> bool {
-        self.inner.exhausted()
+    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
+        Some(self)
     }
+}
 
+impl<S: Strategy + Exhaustive> Exhaustive for TraceCounter<S> {
     fn redundant(&self) -> u64 {
         self.inner.redundant()
     }
@@ -139,7 +137,7 @@ fn traces(model: &(dyn Fn() + Sync)) -> usize {
 }
 
 /// Runs `inner` to exhaustion on `model`: the traces it saw, and its executions.
-fn count<S: Strategy + 'static>(
+fn count<S: Strategy + Exhaustive + 'static>(
     inner: impl Fn() -> S + Sync,
     model: &(dyn Fn() + Sync),
 ) -> (usize, u64) {
