@@ -4,12 +4,15 @@
 //! finds `JoinError::is_panic()` (or a `JoinSet` that returns it) did nothing wrong. So,
 //! with `thread_panics_fail` on, the panic of a task whose handle is still held does not fail
 //! the execution at once: it is kept, already made into the failure it would be (message,
-//! place, backtrace, the thread and task that panicked), and the handle receives the payload.
-//! It fails the execution when nobody can receive it any more: when the handle is dropped
-//! without having returned it, or when the execution ends (every thread finished, or none
-//! can run) with it unreceived; a task whose handle was dropped before it panicked fails it
-//! at once, as before. The report is the panic's; only its schedule goes on to where the
-//! panic was found unreceived, which a replay follows as well.
+//! place, backtrace, the thread and task that panicked), and the handle returns the payload
+//! in a `JoinError`, which carries the kept panic until the program reads it (`is_panic`,
+//! `is_cancelled`, `into_panic`, `try_into_panic`: [`received`]). It fails the execution
+//! when nobody can read it any more ([`dropped`]): the handle dropped before it returned
+//! the panic, the error dropped unread (`let _ = handle.await`, an `unwrap`), or the
+//! execution ending (every thread finished, or none can run) with it kept ([`first`]); a
+//! task whose handle was dropped before it panicked fails it at once, as before. The report
+//! is the panic's; only its schedule goes on to where the panic was found unread, which a
+//! replay follows as well.
 //!
 //! A kept panic is keyed by the task's id: its thread and its number among that thread's
 //! local tasks (0: the thread's own spawned task), as `future::Id` is.
