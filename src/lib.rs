@@ -110,7 +110,7 @@
 //! What is searched are the interleavings of the *modelled* operations: the crate's
 //! [`thread`], [`sync`] (atomics under RC11, which forbids load buffering),
 //! [`cell::UnsafeCell`], `thread_local!` and [`time`], and the values a model asks for
-//! with [`choose`] and [`choose_from`] or draws from [`rand`](mod@rand). Plain memory behind a raw pointer or
+//! with [`choose`](fn@choose) and [`choose_from`] or draws from [`rand`](mod@rand). Plain memory behind a raw pointer or
 //! a `Box` published through an atomic, std's own primitives, and I/O are not interleaved
 //! or checked (the README's "What is and is not checked" says more), and an exhausted DFS
 //! run's report says its proof is "of the modelled operations".

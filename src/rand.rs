@@ -28,7 +28,7 @@
 //! Random and PCT draw the values from the run's seed: one seed, one sequence of draws.
 //! Each draw is 32 random bits (a `u64` is two draws), recorded as the pick `random`. A
 //! depth-first search cannot explore 2^32 values per draw, so a draw under DFS is a
-//! `Misuse` failure that says what to write instead: [`choose`](crate::choose) and
+//! `Misuse` failure that says what to write instead: [`choose`](fn@crate::choose) and
 //! [`choose_from`](crate::choose_from) give values that DFS explores one by one. The
 //! generator keeps no state of its own (every value comes from the strategy), so all
 //! `ThreadRng`s of an execution draw from the one sequence of decisions, in the order the

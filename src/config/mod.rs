@@ -452,7 +452,7 @@ impl Builder {
         )
     }
 
-    /// DFS, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set: the builder of [`model`].
+    /// DFS, bounded by `INTERLEAVE_MAX_PREEMPTIONS` if set: the builder of [`model`](crate::model).
     pub(crate) fn dfs_from_env() -> Builder {
         let mut b = Builder::new();
         b.strategy = StrategyKind::Dfs {

@@ -1,7 +1,7 @@
 //! Replaying a schedule, and judging a stored one after the code changed: does the failure it
 //! recorded still happen ([`Verdict`])?
 //!
-//! A stored schedule is judged by its failure's [`Signature`](crate::Signature) (kind, thread
+//! A stored schedule is judged by its failure's [`Signature`] (kind, thread
 //! name, what failed; never line numbers), not by whether its decisions still replay: a fix
 //! almost always changes the operations, so a strict replay of the old decisions would call
 //! every fix a divergence. Instead [`COMPLETIONS`] executions at most follow the schedule,

@@ -122,7 +122,7 @@ fn what_happened(
     }
 }
 
-/// " at <location>", or nothing.
+/// " at `<location>`", or nothing.
 fn at(location: Option<&crate::report::SourceLocation>) -> String {
     location.map(|l| format!(" at {l}")).unwrap_or_default()
 }

@@ -105,7 +105,7 @@ pub(crate) struct Blocked {
     pub(crate) loc: Loc,
 }
 
-/// What a blocked thread waits to do; reports say it as "waits to <phrase> <object>".
+/// What a blocked thread waits to do; reports say it as "waits to `<phrase> <object>`".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Waits {
     /// Take a `Mutex`.

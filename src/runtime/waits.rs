@@ -5,7 +5,7 @@
 //! Under a paused clock (`Clock::Paused`, Tokio's `pause`) no timed wait times out while
 //! other threads could act: the clock moves only when every thread waits (`timers.rs`).
 //!
-//! A depth-first search offers each thread at most [`ExecConfig::early_limit`] early
+//! A depth-first search offers each thread at most [`ExecConfig::early_limit`](super::ExecConfig::early_limit) early
 //! endings (timeouts, spurious wake-ups and failures together) per execution: a wait in a
 //! loop could otherwise end early again and again, and the search would never end.
 //! Random and PCT have no such limit (each early ending has probability 1/2, so a loop

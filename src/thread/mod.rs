@@ -13,7 +13,7 @@
 //!   decision), at once in real time; [`yield_now`] moves the clock on a little.
 //! - [`park`] and [`park_timeout`] may return spuriously, as std allows (a decision; see
 //!   [`Builder::spurious_wakeups`](crate::Builder::spurious_wakeups)).
-//! - [`scope`] passes its [`Scope`] by value (it is `Copy`), not by reference.
+//! - [`scope`](fn@scope) passes its [`Scope`] by value (it is `Copy`), not by reference.
 //! - [`panicking`] is per model thread; under coroutines std's own
 //!   [`std::thread::panicking`] is shared by the model threads of an execution.
 //! - Under the coroutine substrate (the default; see [`crate::Substrate`]) every model

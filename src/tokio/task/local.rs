@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 /// Declares task-local keys, as `tokio::task_local!`: `static NAME: Type;`, each a
-/// [`LocalKey`](crate::tokio::task::LocalKey) with no value until a scope sets one.
+/// [`LocalKey`] with no value until a scope sets one.
 ///
 /// ```
 /// use interleave_test::tokio;

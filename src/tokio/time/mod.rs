@@ -1,5 +1,5 @@
 //! Time on the execution's virtual clock, with the names of `tokio::time`: [`sleep`],
-//! [`sleep_until`], [`timeout`], [`interval`], [`Instant`], and [`pause`] / [`advance`] /
+//! [`sleep_until`], [`timeout`], [`interval`](fn@interval), [`Instant`], and [`pause`] / [`advance`] /
 //! [`resume`].
 //!
 //! A timer never completes before its deadline. When it fires, the virtual clock jumps to
