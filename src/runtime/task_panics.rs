@@ -19,7 +19,7 @@
 
 use super::execution::{ExecState, FailureDraft};
 use super::tasks::{task, task_mut};
-use super::{Tid, with_exec};
+use super::{Tid, host};
 
 /// A panic kept for a handle: the step at which it happened, the task's local number, and
 /// the failure it becomes unless received.
@@ -39,41 +39,39 @@ pub(super) fn keep(st: &mut ExecState, tid: Tid, local: usize, draft: FailureDra
     task_mut(st, tid).kept_panics.push((step, local, draft));
 }
 
-/// Takes the panic kept for task `local` of thread `tid`, if any.
-fn take(st: &mut ExecState, tid: Tid, local: usize) -> Option<FailureDraft> {
-    let kept = &mut task_mut(st, tid).kept_panics;
-    let at = kept.iter().position(|k| k.1 == local)?;
-    Some(kept.swap_remove(at).2)
-}
-
-/// The handle of task `local` of thread `tid` in execution `exec` returned its panic: it
-/// was received, and fails nothing. Nothing outside that execution.
-pub(crate) fn received(exec: u64, tid: Tid, local: usize) {
-    with_exec(|ctx| {
-        if ctx.exec.id == exec {
-            let mut st = ctx.exec.state.lock();
-            if tid < st.threads.len() {
-                take(&mut st, tid, local);
-            }
-        }
-    });
-}
-
-/// The handle of task `local` of thread `tid` in execution `exec` was dropped: a panic
-/// kept for it fails the execution (the calling thread stops at its next switch point).
-/// Nothing outside that execution, or while the execution tears down.
-pub(crate) fn dropped(exec: u64, tid: Tid, local: usize) {
-    with_exec(|ctx| {
+/// Takes the panic kept for task `local` of thread `tid` of execution `exec`, if the
+/// calling code runs on a model thread of that execution and one is kept. Only model
+/// threads: panics are kept only there, and a handle or an error dropped elsewhere (outside
+/// any model, in a thread-local's destructor) must not make an ambient execution.
+fn take(exec: u64, tid: Tid, local: usize) -> Option<FailureDraft> {
+    host::with_current(|ctx| {
         if ctx.exec.id != exec {
-            return;
+            return None;
         }
         let mut st = ctx.exec.state.lock();
-        if tid < st.threads.len()
-            && let Some(draft) = take(&mut st, tid, local)
-        {
-            st.fail(|_| draft);
+        if tid >= st.threads.len() {
+            return None;
         }
-    });
+        let kept = &mut task_mut(&mut st, tid).kept_panics;
+        let at = kept.iter().position(|k| k.1 == local)?;
+        Some(kept.swap_remove(at).2)
+    })
+    .flatten()
+}
+
+/// The program read the panic of task `local` of thread `tid` in execution `exec` (from
+/// its `JoinError`): it was expected, and fails nothing.
+pub(crate) fn received(exec: u64, tid: Tid, local: usize) {
+    take(exec, tid, local);
+}
+
+/// Nobody can read the panic of task `local` of thread `tid` in execution `exec` any more
+/// (its handle or its unread `JoinError` was dropped): a panic kept for it fails the
+/// execution (the calling thread stops at its next switch point).
+pub(crate) fn dropped(exec: u64, tid: Tid, local: usize) {
+    if let Some(draft) = take(exec, tid, local) {
+        host::with_current(|ctx| ctx.exec.state.lock().fail(|_| draft));
+    }
 }
 
 /// The earliest panic still kept, taken out: the execution ends with it unreceived.

@@ -303,6 +303,27 @@ fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
     assert_eq!(thread.join().unwrap(), 7);
 }
 
+/// A task's panic read into a `JoinError` outside a model, kept unread in a thread-local,
+/// ends with its thread: the error's drop (which inside a model may fail the execution)
+/// does nothing outside one, and the thread and the process go on.
+#[test]
+fn an_unread_join_error_in_a_thread_local_ends_with_its_thread() {
+    use interleave_test::tokio::{self as tokio_mod, runtime, task::JoinError};
+    std::thread_local! {
+        static KEPT: std::cell::RefCell<Option<JoinError>> = const { std::cell::RefCell::new(None) };
+    }
+    let thread = std::thread::spawn(|| {
+        let rt = runtime::Builder::new_current_thread().build().unwrap();
+        let error = rt.block_on(async {
+            let handle = tokio_mod::spawn(async { panic!("kept unread") });
+            handle.await.expect_err("the task panicked")
+        });
+        KEPT.with(|kept| *kept.borrow_mut() = Some(error));
+        8
+    });
+    assert_eq!(thread.join().unwrap(), 8);
+}
+
 /// As Tokio's: a `Sleep` (and so a `timeout` or an `interval`) made outside any runtime's
 /// context panics with Tokio's message (`block_on(sleep(..))` too: the sleep is made before
 /// `block_on` enters the context); inside the future `block_on` runs it is made and ends.
