@@ -156,25 +156,11 @@ impl Failure {
 /// The frames of `bt` that belong to the model: after the panic machinery, before the
 /// runtime that called the thread's body.
 fn user_frames(bt: &backtrace::Backtrace) -> String {
-    const MACHINERY: [&str; 8] = [
-        "std::",
-        "generator::",
-        "core::",
-        "alloc::",
-        "backtrace::",
-        "interleave_test::",
-        "rust_begin_unwind",
-        "__rust",
-    ];
     let mut out = String::new();
     let mut started = false;
     for sym in bt.frames().iter().flat_map(|f| f.symbols()) {
         let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
-        let machinery = name.is_empty()
-            || MACHINERY
-                .iter()
-                .any(|m| name.starts_with(m) || name.starts_with(&format!("<{m}")));
-        if machinery {
+        if is_machinery(&name, sym.filename()) {
             if started {
                 break; // the runtime that ran the body: the rest is not the model's
             }
@@ -187,6 +173,44 @@ fn user_frames(bt: &backtrace::Backtrace) -> String {
         }
     }
     out
+}
+
+/// Whether a frame named `name`, in `file` if known, is the panic machinery or this crate's
+/// runtime rather than the model's code. By name when it has its path (`std::panicking::..`);
+/// by file too, since a build with `debug = "line-tables-only"` names frames without their
+/// paths (`record`, `{closure#0}`): the standard library's files (under `/rustc/`), this
+/// crate's and those of the crates it runs threads on.
+fn is_machinery(name: &str, file: Option<&std::path::Path>) -> bool {
+    const MACHINERY: [&str; 8] = [
+        "std::",
+        "generator::",
+        "core::",
+        "alloc::",
+        "backtrace::",
+        "interleave_test::",
+        "rust_begin_unwind",
+        "__rust",
+    ];
+    let by_name = name.is_empty()
+        || MACHINERY
+            .iter()
+            .any(|m| name.starts_with(m) || name.starts_with(&format!("<{m}")));
+    by_name || file.is_some_and(is_machinery_file)
+}
+
+/// Whether `file` is the standard library's, this crate's, or a source file of the crates
+/// under its runtime (`generator-0.8.11/src/..` in Cargo's registry).
+fn is_machinery_file(file: &std::path::Path) -> bool {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    file.starts_with(&own)
+        || file.starts_with("/rustc")
+        || file.components().any(|c| {
+            let c = c.as_os_str().to_string_lossy();
+            ["generator-", "backtrace-"].iter().any(|dep| {
+                c.strip_prefix(dep)
+                    .is_some_and(|v| v.starts_with(|d: char| d.is_ascii_digit()))
+            })
+        })
 }
 
 impl fmt::Display for Failure {
@@ -318,7 +342,31 @@ fn by_step(recent: &[RecentStep]) -> Vec<(usize, &RecentStep, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::no_lines_note;
+    use super::{is_machinery, no_lines_note};
+    use std::path::Path;
+
+    #[test]
+    fn machinery_frames_are_told_by_their_path_or_by_their_file() {
+        // Full debug information: names carry their paths.
+        assert!(is_machinery("std::panicking::begin_panic", None));
+        assert!(is_machinery("<core::fmt::Arguments as X>::f", None));
+        assert!(is_machinery(
+            "interleave_test::runtime::panic::record",
+            None
+        ));
+        assert!(!is_machinery("my_tests::split_increment", None));
+        // Line tables only: bare names, told apart by their files.
+        let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime/panic.rs");
+        assert!(is_machinery("record", Some(&own)));
+        let std = Path::new("/rustc/5980761/library/std/src/panicking.rs");
+        assert!(is_machinery("begin_panic_handler", Some(std)));
+        let dep = Path::new("/home/u/.cargo/registry/src/index/generator-0.8.11/src/gen_impl.rs");
+        assert!(is_machinery("resume_gen", Some(dep)));
+        let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/primitives/panics.rs");
+        assert!(!is_machinery("split_increment", Some(&tests)));
+        let user = Path::new("/home/u/generator-tests/src/lib.rs");
+        assert!(!is_machinery("{closure#0}", Some(user)));
+    }
 
     #[test]
     fn a_backtrace_without_lines_says_where_they_are() {
