@@ -2,7 +2,15 @@
 
 use std::panic::Location;
 
-use crate::runtime::{self, OpKind};
+use crate::op::{Effect, OpKind, Operation};
+use crate::runtime;
+
+/// `spin_loop`: gives way, as a yield.
+const SPIN_LOOP: OpKind = OpKind::new(
+    &Operation::new("spin loop")
+        .effect(Effect::Yield)
+        .observes_only(),
+);
 
 /// Says the thread is busy-waiting, as [`std::hint::spin_loop`]. In a model it is a switch
 /// point that also tells the strategy the thread is spinning, so that PCT runs other threads
@@ -14,5 +22,5 @@ use crate::runtime::{self, OpKind};
 pub fn spin_loop() {
     let loc = Location::caller();
     runtime::yield_explicitly("interleave_test::hint::spin_loop", loc);
-    runtime::switch_point(OpKind::SpinLoop, None, loc);
+    runtime::switch_point(SPIN_LOOP, None, loc);
 }

@@ -31,7 +31,7 @@ pub(super) fn failure(draft: FailureDraft, out: &ExecOutcome, meta: Meta) -> Fai
                 (Some((kind, value)), woke) => format!(
                     "{}, {} {value} of {}{}{}",
                     d.op.name(),
-                    d.named.map_or_else(|| kind.name(), |what| what.0),
+                    d.named.unwrap_or_else(|| kind.name()),
                     d.options,
                     woke.map(|t| format!(" (wakes {})", info(t)))
                         .unwrap_or_default(),

@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 
 use super::JoinHandle;
 use super::local::{self, Executor};
-use crate::runtime::{self, Loc, OpKind};
+use crate::runtime::{self, Loc};
 
 /// The executors kept on this OS thread, by key.
 struct Shelf(Vec<(u64, Rc<Executor>)>);
@@ -104,7 +104,7 @@ impl KeptExecutor {
         F: Future + 'static,
         F::Output: 'static,
     {
-        runtime::switch_point(OpKind::TaskSpawn, None, loc);
+        runtime::switch_point(super::task::SPAWN, None, loc);
         self.executor("Handle::spawn", loc).spawn(future, name, loc)
     }
 

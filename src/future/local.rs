@@ -25,7 +25,7 @@ use parking_lot::Mutex;
 use super::task::{JoinHandle, Outcome, Shared};
 use super::unbound::Prepared;
 use crate::op::Tid;
-use crate::runtime::{self, Loc, OpKind, local_tasks, tasks};
+use crate::runtime::{self, Loc, local_tasks, tasks};
 
 const API: &str = "interleave_test::future::block_on";
 
@@ -291,7 +291,7 @@ impl Executor {
         }
         self.unwaited.set(0);
         runtime::spinning(API, loc);
-        runtime::switch_point(OpKind::ThreadYield, None, loc);
+        runtime::switch_point(crate::thread::YIELD, None, loc);
         true
     }
 
@@ -551,7 +551,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    runtime::switch_point(OpKind::TaskSpawn, None, loc);
+    runtime::switch_point(super::task::SPAWN, None, loc);
     let executor = current().unwrap_or_else(|| {
         panic!(
             "interleave_test::future::spawn_local was called outside block_on: a local task \

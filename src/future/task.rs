@@ -18,7 +18,18 @@ use std::task::{Context, Poll, Waker};
 use parking_lot::Mutex;
 
 use crate::op::Tid;
-use crate::runtime::{self, Loc, OpKind, task_panics, tasks};
+use crate::op::{Effect, OpKind, Operation, Role};
+use crate::runtime::{self, Loc, task_panics, tasks};
+
+/// Spawning a future as a task (a model thread): creates the next thread id, as a thread's
+/// spawn does.
+pub(crate) const SPAWN: OpKind = OpKind::new(
+    &Operation::new("task spawn")
+        .access(Role::Write)
+        .effect(Effect::Spawn),
+);
+/// Aborting a task: its wake-up of the task is declared by `runtime/tasks.rs`.
+const ABORT: OpKind = OpKind::new(&Operation::new("task abort"));
 
 const API: &str = "interleave_test::future::JoinHandle";
 
@@ -113,7 +124,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    runtime::switch_point(OpKind::TaskSpawn, None, loc);
+    runtime::switch_point(SPAWN, None, loc);
     let outcome = Arc::new(Mutex::new(Outcome::Running));
     let mine = Arc::clone(&outcome);
     let body = Box::new(move || {
@@ -309,7 +320,7 @@ impl AbortHandle {
     /// Asks the task to stop; see [`JoinHandle::abort`].
     #[track_caller]
     pub fn abort(&self) {
-        runtime::switch_point(OpKind::TaskAbort, None, Location::caller());
+        runtime::switch_point(ABORT, None, Location::caller());
         let api = "interleave_test::future::AbortHandle::abort";
         self.source.check(api);
         let shared = &self.shared;
@@ -337,7 +348,7 @@ impl AbortHandle {
     /// Whether the task has finished. A switch point.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
+        runtime::switch_point(crate::thread::IS_FINISHED, None, Location::caller());
         ended(&self.source, &self.shared, None)
     }
 

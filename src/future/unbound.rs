@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use super::local::{Executor, current, end};
 use super::task::{JoinHandle, Outcome, Shared, Source};
 use crate::op::Tid;
-use crate::runtime::{self, Loc, OpKind, tasks};
+use crate::runtime::{self, Loc, tasks};
 
 const API: &str = "interleave_test::tokio::task::LocalSet::spawn_local";
 
@@ -74,7 +74,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    runtime::switch_point(OpKind::TaskSpawn, None, loc);
+    runtime::switch_point(super::task::SPAWN, None, loc);
     let (exec, owner) = runtime::ids(API);
     let task = Prepared::new(exec, owner);
     let handle = task.handle();

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 pub(crate) use clock::VClock;
 
-use crate::op::{ObjId, Op, OpKind, Role, Tid};
+use crate::op::{Effect, ObjId, Op, Role, Tid};
 
 /// What an access is to: an object, or a piece of state that belongs to no object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,10 +81,10 @@ pub(crate) fn conflict(a: &[Touch], b: &[Touch]) -> bool {
 /// The access operation `op` of thread `me` makes by itself, if any.
 pub(crate) fn primary(op: &Op, me: Tid) -> Option<Touch> {
     let role = op.kind.role()?;
-    let key = match op.kind {
-        OpKind::ThreadJoin(target) => Key::Thread(target),
-        OpKind::ThreadSpawn | OpKind::TaskSpawn => Key::Spawn,
-        OpKind::ThreadPark | OpKind::TaskWait => Key::Park(me),
+    let key = match op.kind.effect() {
+        Effect::Join => Key::Thread(op.kind.joined()?),
+        Effect::Spawn => Key::Spawn,
+        Effect::Park => Key::Park(me),
         _ => Key::Obj(op.obj?),
     };
     Some(Touch { key, role })

@@ -1,9 +1,11 @@
 //! The vocabulary of visible operations, shared by the runtime and the strategies (so it sits
-//! below both): ids, locations, what each operation is and how it accesses its object
-//! ([`Role`]). Code tells operations apart by their kind, never by their names, which are for
-//! people (reports and schedule files).
+//! below both): ids, locations, how an operation accesses its object ([`Role`]), how a
+//! primitive declares its operations ([`Operation`], `kind.rs`), and the decisions other than
+//! a thread's ([`PickKind`]).
 
-mod names;
+mod kind;
+
+pub(crate) use kind::{Effect, OpKind, Operation, THREAD_START};
 
 use std::panic::Location;
 
@@ -80,316 +82,6 @@ impl Role {
 }
 
 /// A visible operation, as reached at a switch point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OpKind {
-    ThreadStart,
-    ThreadSpawn,
-    /// Joining the thread with this id: it can take effect once that thread finished.
-    ThreadJoin(Tid),
-    ThreadIsFinished,
-    ThreadYield,
-    ThreadPark,
-    ThreadUnpark,
-    ThreadSleep,
-    ThreadScope,
-    /// Spawning a future as a task.
-    TaskSpawn,
-    /// A task (or `block_on`) waits for a wake between two polls of its future.
-    TaskWait,
-    /// Aborting a task.
-    TaskAbort,
-    SpinLoop,
-    MutexLock,
-    /// Taking a mutex back after a condvar wait.
-    MutexRelock,
-    MutexTryLock,
-    MutexUnlock,
-    RwLockRead,
-    RwLockWrite,
-    RwLockTryRead,
-    RwLockTryWrite,
-    RwLockReadUnlock,
-    RwLockWriteUnlock,
-    CondvarWait,
-    CondvarNotifyOne,
-    CondvarNotifyAll,
-    ChannelSend,
-    ChannelTrySend,
-    ChannelRecv,
-    ChannelRecvTimeout,
-    ChannelTryRecv,
-    ChannelSenderDrop,
-    ChannelReceiverDrop,
-    BarrierWait,
-    OnceCallOnce,
-    OnceCallOnceForce,
-    OnceComplete,
-    OnceIsCompleted,
-    OnceLockGet,
-    OnceLockWait,
-    OnceLockSet,
-    OnceLockGetOrInit,
-    OnceLockComplete,
-    LazyLockForce,
-    LazyLockComplete,
-    AtomicLoad,
-    AtomicStore,
-    AtomicSwap,
-    AtomicCompareExchange,
-    AtomicCompareExchangeWeak,
-    /// A read-modify-write of one operand (`fetch_add`, ...).
-    AtomicRmw(Rmw),
-    /// The load that starts `fetch_update`, `try_update` or `update`.
-    AtomicUpdateLoad(UpdateMethod),
-    /// One compare-exchange attempt of those.
-    AtomicUpdateExchange(UpdateMethod),
-    Fence,
-    /// Dropping a strong reference that shares its allocation (`Arc::drop`).
-    ArcDrop,
-    /// `Arc::try_unwrap` or `Arc::into_inner` of a shared allocation.
-    ArcTryUnwrap,
-    /// Dropping a weak reference that shares its allocation.
-    WeakDrop,
-    /// `Weak::upgrade` of a live allocation.
-    WeakUpgrade,
-}
-
-/// The read-modify-writes of one operand, by method (`Add` is `fetch_add`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Rmw {
-    Add,
-    Sub,
-    And,
-    Nand,
-    Or,
-    Xor,
-    Max,
-    Min,
-    Not,
-    PtrAdd,
-    PtrSub,
-    ByteAdd,
-    ByteSub,
-}
-
-impl Rmw {
-    /// The operation's name in reports and schedule files.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Rmw::Add => "atomic fetch_add",
-            Rmw::Sub => "atomic fetch_sub",
-            Rmw::And => "atomic fetch_and",
-            Rmw::Nand => "atomic fetch_nand",
-            Rmw::Or => "atomic fetch_or",
-            Rmw::Xor => "atomic fetch_xor",
-            Rmw::Max => "atomic fetch_max",
-            Rmw::Min => "atomic fetch_min",
-            Rmw::Not => "atomic fetch_not",
-            Rmw::PtrAdd => "atomic fetch_ptr_add",
-            Rmw::PtrSub => "atomic fetch_ptr_sub",
-            Rmw::ByteAdd => "atomic fetch_byte_add",
-            Rmw::ByteSub => "atomic fetch_byte_sub",
-        }
-    }
-}
-
-/// The update methods of the atomics, each a load then compare-exchange attempts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum UpdateMethod {
-    FetchUpdate,
-    TryUpdate,
-    Update,
-}
-
-impl UpdateMethod {
-    /// The method's name.
-    pub(crate) fn method(self) -> &'static str {
-        match self {
-            UpdateMethod::FetchUpdate => "fetch_update",
-            UpdateMethod::TryUpdate => "try_update",
-            UpdateMethod::Update => "update",
-        }
-    }
-
-    /// The name of its first load in reports and schedule files.
-    fn load_name(self) -> &'static str {
-        match self {
-            UpdateMethod::FetchUpdate => "atomic fetch_update (load)",
-            UpdateMethod::TryUpdate => "atomic try_update (load)",
-            UpdateMethod::Update => "atomic update (load)",
-        }
-    }
-
-    /// The name of one of its compare-exchange attempts.
-    fn exchange_name(self) -> &'static str {
-        match self {
-            UpdateMethod::FetchUpdate => "atomic fetch_update (compare_exchange)",
-            UpdateMethod::TryUpdate => "atomic try_update (compare_exchange)",
-            UpdateMethod::Update => "atomic update (compare_exchange)",
-        }
-    }
-}
-
-impl OpKind {
-    /// The name reports and schedule files show, e.g. `mutex lock`.
-    pub(crate) fn name(self) -> &'static str {
-        use OpKind::*;
-        match self {
-            ThreadStart => "thread start",
-            ThreadSpawn => "thread spawn",
-            ThreadJoin(_) => "thread join",
-            ThreadIsFinished => "thread is_finished",
-            ThreadYield => "thread yield",
-            ThreadPark => "thread park",
-            ThreadUnpark => "thread unpark",
-            ThreadSleep => "thread sleep",
-            ThreadScope => "thread scope",
-            TaskSpawn => "task spawn",
-            TaskWait => "task wait",
-            TaskAbort => "task abort",
-            SpinLoop => "spin loop",
-            MutexLock => "mutex lock",
-            MutexRelock => "mutex lock (after wait)",
-            MutexTryLock => "mutex try_lock",
-            MutexUnlock => "mutex unlock",
-            RwLockRead => "rwlock read",
-            RwLockWrite => "rwlock write",
-            RwLockTryRead => "rwlock try_read",
-            RwLockTryWrite => "rwlock try_write",
-            RwLockReadUnlock => "rwlock read unlock",
-            RwLockWriteUnlock => "rwlock write unlock",
-            CondvarWait => "condvar wait",
-            CondvarNotifyOne => "condvar notify_one",
-            CondvarNotifyAll => "condvar notify_all",
-            ChannelSend => "channel send",
-            ChannelTrySend => "channel try_send",
-            ChannelRecv => "channel recv",
-            ChannelRecvTimeout => "channel recv_timeout",
-            ChannelTryRecv => "channel try_recv",
-            ChannelSenderDrop => "channel sender drop",
-            ChannelReceiverDrop => "channel receiver drop",
-            BarrierWait => "barrier wait",
-            OnceCallOnce => "once call_once",
-            OnceCallOnceForce => "once call_once_force",
-            OnceComplete => "once complete",
-            OnceIsCompleted => "once is_completed",
-            OnceLockGet => "oncelock get",
-            OnceLockWait => "oncelock wait",
-            OnceLockSet => "oncelock set",
-            OnceLockGetOrInit => "oncelock get_or_init",
-            OnceLockComplete => "oncelock complete",
-            LazyLockForce => "lazylock force",
-            LazyLockComplete => "lazylock complete",
-            AtomicLoad => "atomic load",
-            AtomicStore => "atomic store",
-            AtomicSwap => "atomic swap",
-            AtomicCompareExchange => "atomic compare_exchange",
-            AtomicCompareExchangeWeak => "atomic compare_exchange_weak",
-            AtomicRmw(rmw) => rmw.name(),
-            AtomicUpdateLoad(update) => update.load_name(),
-            AtomicUpdateExchange(update) => update.exchange_name(),
-            Fence => "fence",
-            ArcDrop => "arc drop",
-            ArcTryUnwrap => "arc try_unwrap",
-            WeakDrop => "weak drop",
-            WeakUpgrade => "weak upgrade",
-        }
-    }
-}
-
-impl OpKind {
-    /// How the operation accesses the object it acts on (its `Op::obj`, or for thread
-    /// operations the thread, park token or spawn order; see `hb::primary`). `None`: it
-    /// accesses nothing another thread can see (a yield, a fence under sequential
-    /// consistency, a thread's start, a sleep, whose end is ordered by the clock), or it is
-    /// a channel operation, whose code declares the parts of the channel it touches.
-    pub(crate) fn role(self) -> Option<Role> {
-        use OpKind::*;
-        Some(match self {
-            ThreadStart | ThreadYield | ThreadSleep | ThreadScope | SpinLoop | Fence
-            | ThreadIsFinished | ThreadUnpark => return None,
-            // An abort's wake-up is declared by `runtime/tasks.rs`.
-            TaskAbort => return None,
-            // What they touch is declared by `runtime/arcs.rs`.
-            ArcDrop | ArcTryUnwrap | WeakDrop | WeakUpgrade => return None,
-            ChannelSend | ChannelTrySend | ChannelRecv | ChannelRecvTimeout | ChannelTryRecv
-            | ChannelSenderDrop | ChannelReceiverDrop => return None,
-            ThreadJoin(_) | MutexLock | MutexRelock | RwLockWrite => Role::Acquire,
-            MutexUnlock | RwLockWriteUnlock => Role::Release,
-            RwLockRead => Role::ReadAcquire,
-            RwLockReadUnlock => Role::ReadRelease,
-            RwLockTryRead | AtomicLoad | AtomicUpdateLoad(_) | OnceIsCompleted | OnceLockGet
-            | OnceLockWait => Role::Read,
-            // A notification that finds no waiter changes nothing, so two such commute; one
-            // that wakes a waiter writes the condvar through the wake-up (`events::waking`).
-            CondvarNotifyOne | CondvarNotifyAll => Role::Read,
-            ThreadSpawn
-            | TaskSpawn
-            | TaskWait
-            | ThreadPark
-            | MutexTryLock
-            | RwLockTryWrite
-            | CondvarWait
-            | BarrierWait
-            | OnceCallOnce
-            | OnceCallOnceForce
-            | OnceComplete
-            | OnceLockSet
-            | OnceLockGetOrInit
-            | OnceLockComplete
-            | LazyLockForce
-            | LazyLockComplete
-            | AtomicStore
-            | AtomicSwap
-            | AtomicCompareExchange
-            | AtomicCompareExchangeWeak
-            | AtomicRmw(_)
-            | AtomicUpdateExchange(_) => Role::Write,
-        })
-    }
-
-    /// Whether the operation is on an atomic (or is a fence): the memory model handles it
-    /// by its ordering.
-    pub(crate) fn is_atomic(self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            AtomicLoad
-                | AtomicStore
-                | AtomicSwap
-                | AtomicCompareExchange
-                | AtomicCompareExchangeWeak
-                | AtomicRmw(_)
-                | AtomicUpdateLoad(_)
-                | AtomicUpdateExchange(_)
-                | Fence
-        )
-    }
-
-    /// Whether the operation is on a condvar.
-    pub(crate) fn is_condvar(self) -> bool {
-        use OpKind::*;
-        matches!(self, CondvarWait | CondvarNotifyOne | CondvarNotifyAll)
-    }
-
-    /// Whether the operation can be unable to take effect until another thread acts (see
-    /// the `enabled` of the object states, and joins). Must list every such kind.
-    pub(crate) fn can_wait(self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            ThreadJoin(_)
-                | MutexLock
-                | MutexRelock
-                | RwLockRead
-                | RwLockWrite
-                | ChannelRecv
-                | ChannelSend
-        )
-    }
-}
-
-/// A visible operation, as reached at a switch point.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Op {
     /// What it does.
@@ -398,35 +90,23 @@ pub(crate) struct Op {
     pub(crate) obj: Option<ObjId>,
     /// The user's line.
     pub(crate) loc: Loc,
-    /// What reports call it, when its kind does not say: an operation of a Tokio primitive
-    /// is a section of the model lock that keeps the primitive's state (kind `mutex lock`),
-    /// reported as the operation the program called (`tokio mpsc send`).
-    pub(crate) what: Option<&'static OpName>,
 }
 
 impl Op {
     /// The first operation of a thread: starting to run at `loc` (where it was spawned).
     pub(crate) fn start(loc: Loc) -> Self {
         Op {
-            kind: OpKind::ThreadStart,
+            kind: THREAD_START,
             obj: None,
             loc,
-            what: None,
         }
     }
 
-    /// What reports call it: its [`OpName`] if it has one, else its kind's name. Schedules
-    /// record the kind's name, which replay reads back (`names.rs`).
+    /// What reports and schedule files call it: its kind's name.
     pub(crate) fn name(&self) -> &'static str {
-        self.what.map_or_else(|| self.kind.name(), |w| w.0)
+        self.kind.name()
     }
 }
-
-/// The name reports give an operation whose kind is that of the mechanism under it (see
-/// [`Op::what`]), e.g. `tokio mpsc send`: a `static` or a promoted constant, so that an
-/// [`Op`] carries it as one pointer.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct OpName(pub(crate) &'static str);
 
 /// What a decision other than the choice of a thread is about. Option 0 is always the
 /// behaviour of a sequentially consistent, spurious-free machine; a depth-first search tries

@@ -90,7 +90,7 @@ pub(crate) fn perform(
     act: Act<'_>,
 ) -> Option<Result<u64, u64>> {
     super::host::with_current(|ctx| {
-        let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc, None);
+        let (obj, held) = sched::switch_point_held(ctx, kind, Some(handle), loc);
         let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
         let obj = obj.expect("a switch point on an object returns its id");
         let tracked = st.tracked_for(orders != [Ordering::SeqCst; 2]);

@@ -38,7 +38,7 @@ pub(crate) fn choose_as(
     api: &str,
     n: usize,
     dfs_limit: usize,
-    what: Option<&'static super::OpName>,
+    what: Option<&'static str>,
 ) -> usize {
     let how = |st: &mut ExecState, _: Tid| match n {
         0 => Data::Refuse("there is no value to choose from: pass n of at least 1".to_owned()),
@@ -94,7 +94,7 @@ fn exhaustive(st: &mut ExecState) -> bool {
 /// `api` names the function for what the decision may report.
 fn decide_data(
     (api, call): (&str, &str),
-    (kind, what): (PickKind, Option<&'static super::OpName>),
+    (kind, what): (PickKind, Option<&'static str>),
     n: usize,
     how: impl FnOnce(&mut ExecState, Tid) -> Data,
     loc: Loc,

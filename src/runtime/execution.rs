@@ -159,7 +159,7 @@ impl Waits {
             Waits::Park => "park",
             Waits::Wake => "be woken",
             Waits::Sleep => "sleep",
-            Waits::Perform(op) => op.name(),
+            Waits::Perform(op) => op.waits_to(),
         }
     }
 }
@@ -260,7 +260,7 @@ pub(crate) struct DecisionRecord {
     pub(crate) fired: Option<Fired>,
     /// What reports call the pick, when its kind does not say (`select!`'s start branch
     /// is a `choose`).
-    pub(crate) named: Option<&'static super::OpName>,
+    pub(crate) named: Option<&'static str>,
 }
 
 /// A timer or timed wait that a decision ended while other threads could still act.

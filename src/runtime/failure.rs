@@ -1,7 +1,7 @@
 //! Turning the state of a stuck or runaway execution into a failure that explains it.
 
 use super::execution::{ExecState, FailureDraft, Status, Waits};
-use super::{Loc, ObjId, OpKind, Tid};
+use super::{Loc, ObjId, Tid};
 use crate::memory::{CellAccess, Race};
 use crate::report::{Holder, SourceLocation, ThreadReport};
 use crate::schedule::FailureKind;
@@ -74,14 +74,9 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
 /// a deadlock report.
 fn waiting(st: &ExecState, tid: Tid) -> super::Blocked {
     let op = st.threads[tid].pending;
-    let (what, thread) = match op.kind {
-        OpKind::MutexLock | OpKind::MutexRelock => (Waits::Lock, None),
-        OpKind::RwLockRead => (Waits::ReadLock, None),
-        OpKind::RwLockWrite => (Waits::WriteLock, None),
-        OpKind::ChannelRecv => (Waits::Receive, None),
-        OpKind::ChannelSend => (Waits::Send, None),
-        OpKind::ThreadJoin(target) => (Waits::Join, Some(target)),
-        other => (Waits::Perform(other), None),
+    let (what, thread) = match op.kind.joined() {
+        Some(target) => (Waits::Join, Some(target)),
+        None => (Waits::Perform(op.kind), None),
     };
     super::Blocked {
         what,

@@ -55,7 +55,7 @@ pub(crate) use thread::{
 
 use execution::{ExecState, Unwinding};
 
-pub(crate) use crate::op::{Loc, ObjId, Op, OpKind, OpName, Tid};
+pub(crate) use crate::op::{Loc, ObjId, Op, OpKind, Tid};
 
 use crate::hb::Key;
 use crate::op::Role;
@@ -334,16 +334,15 @@ pub(crate) fn switch_point(kind: OpKind, obj: Option<&ObjectHandle>, loc: Loc) -
 /// the switch point, the state is locked again once it runs). One lookup of the calling
 /// thread and, usually, one lock of the state instead of two of each: a lock section's
 /// acquisition (`sync::Mutex::lock_section_at`) is on the path of every Tokio operation.
-/// `what`: the name reports give the operation ([`Op::what`](crate::op::Op)).
 #[track_caller]
 pub(crate) fn switch_point_then<R>(
-    (kind, what): (OpKind, &'static OpName),
+    kind: OpKind,
     obj: &ObjectHandle,
     loc: Loc,
     f: impl FnOnce(&mut Access<'_>, ObjId) -> R,
 ) -> R {
     with_ctx(kind.name(), |ctx| {
-        let (id, held) = sched::switch_point_held(ctx, kind, Some(obj), loc, Some(what));
+        let (id, held) = sched::switch_point_held(ctx, kind, Some(obj), loc);
         let id = id.expect("a switch point on an object returns its id");
         let mut st = held.unwrap_or_else(|| ctx.exec.state.lock());
         f(

@@ -12,9 +12,10 @@ use super::execution::{
 use super::host::{self, Turn};
 use super::trace::{Event, TRACE_LEN};
 use super::{
-    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, OpName, Tid, events, failure, panic, spins,
+    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
     task_panics, teardown,
 };
+use crate::op::Effect;
 use crate::op::PickKind;
 use crate::op::Role;
 use crate::settings::SpinRule;
@@ -37,20 +38,18 @@ pub(super) fn switch_point(
     obj: Option<&ObjectHandle>,
     loc: Loc,
 ) -> Option<ObjId> {
-    switch_point_held(ctx, kind, obj, loc, None).0
+    switch_point_held(ctx, kind, obj, loc).0
 }
 
 /// [`switch_point`], also returning the execution's state still locked when the caller
 /// goes on without handing off (the common case), so that an operation that acts on the
-/// state at once (an atomic's) need not lock it again. `what`: the name reports give the
-/// operation, if its kind does not say ([`Op::what`]).
+/// state at once (an atomic's) need not lock it again.
 #[inline]
 pub(super) fn switch_point_held<'a>(
     ctx: &'a Context,
     kind: OpKind,
     obj: Option<&ObjectHandle>,
     loc: Loc,
-    what: Option<&'static OpName>,
 ) -> (Option<ObjId>, Option<MutexGuard<'a, ExecState>>) {
     let exec = &ctx.exec;
     let me = ctx.tid;
@@ -63,7 +62,7 @@ pub(super) fn switch_point_held<'a>(
             None => return raise_abort(ctx, st),
         },
     };
-    let step = count_step(&mut st, me, (kind, obj, loc), what);
+    let step = count_step(&mut st, me, (kind, obj, loc));
     if acts_at_once(&mut st, me) {
         let op = st.threads[me].pending;
         spins::performs(&mut st, me, &op);
@@ -126,7 +125,7 @@ pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc)
     if st.phase != Phase::Running || acts_at_once(st, me) || limit {
         return false;
     }
-    count_step(st, me, (kind, None, loc), None);
+    count_step(st, me, (kind, None, loc));
     true
 }
 
@@ -155,26 +154,15 @@ fn over_limit(st: &ExecState, step: u64) -> bool {
     (step - lone) + lone / LONE_STEPS_PER_STEP > st.config.max_steps
 }
 
-/// Counts a step of thread `me`, about to do `kind` on `obj` at `loc` (reported as `what`,
-/// if named): its pending operation, the trace near the step limit, the end of a row of
+/// Counts a step of thread `me`, about to do `kind` on `obj` at `loc`: its pending operation, the trace near the step limit, the end of a row of
 /// spins or failed tries. Returns the step's number.
 #[inline(always)]
-fn count_step(
-    st: &mut ExecState,
-    me: Tid,
-    (kind, obj, loc): (OpKind, Option<ObjId>, Loc),
-    what: Option<&'static OpName>,
-) -> u64 {
+fn count_step(st: &mut ExecState, me: Tid, (kind, obj, loc): (OpKind, Option<ObjId>, Loc)) -> u64 {
     st.step += 1;
     let step = st.step;
     // Only a livelock report reads the trace: the last steps before the limit.
     if step + TRACE_LEN as u64 > st.config.max_steps {
-        let op = Op {
-            kind,
-            obj,
-            loc,
-            what,
-        };
+        let op = Op { kind, obj, loc };
         st.trace.push(Event { step, tid: me, op });
     }
     let thread = &mut st.threads[me];
@@ -183,15 +171,12 @@ fn count_step(
     thread.pending.kind = kind;
     thread.pending.obj = obj;
     thread.pending.loc = loc;
-    thread.pending.what = what;
     thread.steps += 1;
-    if !matches!(kind, OpKind::ThreadYield | OpKind::SpinLoop) {
+    let effect = kind.effect();
+    if effect != Effect::Yield {
         thread.signals.end_row();
     }
-    if !matches!(
-        kind,
-        OpKind::MutexTryLock | OpKind::RwLockTryRead | OpKind::RwLockTryWrite
-    ) {
+    if effect != Effect::Try {
         thread.last_failed_try = None;
     }
     step
@@ -529,9 +514,9 @@ pub(super) fn enabled(st: &ExecState, t: Tid) -> bool {
 #[inline]
 pub(super) fn op_enabled(st: &ExecState, t: Tid) -> bool {
     let op = &st.threads[t].pending;
-    match op.kind {
-        OpKind::ThreadJoin(target) => st.threads[target].finished(),
-        kind => op.obj.is_none_or(|o| st.objects[o].enabled(kind, t)),
+    match op.kind.joined() {
+        Some(target) => st.threads[target].finished(),
+        None => op.obj.is_none_or(|o| st.objects[o].enabled(op.kind, t)),
     }
 }
 

@@ -79,7 +79,7 @@
 use std::hash::{Hash, Hasher};
 
 use super::execution::ExecState;
-use super::{Key, Op, OpKind, Tid, events};
+use super::{Key, Op, Tid, events};
 use crate::op::Role;
 use crate::settings::SpinRule;
 
@@ -140,37 +140,6 @@ impl Versions {
             Some((_, v)) => *v = v.wrapping_add_signed(by),
             None => self.versions.push((key, by as u64)),
         }
-    }
-}
-
-impl OpKind {
-    /// Whether the operation only observes its object (see the module's notes; those that
-    /// change it only on success say so with [`unchanged`]).
-    pub(crate) fn observes_only(self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            ThreadStart
-                | ThreadJoin(_)
-                | ThreadIsFinished
-                | ThreadYield
-                | TaskWait
-                | SpinLoop
-                | MutexLock
-                | MutexRelock
-                | MutexTryLock
-                | RwLockRead
-                | RwLockWrite
-                | RwLockTryRead
-                | RwLockTryWrite
-                | RwLockReadUnlock
-                | OnceIsCompleted
-                | OnceLockGet
-                | OnceLockWait
-                | AtomicLoad
-                | AtomicUpdateLoad(_)
-                | Fence
-        )
     }
 }
 

@@ -22,6 +22,16 @@ use std::sync::Arc;
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
 use super::{Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
 use crate::op::PickKind;
+use crate::op::{Effect, Operation, Role};
+
+/// A task's (or `block_on`'s) wait for a wake between two polls of its future: consumes the
+/// thread's wake token, as `park` does, and changes nothing else until it is woken.
+const TASK_WAIT: OpKind = OpKind::new(
+    &Operation::new("task wait")
+        .access(Role::Write)
+        .effect(Effect::Park)
+        .observes_only(),
+);
 
 /// What the runtime knows of a thread that polls futures.
 #[derive(Default)]
@@ -307,7 +317,7 @@ pub(crate) fn wait(loc: Loc, task_loop: bool) {
         look(st, me, task_loop).map(|look| Ok((loc, look)))
     });
     let (loc, (deadline, due)) = first.unwrap_or_else(|loc| {
-        super::switch_point(OpKind::TaskWait, None, loc);
+        super::switch_point(TASK_WAIT, None, loc);
         (
             loc,
             super::atomics::with_memory(api, |st, me| look(st, me, task_loop)),
@@ -356,7 +366,7 @@ fn blocks_in_place(st: &mut ExecState, me: Tid, loc: Loc) -> bool {
     if st.config.blocking_wait_switches {
         return false;
     }
-    !woken && !due && sched::step_in_place(st, me, OpKind::TaskWait, loc)
+    !woken && !due && sched::step_in_place(st, me, TASK_WAIT, loc)
 }
 
 /// The look of thread `me`'s wait at its token, timers and the decisions that may end it

@@ -127,7 +127,6 @@ mod tests {
             thread: t,
             options: 2,
             op: "mutex lock".into(),
-            kind: Some(crate::op::OpKind::MutexLock),
             pick: None,
         }
     }

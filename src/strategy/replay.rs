@@ -3,7 +3,7 @@
 //! same kind of operation.
 
 use super::{Choice, Divergence, Nondeterminism, Pick, Refusal, Strategy, describe};
-use crate::op::{OpKind, PickKind, Tid};
+use crate::op::{PickKind, Tid};
 use crate::schedule::Schedule;
 
 /// One recorded decision, as replay checks it.
@@ -14,11 +14,9 @@ pub(crate) struct Expected {
     /// How many threads could run.
     pub(crate) options: usize,
     /// The operation the chosen thread performed next, as the schedule names it ("mutex
-    /// lock").
+    /// lock"): an operation matches it by name (`OpKind::is_recorded_as`), so a name no
+    /// primitive declares matches none.
     pub(crate) op: String,
-    /// That operation's kind; `None` for a name this crate does not know, which no
-    /// operation matches.
-    pub(crate) kind: Option<OpKind>,
     /// For a decision other than a thread's: its kind and the option taken (`thread` is
     /// then the thread that decided, and `options` counts options).
     pub(crate) pick: Option<(PickKind, usize)>,
@@ -34,7 +32,6 @@ impl Expected {
                 thread: d.thread,
                 options: d.options,
                 op: d.op.clone(),
-                kind: OpKind::from_name(&d.op),
                 pick: d.pick,
             })
             .collect()
@@ -86,9 +83,7 @@ impl Strategy for ReplayStrategy {
             })));
         };
         let e = expected.expect("found above");
-        let same_op = e
-            .kind
-            .is_some_and(|kind| choice.ops[index].kind.is_recorded_as(kind));
+        let same_op = choice.ops[index].kind.is_recorded_as(&e.op);
         if e.pick.is_some() || e.options != runnable.len() || !same_op {
             return Err(Refusal::Mismatch(Box::new(Nondeterminism {
                 decision: self.next,

@@ -26,8 +26,20 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::panic::Location;
 
-use crate::runtime::OpKind;
+use crate::op::{OpKind, Operation};
 use crate::runtime::arcs::{self, ArcReg};
+
+// The operations on a shared allocation. None has an access of its own: `runtime/arcs.rs`
+// declares the counts each touches.
+
+/// Dropping a strong reference that shares its allocation.
+const DROP: OpKind = OpKind::new(&Operation::new("arc drop"));
+/// `Arc::try_unwrap` or `Arc::into_inner` of a shared allocation.
+const TRY_UNWRAP: OpKind = OpKind::new(&Operation::new("arc try_unwrap"));
+/// Dropping a weak reference that shares its allocation.
+const WEAK_DROP: OpKind = OpKind::new(&Operation::new("weak drop"));
+/// `Weak::upgrade` of a live allocation.
+const WEAK_UPGRADE: OpKind = OpKind::new(&Operation::new("weak upgrade"));
 
 /// What the shared allocation holds.
 struct Inner<T: ?Sized> {
@@ -123,7 +135,7 @@ impl<T> Arc<T> {
         let inner = this.inner();
         let reg = inner.reg;
         if let Some(reg) = reg.filter(|_| shared(inner)) {
-            arcs::switch_point(reg, OpKind::ArcTryUnwrap);
+            arcs::switch_point(reg, TRY_UNWRAP);
         }
         if std::sync::Arc::strong_count(this.inner()) != 1 {
             if let Some(reg) = reg {
@@ -148,7 +160,7 @@ impl<T> Arc<T> {
         let inner = this.inner.take().expect("present until taken apart");
         if let Some(reg) = inner.reg {
             if shared(&inner) {
-                arcs::switch_point(reg, OpKind::ArcTryUnwrap);
+                arcs::switch_point(reg, TRY_UNWRAP);
             }
             arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);
         }
@@ -259,7 +271,7 @@ impl<T: ?Sized> Drop for Arc<T> {
         };
         if let Some(reg) = inner.reg {
             if shared(&inner) && std::mem::needs_drop::<T>() {
-                arcs::switch_point(reg, OpKind::ArcDrop);
+                arcs::switch_point(reg, DROP);
             }
             arcs::dropped(reg, std::sync::Arc::strong_count(&inner) == 1);
         }
@@ -373,7 +385,7 @@ impl<T: ?Sized> Weak<T> {
         let Some(reg) = self.reg else {
             return self.inner.upgrade().map(|inner| Arc { inner: Some(inner) });
         };
-        arcs::switch_point(reg, OpKind::WeakUpgrade);
+        arcs::switch_point(reg, WEAK_UPGRADE);
         let Some(inner) = self.inner.upgrade() else {
             arcs::observed(reg);
             return None;
@@ -418,7 +430,7 @@ impl<T: ?Sized> Drop for Weak<T> {
     /// `weak_count` read).
     fn drop(&mut self) {
         if let Some(reg) = self.reg {
-            arcs::switch_point(reg, OpKind::WeakDrop);
+            arcs::switch_point(reg, WEAK_DROP);
             arcs::weak_dropped(reg);
         }
     }

@@ -3,7 +3,11 @@
 use std::fmt;
 use std::panic::Location;
 
+use crate::op::{Operation, Role};
 use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Waits};
+
+/// `wait`: a write, as every arrival counts towards the release.
+const WAIT: OpKind = OpKind::new(&Operation::new("barrier wait").access(Role::Write));
 
 /// How far the current generation of a barrier got, in the execution's arena.
 #[derive(Debug, Default)]
@@ -55,11 +59,7 @@ impl Barrier {
     #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
         let loc = Location::caller();
-        let obj = self.id(runtime::switch_point(
-            OpKind::BarrierWait,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.id(runtime::switch_point(WAIT, Some(&self.handle), loc));
         let api = "interleave_test::sync::Barrier::wait";
         let n = self.num_threads;
         let arrived_in = runtime::with_state(api, |a| {

@@ -5,7 +5,21 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::{Mutex, MutexGuard};
+use crate::op::{Effect, Operation, Role};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Waits, Wake};
+
+/// `wait` (and the timed waits): a write, as the waiter joins the condvar's queue.
+const WAIT: OpKind = OpKind::new(&condvar_op("condvar wait", Role::Write));
+/// `notify_one`: a notification that finds no waiter changes nothing, so two such commute;
+/// one that wakes a waiter writes the condvar through the wake-up (`events::waking`).
+const NOTIFY_ONE: OpKind = OpKind::new(&condvar_op("condvar notify_one", Role::Read));
+/// `notify_all`, as `notify_one`.
+const NOTIFY_ALL: OpKind = OpKind::new(&condvar_op("condvar notify_all", Role::Read));
+
+/// An operation on a condvar named `name`, accessing it as `role`.
+const fn condvar_op(name: &'static str, role: Role) -> Operation {
+    Operation::new(name).access(role).effect(Effect::Condvar)
+}
 
 /// A condition variable, as [`std::sync::Condvar`].
 ///
@@ -122,11 +136,7 @@ impl Condvar {
         dur: Option<Duration>,
         loc: Loc,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let cv = self.id(runtime::switch_point(
-            OpKind::CondvarWait,
-            Some(&self.handle),
-            loc,
-        ));
+        let cv = self.id(runtime::switch_point(WAIT, Some(&self.handle), loc));
         let (mutex, mutex_obj) = guard.release_for_wait();
         let deadline = dur.map(|d| {
             runtime::with_state("interleave_test::sync::Condvar::wait", |a| {
@@ -156,7 +166,7 @@ impl Condvar {
     #[track_caller]
     pub fn notify_one(&self) {
         let cv = self.id(runtime::switch_point(
-            OpKind::CondvarNotifyOne,
+            NOTIFY_ONE,
             Some(&self.handle),
             Location::caller(),
         ));
@@ -174,7 +184,7 @@ impl Condvar {
     #[track_caller]
     pub fn notify_all(&self) {
         let cv = self.id(runtime::switch_point(
-            OpKind::CondvarNotifyAll,
+            NOTIFY_ALL,
             Some(&self.handle),
             Location::caller(),
         ));
@@ -195,7 +205,7 @@ fn relock<'a, T: ?Sized>(
     timed_out: WaitTimeoutResult,
 ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
     if let Some(obj) = obj {
-        runtime::switch_point(OpKind::MutexRelock, Some(mutex.handle()), loc);
+        runtime::switch_point(super::mutex::RELOCK, Some(mutex.handle()), loc);
         mutex.acquire(obj, loc);
     }
     let guard = MutexGuard::reacquired(mutex, obj, loc);

@@ -5,9 +5,15 @@ use std::fmt;
 use std::ops::Deref;
 use std::panic::Location;
 
-use super::once::{Begin, OnceCore};
+use super::once::{Begin, OnceCore, once_op};
 use super::slots::Values;
-use crate::runtime::{self, Loc, OpKind, Waits};
+use crate::op::{OpKind, Role};
+use crate::runtime::{self, Loc, Waits};
+
+/// `force` (and the dereference that forces it): a write, since the first one initializes.
+const FORCE: OpKind = OpKind::new(&once_op("lazylock force", Role::Write));
+/// The end of an initialization.
+const COMPLETE: OpKind = OpKind::new(&once_op("lazylock complete", Role::Write));
 
 /// A value initialized by `F` on first access, as [`std::sync::LazyLock`].
 ///
@@ -55,13 +61,13 @@ impl<T: 'static, F: FnOnce() -> T + 'static> LazyLock<T, F> {
     #[track_caller]
     pub fn force(this: &LazyLock<T, F>) -> &T {
         let loc = Location::caller();
-        let site = this.core.switch(OpKind::LazyLockForce, loc);
+        let site = this.core.switch(FORCE, loc);
         match this.core.begin(site, Waits::Initialize, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("LazyLock instance has previously been poisoned"),
             Begin::Run(runner) => {
                 let value = this.initialize(loc);
-                this.core.switch(OpKind::LazyLockComplete, loc);
+                this.core.switch(COMPLETE, loc);
                 let value = this.values.store(&this.core, site, value);
                 runner.complete();
                 return value;

@@ -6,9 +6,40 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::runtime::{
-    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, OpName, Tid, Waits,
-};
+use crate::op::{Effect, Operation, Role};
+use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+
+/// `lock`.
+const LOCK: OpKind = OpKind::new(&lock_op("mutex lock"));
+/// Taking the mutex back after a condvar wait.
+pub(super) const RELOCK: OpKind = OpKind::new(&lock_op("mutex lock (after wait)"));
+/// `try_lock`: a write, since it takes the mutex when it succeeds.
+const TRY_LOCK: OpKind = OpKind::new(
+    &Operation::new("mutex try_lock")
+        .access(Role::Write)
+        .effect(Effect::Try)
+        .observes_only(),
+);
+/// A guard's drop.
+const UNLOCK: OpKind = OpKind::new(&Operation::new("mutex unlock").access(Role::Release));
+
+/// An operation named `name` that takes the mutex: it waits while another thread holds it,
+/// and changes nothing until it takes it.
+const fn lock_op(name: &'static str) -> Operation {
+    Operation::new(name)
+        .access(Role::Acquire)
+        .waits("lock")
+        .observes_only()
+}
+
+impl Operation {
+    /// One step of a primitive whose state a model mutex keeps (see
+    /// [`Mutex::lock_section_at`]), named after what the program called (`tokio mpsc send`):
+    /// to the engine, a lock of that mutex.
+    pub(crate) const fn section(name: &'static str) -> Operation {
+        lock_op(name).in_section()
+    }
+}
 
 /// Who holds a mutex, in the execution's arena.
 #[derive(Debug, Default)]
@@ -22,10 +53,9 @@ impl ObjectState for MutexState {
     }
 
     fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
-        match kind {
-            OpKind::MutexLock | OpKind::MutexRelock => self.owner.is_none(),
-            _ => true,
-        }
+        // Every operation that takes the mutex waits for it (`lock`, the relock after a
+        // condvar wait, a section); `try_lock` and `unlock` never wait.
+        !kind.can_wait() || self.owner.is_none()
     }
 }
 
@@ -107,11 +137,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn lock_at(&self, loc: Loc) -> LockResult<MutexGuard<'_, T>> {
-        let obj = self.obj(runtime::switch_point(
-            OpKind::MutexLock,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(LOCK, Some(&self.handle), loc));
         self.acquire(obj, loc);
         self.result(self.guard(Some(obj), loc))
     }
@@ -129,13 +155,14 @@ impl<T: ?Sized> Mutex<T> {
     /// does reach a switch point, others that want the lock block on it as usual, so the
     /// lock stays correct; only that section's own release is not a switch point.
     ///
-    /// The operation is reported at `loc`, as `what` (`tokio mpsc send`): the Tokio
-    /// primitive's caller in the program, which the section's code cannot see through
-    /// `.await` (`#[track_caller]` does not cross a future's `poll`), and what it called.
-    pub(crate) fn lock_section_at(&self, loc: Loc, what: &'static OpName) -> MutexGuard<'_, T> {
+    /// The operation is `what` (`tokio mpsc send`, declared by [`Operation::section`]),
+    /// recorded at `loc`: the Tokio primitive's caller in the program, which the section's
+    /// code cannot see through `.await` (`#[track_caller]` does not cross a future's
+    /// `poll`). To the search it is this mutex's lock; schedules and reports name it.
+    pub(crate) fn lock_section_at(&self, loc: Loc, what: &'static Operation) -> MutexGuard<'_, T> {
         // The switch point and the first try share one hold of the state.
         let (obj, taken) =
-            runtime::switch_point_then((OpKind::MutexLock, what), &self.handle, loc, |a, obj| {
+            runtime::switch_point_then(OpKind::new(what), &self.handle, loc, |a, obj| {
                 (obj, take(a, obj, loc))
             });
         if !taken {
@@ -167,11 +194,7 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(
-            OpKind::MutexTryLock,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(TRY_LOCK, Some(&self.handle), loc));
         if !self.try_acquire(obj, loc) {
             runtime::failed_try("interleave_test::sync::Mutex::try_lock");
             return Err(TryLockError::WouldBlock);
@@ -269,7 +292,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
             return; // released for a condvar wait
         }
         if self.obj.is_some() && !self.section {
-            runtime::switch_point(OpKind::MutexUnlock, Some(&self.lock.handle), self.loc);
+            runtime::switch_point(UNLOCK, Some(&self.lock.handle), self.loc);
         }
         let unchanged = !self.wrote && !std::thread::panicking();
         self.release(unchanged);

@@ -5,8 +5,32 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::op::{Operation, Role};
 use crate::runtime::kept::{self, Mark};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+
+/// `call_once`: a write, since the first call runs the closure.
+const CALL_ONCE: OpKind = OpKind::new(&Operation::new("once call_once").access(Role::Write));
+/// `call_once_force`.
+const CALL_ONCE_FORCE: OpKind =
+    OpKind::new(&Operation::new("once call_once_force").access(Role::Write));
+/// The end of a run of the closure, which completes the `Once` (or poisons it).
+const RUN_END: OpKind = OpKind::new(&Operation::new("once complete").access(Role::Write));
+/// `is_completed`.
+const IS_COMPLETED: OpKind = OpKind::new(
+    &Operation::new("once is_completed")
+        .access(Role::Read)
+        .observes_only(),
+);
+
+/// A one-time initialization's operation named `name`, accessing the cell as `role` (the
+/// operations of `OnceLock` and `LazyLock`, which share the `Once`'s core).
+pub(super) const fn once_op(name: &'static str, role: Role) -> Operation {
+    match role {
+        Role::Read => Operation::new(name).access(role).observes_only(),
+        _ => Operation::new(name).access(role),
+    }
+}
 
 /// No thread has completed the initializer (and none panicked in it since the last reset).
 const INCOMPLETE: u8 = 0;
@@ -311,7 +335,7 @@ impl Once {
     #[track_caller]
     pub fn call_once<F: FnOnce()>(&self, f: F) {
         let loc = Location::caller();
-        let site = self.core.switch(OpKind::OnceCallOnce, loc);
+        let site = self.core.switch(CALL_ONCE, loc);
         match self.core.begin(site, Waits::Run, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("Once instance has previously been poisoned"),
@@ -327,7 +351,7 @@ impl Once {
     #[track_caller]
     pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
         let loc = Location::caller();
-        let site = self.core.switch(OpKind::OnceCallOnceForce, loc);
+        let site = self.core.switch(CALL_ONCE_FORCE, loc);
         match self.core.begin(site, Waits::Run, true, true, loc) {
             Begin::Complete | Begin::Poisoned => {}
             Begin::Run(runner) => {
@@ -341,16 +365,14 @@ impl Once {
 
     /// The switch point after the closure returned, then completion.
     fn finish(&self, runner: Runner<'_>, loc: Loc) {
-        self.core.switch(OpKind::OnceComplete, loc);
+        self.core.switch(RUN_END, loc);
         runner.complete();
     }
 
     /// Whether a closure has completed.
     #[track_caller]
     pub fn is_completed(&self) -> bool {
-        let site = self
-            .core
-            .switch(OpKind::OnceIsCompleted, Location::caller());
+        let site = self.core.switch(IS_COMPLETED, Location::caller());
         self.core.completed_at(site)
     }
 }

@@ -3,9 +3,21 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::once::{Begin, OnceCore, Site};
+use super::once::{Begin, OnceCore, Site, once_op};
 use super::slots::Values;
-use crate::runtime::{self, Blocked, Loc, OpKind, Waits};
+use crate::op::{OpKind, Role};
+use crate::runtime::{self, Blocked, Loc, Waits};
+
+/// `get`: reads the cell.
+const GET: OpKind = OpKind::new(&once_op("oncelock get", Role::Read));
+/// `wait`: reads the cell, blocking until it holds a value.
+const WAIT: OpKind = OpKind::new(&once_op("oncelock wait", Role::Read));
+/// `set` (and `try_insert`).
+const SET: OpKind = OpKind::new(&once_op("oncelock set", Role::Write));
+/// `get_or_init` (and its fallible forms): a write, since the first call initializes.
+const GET_OR_INIT: OpKind = OpKind::new(&once_op("oncelock get_or_init", Role::Write));
+/// The end of an initialization.
+const COMPLETE: OpKind = OpKind::new(&once_op("oncelock complete", Role::Write));
 
 const KIND: &str = "OnceLock";
 
@@ -46,7 +58,7 @@ impl<T> OnceLock<T> {
     /// The value, if the cell has been initialized. Never waits.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        let site = self.core.switch(OpKind::OnceLockGet, Location::caller());
+        let site = self.core.switch(GET, Location::caller());
         self.values.get(&self.core, site)
     }
 
@@ -60,7 +72,7 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn wait(&self) -> &T {
         let loc = Location::caller();
-        let site = self.core.switch(OpKind::OnceLockWait, loc);
+        let site = self.core.switch(WAIT, loc);
         loop {
             if let Some(value) = self.values.get(&self.core, site) {
                 return value;
@@ -81,7 +93,7 @@ impl<T> OnceLock<T> {
     pub fn set(&self, value: T) -> Result<(), T> {
         let loc = Location::caller();
         let made = self.core.mark();
-        let site = self.core.switch(OpKind::OnceLockSet, loc);
+        let site = self.core.switch(SET, loc);
         let mut value = Some(value);
         self.init(site, loc, || {
             value.take().expect("the initializer runs at most once")
@@ -101,7 +113,7 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
         let loc = Location::caller();
-        let site = self.core.switch(OpKind::OnceLockGetOrInit, loc);
+        let site = self.core.switch(GET_OR_INIT, loc);
         self.init(site, loc, f)
     }
 
@@ -109,7 +121,7 @@ impl<T> OnceLock<T> {
     fn init<F: FnOnce() -> T>(&self, site: Site, loc: Loc, f: F) -> &T {
         if let Begin::Run(runner) = self.core.begin(site, Waits::Initialize, true, false, loc) {
             let value = f();
-            self.core.switch(OpKind::OnceLockComplete, loc);
+            self.core.switch(COMPLETE, loc);
             let value = self.values.store(&self.core, site, value);
             runner.complete();
             return value;

@@ -6,7 +6,44 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
+use crate::op::{Effect, Operation, Role};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+
+/// `read`: takes the lock shared, waiting while a writer holds it.
+const READ: OpKind = OpKind::new(
+    &Operation::new("rwlock read")
+        .access(Role::ReadAcquire)
+        .waits("read-lock")
+        .observes_only(),
+);
+/// `write`: takes the lock exclusively, waiting while any thread holds it.
+const WRITE: OpKind = OpKind::new(
+    &Operation::new("rwlock write")
+        .access(Role::Acquire)
+        .waits("write-lock")
+        .observes_only(),
+);
+/// `try_read`: a read, since readers do not exclude each other.
+const TRY_READ: OpKind = OpKind::new(&try_op("rwlock try_read", Role::Read));
+/// `try_write`.
+const TRY_WRITE: OpKind = OpKind::new(&try_op("rwlock try_write", Role::Write));
+/// A read guard's drop: it only observes, as the lock stays shared by the other readers.
+const READ_UNLOCK: OpKind = OpKind::new(
+    &Operation::new("rwlock read unlock")
+        .access(Role::ReadRelease)
+        .observes_only(),
+);
+/// A write guard's drop.
+const WRITE_UNLOCK: OpKind =
+    OpKind::new(&Operation::new("rwlock write unlock").access(Role::Release));
+
+/// A try named `name` that accesses the lock as `role` when it succeeds.
+const fn try_op(name: &'static str, role: Role) -> Operation {
+    Operation::new(name)
+        .access(role)
+        .effect(Effect::Try)
+        .observes_only()
+}
 
 /// Who holds a reader-writer lock, in the execution's arena.
 #[derive(Debug, Default)]
@@ -22,10 +59,12 @@ impl ObjectState for RwLockState {
     }
 
     fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
-        match kind {
-            OpKind::RwLockRead => self.writer.is_none(),
-            OpKind::RwLockWrite => self.writer.is_none() && self.readers.is_empty(),
-            _ => true,
+        if kind == READ {
+            self.writer.is_none()
+        } else if kind == WRITE {
+            self.writer.is_none() && self.readers.is_empty()
+        } else {
+            true
         }
     }
 }
@@ -145,11 +184,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`read`](Self::read) for an operation of the program at `loc` (a Tokio
     /// primitive's caller).
     pub(crate) fn read_at(&self, loc: Loc) -> LockResult<RwLockReadGuard<'_, T>> {
-        let obj = self.obj(runtime::switch_point(
-            OpKind::RwLockRead,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(READ, Some(&self.handle), loc));
         self.acquire(Side::Read, obj, loc);
         self.result(self.read_guard(obj, loc))
     }
@@ -158,11 +193,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(
-            OpKind::RwLockWrite,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(WRITE, Some(&self.handle), loc));
         self.acquire(Side::Write, obj, loc);
         self.result(self.write_guard(obj, loc))
     }
@@ -171,11 +202,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(
-            OpKind::RwLockTryRead,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(TRY_READ, Some(&self.handle), loc));
         if !self.try_acquire(Side::Read, obj, loc) {
             runtime::failed_try("interleave_test::sync::RwLock::try_read");
             return Err(TryLockError::WouldBlock);
@@ -189,11 +216,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(
-            OpKind::RwLockTryWrite,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = self.obj(runtime::switch_point(TRY_WRITE, Some(&self.handle), loc));
         if !self.try_acquire(Side::Write, obj, loc) {
             runtime::failed_try("interleave_test::sync::RwLock::try_write");
             return Err(TryLockError::WouldBlock);
@@ -283,8 +306,8 @@ impl<T: ?Sized> RwLock<T> {
     /// The switch point of a guard's drop, then the release in the model.
     fn unlock(&self, side: Side, obj: ObjId, loc: Loc) {
         let kind = match side {
-            Side::Read => OpKind::RwLockReadUnlock,
-            Side::Write => OpKind::RwLockWriteUnlock,
+            Side::Read => READ_UNLOCK,
+            Side::Write => WRITE_UNLOCK,
         };
         runtime::switch_point(kind, Some(&self.handle), loc);
         runtime::with_state("interleave_test::sync::RwLock::unlock", |a| {

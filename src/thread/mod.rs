@@ -33,7 +33,43 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::runtime::{self, Blocked, OpKind, Tid, Waits};
+use crate::op::{Effect, OpKind, Operation, Role};
+use crate::runtime::{self, Blocked, Tid, Waits};
+
+/// `spawn` (also of a scoped thread): creates the next thread id.
+pub(crate) const SPAWN: OpKind = OpKind::new(
+    &Operation::new("thread spawn")
+        .access(Role::Write)
+        .effect(Effect::Spawn),
+);
+/// A join (of a thread, or of a task by a `JoinHandle`'s thread): reads the thread's end,
+/// which it waits for.
+static JOIN: Operation = Operation::new("thread join")
+    .access(Role::Acquire)
+    .effect(Effect::Join)
+    .waits("join")
+    .observes_only();
+/// `is_finished` (of a thread's or a task's handle).
+pub(crate) const IS_FINISHED: OpKind =
+    OpKind::new(&Operation::new("thread is_finished").observes_only());
+/// `yield_now` (and a `block_on` that gives way between polls).
+pub(crate) const YIELD: OpKind = OpKind::new(
+    &Operation::new("thread yield")
+        .effect(Effect::Yield)
+        .observes_only(),
+);
+/// `park`: consumes the thread's token.
+const PARK: OpKind = OpKind::new(
+    &Operation::new("thread park")
+        .access(Role::Write)
+        .effect(Effect::Park),
+);
+/// `unpark`: its wake-up is declared where it gives the token (`events::waking`).
+const UNPARK: OpKind = OpKind::new(&Operation::new("thread unpark"));
+/// `sleep`: its end is ordered by the clock.
+const SLEEP: OpKind = OpKind::new(&Operation::new("thread sleep"));
+/// `scope`'s start.
+const SCOPE: OpKind = OpKind::new(&Operation::new("thread scope"));
 
 pub use local::{AccessError, LocalKey};
 pub use scope::{Scope, ScopedJoinHandle, scope};
@@ -91,7 +127,7 @@ impl Thread {
     #[track_caller]
     pub fn unpark(&self) {
         let loc = Location::caller();
-        runtime::switch_point(OpKind::ThreadUnpark, None, loc);
+        runtime::switch_point(UNPARK, None, loc);
         self.check("interleave_test::thread::Thread::unpark");
         runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
             *a.park_token(self.tid) = true;
@@ -141,7 +177,7 @@ impl Builder {
         T: Send + 'static,
     {
         let loc = Location::caller();
-        runtime::switch_point(OpKind::ThreadSpawn, None, loc);
+        runtime::switch_point(SPAWN, None, loc);
         let result: Arc<Mutex<Option<std::thread::Result<T>>>> = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&result);
         let body = Box::new(move || {
@@ -202,7 +238,7 @@ impl<T> JoinHandle<T> {
     /// Whether the thread has finished. Not a switch point of its own beyond the read.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
+        runtime::switch_point(IS_FINISHED, None, Location::caller());
         self.thread
             .check("interleave_test::thread::JoinHandle::is_finished");
         runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
@@ -228,7 +264,7 @@ fn torn_down(thread: &Thread) -> Box<dyn std::any::Any + Send> {
 
 /// Blocks until thread `tid` has finished.
 fn join_thread(tid: Tid, loc: runtime::Loc) {
-    runtime::switch_point(OpKind::ThreadJoin(tid), None, loc);
+    runtime::switch_point(OpKind::join(&JOIN, tid), None, loc);
     while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| {
         a.is_finished(tid)
     }) {
@@ -276,7 +312,7 @@ pub fn current() -> Thread {
 pub fn yield_now() {
     let loc = Location::caller();
     runtime::yield_explicitly("interleave_test::thread::yield_now", loc);
-    runtime::switch_point(OpKind::ThreadYield, None, loc);
+    runtime::switch_point(YIELD, None, loc);
 }
 
 /// Whether the calling model thread is unwinding, as [`std::thread::panicking`]; outside a
@@ -303,7 +339,7 @@ pub fn park_timeout(dur: Duration) {
 }
 
 fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
-    runtime::switch_point(OpKind::ThreadPark, None, loc);
+    runtime::switch_point(PARK, None, loc);
     let api = "interleave_test::thread::park";
     let (has_token, deadline) = runtime::with_state(api, |a| {
         let me = a.me();
@@ -335,7 +371,7 @@ pub fn sleep(dur: Duration) {
     // A sleep lets other threads run, as a yield does: the events around it may share
     // state the model does not see (`hb/unseen.rs`).
     runtime::with_state("interleave_test::thread::sleep", |a| a.exposes_unseen(loc));
-    runtime::switch_point(OpKind::ThreadSleep, None, loc);
+    runtime::switch_point(SLEEP, None, loc);
     if dur.is_zero() {
         return;
     }

@@ -7,7 +7,7 @@
 use std::panic::{AssertUnwindSafe, Location, catch_unwind, resume_unwind};
 
 use super::{Thread, join_thread};
-use crate::runtime::{self, ObjId, ObjectState, OpKind, Tid};
+use crate::runtime::{self, ObjId, ObjectState, Tid};
 
 /// The threads spawned in one scope, for the implicit join at its end.
 #[derive(Debug, Default)]
@@ -43,7 +43,7 @@ where
     F: for<'scope> FnOnce(Scope<'scope, 'env>) -> T,
 {
     let loc = Location::caller();
-    runtime::switch_point(OpKind::ThreadScope, None, loc);
+    runtime::switch_point(super::SCOPE, None, loc);
     let obj = runtime::with_state("interleave_test::thread::scope", |a| {
         a.new_object("scope", loc)
     });
@@ -97,7 +97,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        runtime::switch_point(OpKind::ThreadSpawn, None, loc);
+        runtime::switch_point(super::SPAWN, None, loc);
         let spec = runtime::ThreadSpec {
             name: name.clone(),
             stack,
@@ -133,7 +133,7 @@ impl<T> ScopedJoinHandle<'_, T> {
     /// Whether the thread has finished.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(OpKind::ThreadIsFinished, None, Location::caller());
+        runtime::switch_point(super::IS_FINISHED, None, Location::caller());
         runtime::with_state(
             "interleave_test::thread::ScopedJoinHandle::is_finished",
             |a| a.is_finished(self.thread.tid),

@@ -19,12 +19,11 @@ pub mod __private {
     /// DFS every start in turn. `k` is at least 2 (one branch decides nothing).
     #[track_caller]
     pub fn start(k: usize) -> usize {
-        let what = &crate::runtime::OpName("select! start branch");
         crate::runtime::data::choose_as(
             "interleave_test::tokio::select!'s start branch",
             k,
             crate::DFS_CHOOSE_LIMIT,
-            Some(what),
+            Some("select! start branch"),
         )
     }
 

@@ -676,7 +676,7 @@ impl RuntimeMetrics {
     #[track_caller]
     pub fn num_alive_tasks(&self) -> usize {
         let loc = std::panic::Location::caller();
-        engine::switch_point(engine::OpKind::ThreadIsFinished, None, loc);
+        engine::switch_point(crate::thread::IS_FINISHED, None, loc);
         let mut alive = self.shared.alive.lock();
         alive.retain(|task| !task.ended_now());
         alive.len()

@@ -12,7 +12,7 @@ use interleave_test::tokio::sync::{
     Barrier, Mutex, Notify, OnceCell, RwLock, Semaphore, broadcast, mpsc, oneshot, watch,
 };
 use interleave_test::tokio::{self, task::JoinSet};
-use interleave_test::{Builder, StrategyKind};
+use interleave_test::{Builder, Schedule, StrategyKind};
 
 use crate::common::SUBSTRATES;
 
@@ -114,7 +114,7 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
                 .check_async(model)
                 .expect_err("the model panics at its end");
             assert_eq!(failure.message(), "the end of the model", "seed {seed}");
-            // Reports name the method; the schedule keeps the kind replay compares.
+            // Reports and the schedule name the method, not the model lock under it.
             for step in failure.recent() {
                 assert!(!step.op().starts_with("mutex"), "seed {seed}: {step:?}");
             }
@@ -123,13 +123,9 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
                 .iter()
                 .filter(|s| s.op().starts_with("tokio "))
                 .count();
-            assert!(
-                failure
-                    .schedule()
-                    .decisions()
-                    .iter()
-                    .all(|d| !d.op().starts_with("tokio"))
-            );
+            let decisions = failure.schedule().decisions();
+            assert!(decisions.iter().all(|d| !d.op().starts_with("mutex")));
+            assert!(decisions.iter().any(|d| d.op().starts_with("tokio ")));
             for d in failure.schedule().decisions() {
                 let (file, line) = d
                     .location()
@@ -149,6 +145,46 @@ fn every_decision_of_a_tokio_model_is_placed_in_the_program() {
             "{substrate:?}: {tokio_ops} steps named after a primitive"
         );
     }
+}
+
+/// A schedule written before Tokio's operations had names of their own recorded each as
+/// `mutex lock` (the model lock under it): it still replays, to the same failure.
+#[test]
+fn a_schedule_that_records_tokio_steps_as_mutex_locks_still_replays() {
+    for seed in 1..=3 {
+        let failure = Builder::new()
+            .strategy(StrategyKind::Random)
+            .seed(seed)
+            .iterations(1)
+            .check_async(model)
+            .expect_err("the model panics at its end");
+        let json = failure.schedule().to_json();
+        let renamed = as_earlier_versions_wrote_it(&json);
+        assert_ne!(renamed, json, "seed {seed}: no Tokio step to rename");
+        let old = Schedule::from_json(&renamed).expect("still a schedule");
+        assert!(old.decisions().iter().any(|d| d.op() == "mutex lock"));
+        let again = Builder::new()
+            .replay_async(model, &old)
+            .expect_err("replays to the panic");
+        assert_eq!(again.message(), failure.message(), "seed {seed}");
+        assert_eq!(again.schedule().decisions().len(), old.decisions().len());
+    }
+}
+
+/// `json` with every `"op": "tokio ..."` of a thread's decision written `"op": "mutex
+/// lock"`, as earlier versions wrote them.
+fn as_earlier_versions_wrote_it(json: &str) -> String {
+    let mut out = String::new();
+    let mut rest = json;
+    while let Some(at) = rest.find("\"op\": \"tokio ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "\"op\": \"".len()..];
+        let end = after.find('"').expect("a closing quote");
+        out.push_str("\"op\": \"mutex lock\"");
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What a report may call a Tokio operation, and what the line it places it at must call:

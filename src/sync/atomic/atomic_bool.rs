@@ -51,7 +51,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::And);
+        let kind = super::ops::FETCH_AND;
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old & val)
     }
 
@@ -59,7 +59,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Nand);
+        let kind = super::ops::FETCH_NAND;
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| {
             !(old & val)
         })
@@ -69,7 +69,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Or);
+        let kind = super::ops::FETCH_OR;
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old | val)
     }
 
@@ -77,7 +77,7 @@ impl AtomicBool {
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Xor);
+        let kind = super::ops::FETCH_XOR;
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| old ^ val)
     }
 
@@ -85,7 +85,7 @@ impl AtomicBool {
     /// allowed.
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
-        let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Not);
+        let kind = super::ops::FETCH_NOT;
         self.rmw_at(kind, std::panic::Location::caller(), order, |old| !old)
     }
 }

@@ -55,77 +55,53 @@ impl<T> AtomicPtr<T> {
     /// pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_ptr_add(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::PtrAdd),
-            order,
-            |p| p.wrapping_add(val),
-        )
+        self.modify(super::ops::FETCH_PTR_ADD, order, |p| p.wrapping_add(val))
     }
 
     /// Moves the pointer back by `val` elements of `T` (wrapping); returns the previous
     /// pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_ptr_sub(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::PtrSub),
-            order,
-            |p| p.wrapping_sub(val),
-        )
+        self.modify(super::ops::FETCH_PTR_SUB, order, |p| p.wrapping_sub(val))
     }
 
     /// Moves the pointer forward by `val` bytes (wrapping); returns the previous pointer. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_byte_add(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::ByteAdd),
-            order,
-            |p| p.wrapping_byte_add(val),
-        )
+        self.modify(super::ops::FETCH_BYTE_ADD, order, |p| {
+            p.wrapping_byte_add(val)
+        })
     }
 
     /// Moves the pointer back by `val` bytes (wrapping); returns the previous pointer. A
     /// switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_byte_sub(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::ByteSub),
-            order,
-            |p| p.wrapping_byte_sub(val),
-        )
+        self.modify(super::ops::FETCH_BYTE_SUB, order, |p| {
+            p.wrapping_byte_sub(val)
+        })
     }
 
     /// Sets the pointer's address to its bitwise OR with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_or(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Or),
-            order,
-            |p| p.map_addr(|a| a | val),
-        )
+        self.modify(super::ops::FETCH_OR, order, |p| p.map_addr(|a| a | val))
     }
 
     /// Sets the pointer's address to its bitwise AND with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_and(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::And),
-            order,
-            |p| p.map_addr(|a| a & val),
-        )
+        self.modify(super::ops::FETCH_AND, order, |p| p.map_addr(|a| a & val))
     }
 
     /// Sets the pointer's address to its bitwise XOR with `val`, keeping its provenance;
     /// returns the previous pointer. A switch point; every ordering is allowed.
     #[track_caller]
     pub fn fetch_xor(&self, val: usize, order: Ordering) -> *mut T {
-        self.modify(
-            crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::Xor),
-            order,
-            |p| p.map_addr(|a| a ^ val),
-        )
+        self.modify(super::ops::FETCH_XOR, order, |p| p.map_addr(|a| a ^ val))
     }
 
     /// One switch point, then replaces the pointer with `f(pointer)`.

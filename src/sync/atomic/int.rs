@@ -13,7 +13,7 @@ macro_rules! fetch_methods {
         #[doc = "A switch point; every ordering is allowed."]
         #[track_caller]
         pub fn $op(&self, val: $t, order: Ordering) -> $t {
-            let kind = crate::runtime::OpKind::AtomicRmw(crate::op::Rmw::$rmw);
+            let kind = super::ops::$rmw;
             self.rmw_at(kind, std::panic::Location::caller(), order, |$a| {
                 let $b = val;
                 $new
@@ -71,16 +71,16 @@ macro_rules! atomic_int {
             common_methods!($t);
 
             fetch_methods! { $t;
-                fetch_add Add => "its sum with `val`, wrapping around on overflow",
+                fetch_add FETCH_ADD => "its sum with `val`, wrapping around on overflow",
                     |a, b| a.wrapping_add(b);
-                fetch_sub Sub => "its difference with `val`, wrapping around on overflow",
+                fetch_sub FETCH_SUB => "its difference with `val`, wrapping around on overflow",
                     |a, b| a.wrapping_sub(b);
-                fetch_and And => "its bitwise AND with `val`", |a, b| a & b;
-                fetch_nand Nand => "the bitwise NOT of its AND with `val`", |a, b| !(a & b);
-                fetch_or Or => "its bitwise OR with `val`", |a, b| a | b;
-                fetch_xor Xor => "its bitwise XOR with `val`", |a, b| a ^ b;
-                fetch_max Max => "the greater of it and `val`", |a, b| a.max(b);
-                fetch_min Min => "the lesser of it and `val`", |a, b| a.min(b);
+                fetch_and FETCH_AND => "its bitwise AND with `val`", |a, b| a & b;
+                fetch_nand FETCH_NAND => "the bitwise NOT of its AND with `val`", |a, b| !(a & b);
+                fetch_or FETCH_OR => "its bitwise OR with `val`", |a, b| a | b;
+                fetch_xor FETCH_XOR => "its bitwise XOR with `val`", |a, b| a ^ b;
+                fetch_max FETCH_MAX => "the greater of it and `val`", |a, b| a.max(b);
+                fetch_min FETCH_MIN => "the lesser of it and `val`", |a, b| a.min(b);
             }
         }
 

@@ -41,6 +41,7 @@
 mod atomic_bool;
 mod atomic_ptr;
 mod int;
+pub(crate) mod ops;
 
 use std::panic::Location;
 
@@ -78,7 +79,7 @@ pub fn fence(order: Ordering) {
         );
     }
     let loc = Location::caller();
-    if runtime::switch_point_in_model(crate::runtime::OpKind::Fence, None, loc).is_none() {
+    if runtime::switch_point_in_model(ops::FENCE, None, loc).is_none() {
         // Outside a model atomics are std's own (see `perform`'s fallback): so is the fence.
         return std::sync::atomic::fence(order);
     }
@@ -365,7 +366,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             super::check_load(&self.handle, "load", order);
-            let kind = crate::runtime::OpKind::AtomicLoad;
+            let kind = super::ops::LOAD;
             self.load_at(kind, std::panic::Location::caller(), order)
         }
 
@@ -376,10 +377,7 @@ macro_rules! common_methods {
         #[track_caller]
         pub fn store(&self, val: $t, order: Ordering) {
             super::check_store(&self.handle, "store", order);
-            let site = (
-                crate::runtime::OpKind::AtomicStore,
-                std::panic::Location::caller(),
-            );
+            let site = (super::ops::STORE, std::panic::Location::caller());
             let act = super::atomics::Act::Store(super::Bits::to_bits(val));
             let _ = self.perform(site, [order; 2], act);
         }
@@ -388,7 +386,7 @@ macro_rules! common_methods {
         /// allowed.
         #[track_caller]
         pub fn swap(&self, val: $t, order: Ordering) -> $t {
-            let kind = crate::runtime::OpKind::AtomicSwap;
+            let kind = super::ops::SWAP;
             self.rmw_at(kind, std::panic::Location::caller(), order, |_| val)
         }
 
@@ -407,10 +405,7 @@ macro_rules! common_methods {
             failure: Ordering,
         ) -> Result<$t, $t> {
             super::check_failure(&self.handle, "compare_exchange", failure);
-            let op = (
-                crate::runtime::OpKind::AtomicCompareExchange,
-                std::panic::Location::caller(),
-            );
+            let op = (super::ops::COMPARE_EXCHANGE, std::panic::Location::caller());
             self.exchange_at(op, (current, new), (success, failure), false)
         }
 
@@ -431,7 +426,7 @@ macro_rules! common_methods {
         ) -> Result<$t, $t> {
             super::check_failure(&self.handle, "compare_exchange_weak", failure);
             let op = (
-                crate::runtime::OpKind::AtomicCompareExchangeWeak,
+                super::ops::COMPARE_EXCHANGE_WEAK,
                 std::panic::Location::caller(),
             );
             self.exchange_at(op, (current, new), (success, failure), true)
@@ -466,12 +461,7 @@ macro_rules! common_methods {
         where
             F: FnMut($t) -> Option<$t>,
         {
-            self.update_with(
-                crate::op::UpdateMethod::FetchUpdate,
-                set_order,
-                fetch_order,
-                f,
-            )
+            self.update_with(super::ops::FETCH_UPDATE, set_order, fetch_order, f)
         }
 
         /// The same as [`fetch_update`](Self::fetch_update), under std's newer name.
@@ -485,12 +475,7 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
-            self.update_with(
-                crate::op::UpdateMethod::TryUpdate,
-                set_order,
-                fetch_order,
-                f,
-            )
+            self.update_with(super::ops::TRY_UPDATE, set_order, fetch_order, f)
         }
 
         /// Replaces the value with `f(value)`, retrying until no other thread changed it in
@@ -505,12 +490,7 @@ macro_rules! common_methods {
             fetch_order: Ordering,
             mut f: impl FnMut($t) -> $t,
         ) -> $t {
-            match self.update_with(
-                crate::op::UpdateMethod::Update,
-                set_order,
-                fetch_order,
-                |v| Some(f(v)),
-            ) {
+            match self.update_with(super::ops::UPDATE, set_order, fetch_order, |v| Some(f(v))) {
                 Ok(v) | Err(v) => v,
             }
         }
@@ -518,23 +498,17 @@ macro_rules! common_methods {
         #[track_caller]
         fn update_with(
             &self,
-            kinds: crate::op::UpdateMethod,
+            kinds: super::ops::Update,
             set_order: Ordering,
             fetch_order: Ordering,
             f: impl FnMut($t) -> Option<$t>,
         ) -> Result<$t, $t> {
-            super::check_load(&self.handle, kinds.method(), fetch_order);
+            super::check_load(&self.handle, kinds.method, fetch_order);
             let loc = std::panic::Location::caller();
             super::update_loop(
-                || {
-                    self.load_at(
-                        crate::runtime::OpKind::AtomicUpdateLoad(kinds),
-                        loc,
-                        fetch_order,
-                    )
-                },
+                || self.load_at(kinds.load, loc, fetch_order),
                 |current, new| {
-                    let op = (crate::runtime::OpKind::AtomicUpdateExchange(kinds), loc);
+                    let op = (kinds.exchange, loc);
                     self.exchange_at(op, (current, new), (set_order, fetch_order), true)
                 },
                 f,

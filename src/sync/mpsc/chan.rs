@@ -44,6 +44,36 @@ use crate::runtime::{
     self, Access, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Published, Tid, Waits,
 };
 
+/// The channel's operations. None has an access of its own: each declares the parts of the
+/// channel it touches (`Key::Part`), so that a send and a receive of different values commute.
+pub(super) mod ops {
+    use crate::op::{OpKind, Operation};
+
+    /// `send`: waits while the channel is full (or, on a rendezvous channel, until the
+    /// receiver takes the value).
+    pub(in crate::sync::mpsc) const SEND: OpKind =
+        OpKind::new(&Operation::new("channel send").waits("send on"));
+    /// `try_send`.
+    pub(in crate::sync::mpsc) const TRY_SEND: OpKind =
+        OpKind::new(&Operation::new("channel try_send"));
+    /// `recv`: waits while the channel is empty and a sender is alive.
+    pub(in crate::sync::mpsc) const RECV: OpKind =
+        OpKind::new(&Operation::new("channel recv").waits("receive on"));
+    /// `recv_timeout`: blocks in the model rather than waiting to take effect, since its
+    /// timeout may end the wait.
+    pub(in crate::sync::mpsc) const RECV_TIMEOUT: OpKind =
+        OpKind::new(&Operation::new("channel recv_timeout"));
+    /// `try_recv`.
+    pub(in crate::sync::mpsc) const TRY_RECV: OpKind =
+        OpKind::new(&Operation::new("channel try_recv"));
+    /// A sender's drop (its last clone's drop disconnects the channel).
+    pub(in crate::sync::mpsc) const SENDER_DROP: OpKind =
+        OpKind::new(&Operation::new("channel sender drop"));
+    /// The receiver's drop.
+    pub(in crate::sync::mpsc) const RECEIVER_DROP: OpKind =
+        OpKind::new(&Operation::new("channel receiver drop"));
+}
+
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
 const SEND: Waits = Waits::Send;
 /// What the receiver does while it waits: "waits to receive on Channel #3".
@@ -89,8 +119,8 @@ impl Default for ChannelState {
 impl ObjectState for ChannelState {
     fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
         match kind {
-            OpKind::ChannelRecv => self.len > 0 || self.senders == 0,
-            OpKind::ChannelSend => {
+            k if k == ops::RECV => self.len > 0 || self.senders == 0,
+            k if k == ops::SEND => {
                 !self.receiver
                     || match self.bound {
                         None => true,
@@ -249,11 +279,7 @@ impl<T> Chan<T> {
     /// Queues `value`, waiting for room (and, on a rendezvous channel, for the receiver to
     /// take it). Fails with the value back once the receiver is gone.
     pub(super) fn send(&self, value: T, loc: Loc) -> Result<(), SendError<T>> {
-        let obj = id(runtime::switch_point(
-            OpKind::ChannelSend,
-            Some(&self.handle),
-            loc,
-        ));
+        let obj = id(runtime::switch_point(ops::SEND, Some(&self.handle), loc));
         let ticket = loop {
             let mut st = self.state.lock();
             if !st.receiver {
@@ -304,7 +330,7 @@ impl<T> Chan<T> {
     /// rendezvous channel, the receiver is blocked in `recv` and the hand-over slot is free.
     pub(super) fn try_send(&self, value: T, loc: Loc) -> Result<(), TrySendError<T>> {
         let obj = id(runtime::switch_point(
-            OpKind::ChannelTrySend,
+            ops::TRY_SEND,
             Some(&self.handle),
             loc,
         ));
@@ -365,7 +391,7 @@ impl<T> Chan<T> {
     /// Takes the oldest value if there is one, without waiting.
     pub(super) fn try_recv(&self, loc: Loc) -> Result<T, TryRecvError> {
         let obj = id(runtime::switch_point(
-            OpKind::ChannelTryRecv,
+            ops::TRY_RECV,
             Some(&self.handle),
             loc,
         ));
@@ -416,7 +442,7 @@ impl<T> Chan<T> {
     /// A sender was dropped (created at `loc`); it publishes its clock for the receive that
     /// finds every sender gone, and the last one wakes a waiting receiver.
     pub(super) fn drop_sender(&self, loc: Loc) {
-        let obj = self.drop_switch_point(OpKind::ChannelSenderDrop, loc);
+        let obj = self.drop_switch_point(ops::SENDER_DROP, loc);
         let last = {
             let mut st = self.state.lock();
             st.senders -= 1;
@@ -439,7 +465,7 @@ impl<T> Chan<T> {
     /// and every waiting sender fails, acquiring the drop's clock. A rendezvous value stays
     /// for its sender to take back.
     pub(super) fn drop_receiver(&self, loc: Loc) {
-        let obj = self.drop_switch_point(OpKind::ChannelReceiverDrop, loc);
+        let obj = self.drop_switch_point(ops::RECEIVER_DROP, loc);
         let discarded = {
             let mut st = self.state.lock();
             st.receiver = false;
@@ -536,6 +562,6 @@ fn wake(obj: ObjId, what: Waits) {
 /// stopped before a `recv` that cannot take effect yet.
 fn receiver_waiting(obj: ObjId) -> bool {
     runtime::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
-        a.any_waiting(obj, RECV) || a.any_stopped_before(obj, OpKind::ChannelRecv)
+        a.any_waiting(obj, RECV) || a.any_stopped_before(obj, ops::RECV)
     })
 }

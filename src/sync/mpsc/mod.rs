@@ -42,7 +42,7 @@ use std::time::Duration;
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use self::chan::Chan;
-use crate::runtime::{Loc, OpKind};
+use crate::runtime::Loc;
 
 /// A new unbounded channel, as [`std::sync::mpsc::channel`]: `send` never blocks.
 #[track_caller]
@@ -215,7 +215,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
         self.chan
-            .recv(OpKind::ChannelRecv, None, Location::caller())
+            .recv(chan::ops::RECV, None, Location::caller())
             .map_err(|_| RecvError)
     }
 
@@ -223,11 +223,8 @@ impl<T> Receiver<T> {
     /// Disconnection is reported before a timeout, as in std.
     #[track_caller]
     pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
-        self.chan.recv(
-            OpKind::ChannelRecvTimeout,
-            Some(timeout),
-            Location::caller(),
-        )
+        self.chan
+            .recv(chan::ops::RECV_TIMEOUT, Some(timeout), Location::caller())
     }
 
     /// An iterator that blocks for each value and ends on disconnection. Its receives are
@@ -251,7 +248,7 @@ impl<T> Receiver<T> {
     }
 
     fn recv_at(&self, loc: Loc) -> Option<T> {
-        self.chan.recv(OpKind::ChannelRecv, None, loc).ok()
+        self.chan.recv(chan::ops::RECV, None, loc).ok()
     }
 }
 

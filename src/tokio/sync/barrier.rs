@@ -7,7 +7,8 @@ use std::task::Poll;
 use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 use crate::future::budget;
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
@@ -90,7 +91,11 @@ impl Barrier {
 
     /// Locks the state for the program's `wait` at `loc`.
     fn lock(&self, loc: Loc) -> Section<'_, State> {
-        wake_list::section(&self.state, loc, &OpName("tokio Barrier wait"))
+        wake_list::section(
+            &self.state,
+            loc,
+            const { &Operation::section("tokio Barrier wait") },
+        )
     }
 
     /// Arrives at the barrier and waits until `n` tasks have arrived in this generation.

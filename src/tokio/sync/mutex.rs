@@ -12,15 +12,16 @@ use parking_lot::lock_api::ArcMutexGuard;
 use super::TryLockError;
 use super::copied::Copied;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// What reports call the operations (`lock` and `lock_owned` alike).
 const LOCK: &AcquireNames = &[
-    OpName("tokio Mutex lock"),
-    OpName("tokio Mutex lock dropped"),
+    Operation::section("tokio Mutex lock"),
+    Operation::section("tokio Mutex lock dropped"),
 ];
-const TRY_LOCK: &OpName = &OpName("tokio Mutex try_lock");
-const UNLOCK: &OpName = &OpName("tokio Mutex unlock");
+const TRY_LOCK: &Operation = &Operation::section("tokio Mutex try_lock");
+const UNLOCK: &Operation = &Operation::section("tokio Mutex unlock");
 
 /// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
 /// blocked thread) and tasks get the lock in the order they asked for it. It does not

@@ -10,7 +10,8 @@ use std::task::{Context, Poll, Waker};
 
 use super::per_exec::PerExecution;
 use super::wake_list::{self, Deferred, WakeList};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
@@ -96,13 +97,13 @@ impl Notify {
     }
 
     #[track_caller]
-    fn with<R>(&self, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
+    fn with<R>(&self, what: &'static Operation, f: impl FnOnce(&mut State) -> R) -> R {
         self.with_at(Location::caller(), what, f)
     }
 
     /// Runs `f` on this execution's state, locked for the program's operation `what` at
     /// `loc`.
-    fn with_at<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut State) -> R) -> R {
+    fn with_at<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut State) -> R) -> R {
         f(&mut wake_list::section(
             &self.states.get(new_state),
             loc,
@@ -129,28 +130,33 @@ impl Notify {
     /// Wakes the longest-waiting registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_one(&self) {
-        self.with(&OpName("tokio Notify notify_one"), |st| {
-            st.notify(Pick::Oldest)
-        });
+        self.with(
+            const { &Operation::section("tokio Notify notify_one") },
+            |st| st.notify(Pick::Oldest),
+        );
     }
 
     /// Wakes the most recently registered task, or stores a permit when none waits.
     #[track_caller]
     pub fn notify_last(&self) {
-        self.with(&OpName("tokio Notify notify_last"), |st| {
-            st.notify(Pick::Newest)
-        });
+        self.with(
+            const { &Operation::section("tokio Notify notify_last") },
+            |st| st.notify(Pick::Newest),
+        );
     }
 
     /// Wakes every [`Notified`] made before this call; stores no permit.
     #[track_caller]
     pub fn notify_waiters(&self) {
-        self.with(&OpName("tokio Notify notify_waiters"), |st| {
-            st.rounds += 1;
-            for (_, waker) in std::mem::take(&mut st.queue) {
-                st.later.wake_some(waker);
-            }
-        });
+        self.with(
+            const { &Operation::section("tokio Notify notify_waiters") },
+            |st| {
+                st.rounds += 1;
+                for (_, waker) in std::mem::take(&mut st.queue) {
+                    st.later.wake_some(waker);
+                }
+            },
+        );
     }
 }
 
@@ -267,7 +273,11 @@ struct Waiter<N: Deref<Target = Notify>> {
 impl<N: Deref<Target = Notify>> Waiter<N> {
     /// A wait that counts for `notify_waiters` from now (the call at `loc`).
     fn new(notify: N, loc: Loc) -> Self {
-        let rounds = notify.with_at(loc, &OpName("tokio Notify notified"), |st| st.rounds);
+        let rounds = notify.with_at(
+            loc,
+            const { &Operation::section("tokio Notify notified") },
+            |st| st.rounds,
+        );
         Waiter {
             notify,
             rounds,
@@ -283,7 +293,7 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
             return true;
         }
         let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
-        let done = notify.with(&OpName("tokio Notify enable"), |st| {
+        let done = notify.with(const { &Operation::section("tokio Notify enable") }, |st| {
             if st.take(*ticket, rounds) {
                 *ticket = None;
                 return true;
@@ -302,22 +312,26 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
             return Poll::Ready(());
         }
         let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
-        let ready = notify.with_at(self.loc, &OpName("tokio Notify notified"), |st| {
-            if st.take(*ticket, rounds) {
-                *ticket = None;
-                return true;
-            }
-            match *ticket {
-                None => *ticket = Some(st.register(Some(cx.waker().clone()))),
-                Some(id) => {
-                    if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
-                        let old = entry.1.replace(cx.waker().clone());
-                        st.later.dispose(old);
+        let ready = notify.with_at(
+            self.loc,
+            const { &Operation::section("tokio Notify notified") },
+            |st| {
+                if st.take(*ticket, rounds) {
+                    *ticket = None;
+                    return true;
+                }
+                match *ticket {
+                    None => *ticket = Some(st.register(Some(cx.waker().clone()))),
+                    Some(id) => {
+                        if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
+                            let old = entry.1.replace(cx.waker().clone());
+                            st.later.dispose(old);
+                        }
                     }
                 }
-            }
-            false
-        });
+                false
+            },
+        );
         self.done = ready;
         match ready {
             true => Poll::Ready(()),
@@ -331,7 +345,7 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         let Some(id) = self.ticket.take() else {
             return;
         };
-        let what = &OpName("tokio Notify notified dropped");
+        let what = const { &Operation::section("tokio Notify notified dropped") };
         self.notify.with_at(self.loc, what, |st| {
             st.leave(id);
             if let Some(i) = st.picked.iter().position(|(w, _)| *w == id) {

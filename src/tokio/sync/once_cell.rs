@@ -7,14 +7,15 @@ use std::sync::OnceLock;
 
 use super::per_exec::Kept;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::PoisonError;
 
 /// What reports call `get_or_init` (and `get_or_try_init`): its look at the cell and its
 /// wait for the initializer's permit, and the drop of that wait or of a running initializer.
 const INIT: &AcquireNames = &[
-    OpName("tokio OnceCell get_or_init"),
-    OpName("tokio OnceCell get_or_init dropped"),
+    Operation::section("tokio OnceCell get_or_init"),
+    Operation::section("tokio OnceCell get_or_init dropped"),
 ];
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
@@ -184,7 +185,7 @@ impl<T> OnceCell<T> {
     /// Whether the value is set.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        let what = &OpName("tokio OnceCell initialized");
+        let what = const { &Operation::section("tokio OnceCell initialized") };
         sem::lock(&self.cell().sem, Location::caller(), what).is_closed()
     }
 
@@ -194,11 +195,16 @@ impl<T> OnceCell<T> {
         self.get_at(
             self.cell(),
             Location::caller(),
-            &OpName("tokio OnceCell get"),
+            const { &Operation::section("tokio OnceCell get") },
         )
     }
 
-    fn get_at<'a>(&'a self, cell: &'a Cell<T>, loc: Loc, what: &'static OpName) -> Option<&'a T> {
+    fn get_at<'a>(
+        &'a self,
+        cell: &'a Cell<T>,
+        loc: Loc,
+        what: &'static Operation,
+    ) -> Option<&'a T> {
         match sem::lock(&cell.sem, loc, what).is_closed() {
             true => self.value(cell),
             false => None,
@@ -219,7 +225,11 @@ impl<T> OnceCell<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetError<T>> {
         let cell = self.cell();
-        let mut sem = sem::lock(&cell.sem, Location::caller(), &OpName("tokio OnceCell set"));
+        let mut sem = sem::lock(
+            &cell.sem,
+            Location::caller(),
+            const { &Operation::section("tokio OnceCell set") },
+        );
         match sem.try_acquire(1) {
             Ok(()) => {
                 fill(cell, &mut sem, value);
@@ -285,7 +295,7 @@ impl<T> OnceCell<T> {
         let mut sem = sem::lock(
             &cell.sem,
             loc,
-            &OpName("tokio OnceCell initialized by get_or_init"),
+            const { &Operation::section("tokio OnceCell initialized by get_or_init") },
         );
         fill(cell, &mut sem, value);
         Ok(cell.value.get().expect("just set"))

@@ -8,7 +8,8 @@ use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 
 /// Errors of this module.
@@ -73,7 +74,7 @@ impl<T> Deferred for State<T> {
 type Shared<T> = Arc<Mutex<State<T>>>;
 
 /// Locks the channel for the program's operation `what` at `loc`.
-fn lock<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
+fn lock<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static Operation) -> Section<'a, State<T>> {
     wake_list::section(shared, loc, what)
 }
 
@@ -119,7 +120,11 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send(mut self, value: T) -> Result<(), T> {
         let shared = self.shared.take().expect("a sender sends once");
-        let mut st = lock(&shared, Location::caller(), &OpName("tokio oneshot send"));
+        let mut st = lock(
+            &shared,
+            Location::caller(),
+            const { &Operation::section("tokio oneshot send") },
+        );
         st.sender_done = true;
         if st.receiver_closed {
             return Err(value);
@@ -134,7 +139,12 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn is_closed(&self) -> bool {
         self.shared.as_ref().is_some_and(|s| {
-            lock(s, Location::caller(), &OpName("tokio oneshot is_closed")).receiver_closed
+            lock(
+                s,
+                Location::caller(),
+                const { &Operation::section("tokio oneshot is_closed") },
+            )
+            .receiver_closed
         })
     }
 
@@ -158,7 +168,11 @@ impl<T> Sender<T> {
     fn poll_closed_at(&mut self, cx: &mut Context<'_>, loc: Loc) -> Poll<()> {
         let shared = self.shared.as_ref().expect("a sender that did not send");
         budget::charged(cx, |cx| {
-            let mut st = lock(shared, loc, &OpName("tokio oneshot closed"));
+            let mut st = lock(
+                shared,
+                loc,
+                const { &Operation::section("tokio oneshot closed") },
+            );
             if st.receiver_closed {
                 return Poll::Ready(());
             }
@@ -174,7 +188,11 @@ impl<T> Drop for Sender<T> {
         let Some(shared) = self.shared.take() else {
             return;
         };
-        let mut st = lock(&shared, self.loc, &OpName("tokio oneshot Sender drop"));
+        let mut st = lock(
+            &shared,
+            self.loc,
+            const { &Operation::section("tokio oneshot Sender drop") },
+        );
         st.sender_done = true;
         let (rx, tx) = (st.rx_waker.take(), st.tx_waker.take());
         st.later.wake_some(rx);
@@ -200,7 +218,7 @@ impl<T> Receiver<T> {
         let mut st = lock(
             &self.shared,
             Location::caller(),
-            &OpName("tokio oneshot close"),
+            const { &Operation::section("tokio oneshot close") },
         );
         st.receiver_closed = true;
         let waker = st.tx_waker.take();
@@ -213,7 +231,7 @@ impl<T> Receiver<T> {
         let mut st = lock(
             &self.shared,
             Location::caller(),
-            &OpName("tokio oneshot try_recv"),
+            const { &Operation::section("tokio oneshot try_recv") },
         );
         if let Some(value) = st.value.take() {
             st.taken = true;
@@ -244,7 +262,7 @@ impl<T> Receiver<T> {
         if self.terminated {
             return true;
         }
-        let what = &OpName("tokio oneshot is_empty");
+        let what = const { &Operation::section("tokio oneshot is_empty") };
         lock(&self.shared, Location::caller(), what).value.is_none()
     }
 
@@ -276,7 +294,11 @@ impl<T> Future for Receiver<T> {
 impl<T> Receiver<T> {
     /// The value or the error if either is there, else `Pending` with `cx`'s waker kept.
     fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
-        let mut st = lock(&self.shared, self.loc, &OpName("tokio oneshot recv"));
+        let mut st = lock(
+            &self.shared,
+            self.loc,
+            const { &Operation::section("tokio oneshot recv") },
+        );
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
             Ok(value)
@@ -299,7 +321,7 @@ impl<T> Drop for Receiver<T> {
         let mut st = lock(
             &self.shared,
             self.loc,
-            &OpName("tokio oneshot Receiver drop"),
+            const { &Operation::section("tokio oneshot Receiver drop") },
         );
         st.receiver_closed = true;
         let (tx, rx) = (st.tx_waker.take(), st.rx_waker.take());

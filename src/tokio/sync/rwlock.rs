@@ -10,22 +10,23 @@ use super::copied::Copied;
 use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
 use super::rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// What reports call the operations (owned or not alike).
 const READ: &AcquireNames = &[
-    OpName("tokio RwLock read"),
-    OpName("tokio RwLock read dropped"),
+    Operation::section("tokio RwLock read"),
+    Operation::section("tokio RwLock read dropped"),
 ];
 const WRITE: &AcquireNames = &[
-    OpName("tokio RwLock write"),
-    OpName("tokio RwLock write dropped"),
+    Operation::section("tokio RwLock write"),
+    Operation::section("tokio RwLock write dropped"),
 ];
-const TRY_READ: &OpName = &OpName("tokio RwLock try_read");
-const TRY_WRITE: &OpName = &OpName("tokio RwLock try_write");
-pub(super) const READ_UNLOCK: &OpName = &OpName("tokio RwLock read unlock");
-pub(super) const WRITE_UNLOCK: &OpName = &OpName("tokio RwLock write unlock");
-pub(super) const DOWNGRADE: &OpName = &OpName("tokio RwLock downgrade");
+const TRY_READ: &Operation = &Operation::section("tokio RwLock try_read");
+const TRY_WRITE: &Operation = &Operation::section("tokio RwLock try_write");
+pub(super) const READ_UNLOCK: &Operation = &Operation::section("tokio RwLock read unlock");
+pub(super) const WRITE_UNLOCK: &Operation = &Operation::section("tokio RwLock write unlock");
+pub(super) const DOWNGRADE: &Operation = &Operation::section("tokio RwLock downgrade");
 
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;
@@ -258,7 +259,7 @@ impl<T> RwLock<T> {
         }
     }
 
-    fn try_take(&self, n: u32, loc: Loc, what: &'static OpName) -> Result<(), TryLockError> {
+    fn try_take(&self, n: u32, loc: Loc, what: &'static Operation) -> Result<(), TryLockError> {
         sem::lock(&self.state().sem, loc, what)
             .try_acquire(n as usize)
             .map_err(|_| TryLockError(()))
@@ -276,7 +277,7 @@ impl<T> RwLock<T> {
 
     /// Gives `n` permits back (a guard's drop or downgrade `what`, reported at the lock's
     /// place `loc`).
-    pub(super) fn release(&self, n: u32, loc: Loc, what: &'static OpName) {
+    pub(super) fn release(&self, n: u32, loc: Loc, what: &'static Operation) {
         sem::give_back(&self.state().sem, n as usize, loc, what);
     }
 }

@@ -8,7 +8,8 @@ use std::panic::Location;
 
 use super::rwlock::{DOWNGRADE, READ_UNLOCK, WRITE_UNLOCK};
 use super::sem::{self, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// Permits of a lock's semaphore, given back when dropped (as `what`, reported where the
 /// program took the lock, `loc`).
@@ -16,7 +17,7 @@ struct Permits<'a> {
     sem: &'a SemLock,
     n: u32,
     loc: Loc,
-    what: &'static OpName,
+    what: &'static Operation,
 }
 
 impl Drop for Permits<'_> {

@@ -11,7 +11,8 @@ use parking_lot::RawRwLock;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::rwlock::{DOWNGRADE, READ_UNLOCK, RwLock, WRITE_UNLOCK};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// `n` permits of `lock`'s semaphore, given back when dropped (as `what`, reported where
 /// the program took the lock, `loc`).
@@ -19,7 +20,7 @@ struct OwnedPermits<T> {
     lock: Arc<RwLock<T>>,
     n: u32,
     loc: Loc,
-    what: &'static OpName,
+    what: &'static Operation,
 }
 
 impl<T> Drop for OwnedPermits<T> {

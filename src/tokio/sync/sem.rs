@@ -19,7 +19,8 @@ use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 
 /// The semaphore's state.
@@ -231,13 +232,13 @@ pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
 
 /// Locks `sem` for the program's operation `what` at `loc` (no poisoning: nothing panics
 /// while holding it).
-pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static OpName) -> Section<'a, Sem> {
+pub(super) fn lock<'a>(sem: &'a SemLock, loc: Loc, what: &'static Operation) -> Section<'a, Sem> {
     wake_list::section(sem, loc, what)
 }
 
 /// Gives `n` permits back to `sem` (a guard's drop, a downgrade: `what` at `loc`); a guard
 /// dropped after its model gives them back in the OS thread's ambient execution.
-pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static OpName) {
+pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static Operation) {
     lock(sem, loc, what).release(n);
 }
 
@@ -245,18 +246,18 @@ pub(super) fn give_back(sem: &SemLock, n: usize, loc: Loc, what: &'static OpName
 pub(super) trait HasSem {
     /// Runs `f` on the semaphore, under its lock, for the program's operation `what` at
     /// `loc`.
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R;
+    fn with_sem<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut Sem) -> R) -> R;
 }
 
 impl HasSem for SemLock {
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+    fn with_sem<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut Sem) -> R) -> R {
         f(&mut lock(self, loc, what))
     }
 }
 
 /// What reports call an acquisition's polls and, when its future is dropped while it
 /// waits, its cancellation: `[tokio Mutex lock, tokio Mutex lock dropped]`.
-pub(super) type AcquireNames = [OpName; 2];
+pub(super) type AcquireNames = [Operation; 2];
 
 /// The future of an acquisition of `n` permits, which the program asked for at `loc`.
 #[derive(Debug)]

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use super::per_exec::{PerExecution, StateRef};
 use super::sem::{self, Acquire, AcquireNames, HasSem, Sem, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
 const ACQUIRE: &AcquireNames = &[
-    OpName("tokio Semaphore acquire"),
-    OpName("tokio Semaphore acquire dropped"),
+    Operation::section("tokio Semaphore acquire"),
+    Operation::section("tokio Semaphore acquire dropped"),
 ];
-const TRY_ACQUIRE: &OpName = &OpName("tokio Semaphore try_acquire");
-const RELEASE: &OpName = &OpName("tokio Semaphore permit drop");
+const TRY_ACQUIRE: &Operation = &Operation::section("tokio Semaphore try_acquire");
+const RELEASE: &Operation = &Operation::section("tokio Semaphore permit drop");
 
 /// A counting semaphore, as `tokio::sync::Semaphore`: waiters are served first come, first
 /// served, and one that asks for many permits is not overtaken by later ones that ask for
@@ -50,7 +51,7 @@ pub struct Semaphore {
 
 impl HasSem for Semaphore {
     /// On the calling execution's state, looked up at each poll of an acquisition.
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+    fn with_sem<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut Sem) -> R) -> R {
         f(&mut sem::lock(&self.sem(), loc, what))
     }
 }
@@ -145,7 +146,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            &OpName("tokio Semaphore available_permits"),
+            const { &Operation::section("tokio Semaphore available_permits") },
         )
         .available()
     }
@@ -166,7 +167,7 @@ impl Semaphore {
         let mut sem = sem::lock(
             &state,
             Location::caller(),
-            &OpName("tokio Semaphore add_permits"),
+            const { &Operation::section("tokio Semaphore add_permits") },
         );
         sem.release(n);
         let free = sem.available();
@@ -185,7 +186,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            &OpName("tokio Semaphore forget_permits"),
+            const { &Operation::section("tokio Semaphore forget_permits") },
         )
         .forget(n)
     }
@@ -197,7 +198,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            &OpName("tokio Semaphore close"),
+            const { &Operation::section("tokio Semaphore close") },
         )
         .close();
     }
@@ -208,7 +209,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            &OpName("tokio Semaphore is_closed"),
+            const { &Operation::section("tokio Semaphore is_closed") },
         )
         .is_closed()
     }

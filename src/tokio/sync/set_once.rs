@@ -6,12 +6,13 @@ use std::sync::OnceLock;
 
 use super::per_exec::Kept;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// What reports call `wait`: its look at the cell and its wait, and the drop of that wait.
 const WAIT: &AcquireNames = &[
-    OpName("tokio SetOnce wait"),
-    OpName("tokio SetOnce wait dropped"),
+    Operation::section("tokio SetOnce wait"),
+    Operation::section("tokio SetOnce wait dropped"),
 ];
 
 /// Why [`SetOnce::set`] did not set the value: it was already set. The value comes back,
@@ -150,18 +151,23 @@ impl<T> SetOnce<T> {
     /// Whether the value is set. A switch point.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        let what = &OpName("tokio SetOnce initialized");
+        let what = const { &Operation::section("tokio SetOnce initialized") };
         sem::lock(&self.cell().sem, Location::caller(), what).is_closed()
     }
 
     /// The value, if it is set. A switch point.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        let what = &OpName("tokio SetOnce get");
+        let what = const { &Operation::section("tokio SetOnce get") };
         self.get_at(self.cell(), Location::caller(), what)
     }
 
-    fn get_at<'a>(&'a self, cell: &'a Cell<T>, loc: Loc, what: &'static OpName) -> Option<&'a T> {
+    fn get_at<'a>(
+        &'a self,
+        cell: &'a Cell<T>,
+        loc: Loc,
+        what: &'static Operation,
+    ) -> Option<&'a T> {
         match sem::lock(&cell.sem, loc, what).is_closed() {
             true => self.value(cell),
             false => None,
@@ -173,7 +179,7 @@ impl<T> SetOnce<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetOnceError<T>> {
         let cell = self.cell();
-        let what = &OpName("tokio SetOnce set");
+        let what = const { &Operation::section("tokio SetOnce set") };
         let mut sem = sem::lock(&cell.sem, Location::caller(), what);
         if sem.is_closed() {
             return Err(SetOnceError(value));

@@ -12,7 +12,8 @@
 use std::ops::{Deref, DerefMut};
 use std::task::Waker;
 
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Wakers taken out of a primitive's waiter lists under its lock: to wake, or only to
@@ -95,7 +96,7 @@ pub(super) struct Section<'a, S: Deferred> {
 pub(super) fn section<'a, S: Deferred>(
     state: &'a Mutex<S>,
     loc: Loc,
-    what: &'static OpName,
+    what: &'static Operation,
 ) -> Section<'a, S> {
     Section {
         guard: Some(state.lock_section_at(loc, what)),

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
 use crate::tokio::task::coop::cooperative;
 
@@ -106,12 +107,12 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn state(&self, what: &'static OpName) -> Section<'_, State> {
+    fn state(&self, what: &'static Operation) -> Section<'_, State> {
         self.state_at(Location::caller(), what)
     }
 
     /// Locks the state for the program's operation `what` at `loc`.
-    fn state_at(&self, loc: Loc, what: &'static OpName) -> Section<'_, State> {
+    fn state_at(&self, loc: Loc, what: &'static Operation) -> Section<'_, State> {
         wake_list::section(&self.state, loc, what)
     }
 
@@ -233,7 +234,9 @@ impl<T> Sender<T> {
             .value
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut st = self.shared.state(&OpName("tokio watch send"));
+        let mut st = self
+            .shared
+            .state(const { &Operation::section("tokio watch send") });
         if st.receivers == 0 {
             return Err(SendError(value));
         }
@@ -268,7 +271,9 @@ impl<T> Sender<T> {
             .unwrap_or_else(PoisonError::into_inner);
         let modified = modify(&mut guard);
         if modified {
-            let mut st = self.shared.state(&OpName("tokio watch send_if_modified"));
+            let mut st = self
+                .shared
+                .state(const { &Operation::section("tokio watch send_if_modified") });
             st.changed_now();
             let later = st.unlock();
             drop(guard);
@@ -298,7 +303,9 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
         let loc = Location::caller();
-        let mut st = self.shared.state_at(loc, &OpName("tokio watch subscribe"));
+        let mut st = self
+            .shared
+            .state_at(loc, const { &Operation::section("tokio watch subscribe") });
         st.receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
@@ -311,7 +318,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn receiver_count(&self) -> usize {
         self.shared
-            .state(&OpName("tokio watch receiver_count"))
+            .state(const { &Operation::section("tokio watch receiver_count") })
             .receivers
     }
 
@@ -319,7 +326,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn sender_count(&self) -> usize {
         self.shared
-            .state(&OpName("tokio watch sender_count"))
+            .state(const { &Operation::section("tokio watch sender_count") })
             .senders
     }
 
@@ -336,7 +343,9 @@ impl<T> Sender<T> {
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
         let loc = Location::caller();
         cooperative(std::future::poll_fn(move |cx| {
-            let mut st = self.shared.state_at(loc, &OpName("tokio watch closed"));
+            let mut st = self
+                .shared
+                .state_at(loc, const { &Operation::section("tokio watch closed") });
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
@@ -368,7 +377,7 @@ impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         self.shared
-            .state(&OpName("tokio watch Sender clone"))
+            .state(const { &Operation::section("tokio watch Sender clone") })
             .senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
@@ -379,9 +388,10 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let mut st = self
-            .shared
-            .state_at(self.loc, &OpName("tokio watch Sender drop"));
+        let mut st = self.shared.state_at(
+            self.loc,
+            const { &Operation::section("tokio watch Sender drop") },
+        );
         st.senders -= 1;
         if st.senders == 0 {
             let st = &mut *st;
@@ -409,7 +419,7 @@ impl<T> Receiver<T> {
         let (guard, version) = read_versioned(
             &self.shared,
             Location::caller(),
-            &OpName("tokio watch borrow"),
+            const { &Operation::section("tokio watch borrow") },
         );
         Ref {
             guard,
@@ -423,7 +433,7 @@ impl<T> Receiver<T> {
         let (guard, version) = read_versioned(
             &self.shared,
             Location::caller(),
-            &OpName("tokio watch borrow_and_update"),
+            const { &Operation::section("tokio watch borrow_and_update") },
         );
         let has_changed = std::mem::replace(&mut self.seen, version) != version;
         Ref { guard, has_changed }
@@ -433,7 +443,9 @@ impl<T> Receiver<T> {
     /// `Err` once every sender is dropped (even if such a value is there, as Tokio).
     #[track_caller]
     pub fn has_changed(&self) -> Result<bool, RecvError> {
-        let st = self.shared.state(&OpName("tokio watch has_changed"));
+        let st = self
+            .shared
+            .state(const { &Operation::section("tokio watch has_changed") });
         match st.senders {
             0 => Err(RecvError(())),
             _ => Ok(st.version != self.seen),
@@ -443,7 +455,10 @@ impl<T> Receiver<T> {
     /// Whether every sender is dropped.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.shared.state(&OpName("tokio watch is_closed")).senders == 0
+        self.shared
+            .state(const { &Operation::section("tokio watch is_closed") })
+            .senders
+            == 0
     }
 
     /// Makes the current value count as unseen: `changed` returns at once.
@@ -451,7 +466,7 @@ impl<T> Receiver<T> {
     pub fn mark_changed(&mut self) {
         self.seen = self
             .shared
-            .state(&OpName("tokio watch mark_changed"))
+            .state(const { &Operation::section("tokio watch mark_changed") })
             .version
             .wrapping_sub(1);
     }
@@ -461,7 +476,7 @@ impl<T> Receiver<T> {
     pub fn mark_unchanged(&mut self) {
         self.seen = self
             .shared
-            .state(&OpName("tokio watch mark_unchanged"))
+            .state(const { &Operation::section("tokio watch mark_unchanged") })
             .version;
     }
 
@@ -474,7 +489,7 @@ impl<T> Receiver<T> {
             &self.shared,
             &mut self.seen,
             Location::caller(),
-            &OpName("tokio watch changed"),
+            const { &Operation::section("tokio watch changed") },
         ))
     }
 
@@ -492,13 +507,23 @@ impl<T> Receiver<T> {
             let Receiver { shared, seen, .. } = self;
             let shared: &Shared<T> = shared;
             loop {
-                let (guard, version) = read_versioned(shared, loc, &OpName("tokio watch wait_for"));
+                let (guard, version) = read_versioned(
+                    shared,
+                    loc,
+                    const { &Operation::section("tokio watch wait_for") },
+                );
                 let has_changed = std::mem::replace(seen, version) != version;
                 if f(&guard) {
                     return Ok(Ref { guard, has_changed });
                 }
                 drop(guard);
-                changed(shared, seen, loc, &OpName("tokio watch wait_for")).await?;
+                changed(
+                    shared,
+                    seen,
+                    loc,
+                    const { &Operation::section("tokio watch wait_for") },
+                )
+                .await?;
             }
         })
     }
@@ -514,7 +539,7 @@ impl<T> Receiver<T> {
 fn read_versioned<'a, T>(
     shared: &'a Shared<T>,
     loc: Loc,
-    what: &'static OpName,
+    what: &'static Operation,
 ) -> (RwLockReadGuard<'a, T>, u64) {
     let guard = shared.read_at(loc);
     let version = shared.state_at(loc, what).version;
@@ -527,7 +552,7 @@ fn changed<'a, T>(
     shared: &'a Shared<T>,
     seen: &'a mut u64,
     loc: Loc,
-    what: &'static OpName,
+    what: &'static Operation,
 ) -> impl Future<Output = Result<(), RecvError>> + 'a {
     std::future::poll_fn(move |cx: &mut Context<'_>| {
         let mut st = shared.state_at(loc, what);
@@ -547,7 +572,7 @@ impl<T> Clone for Receiver<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         self.shared
-            .state(&OpName("tokio watch Receiver clone"))
+            .state(const { &Operation::section("tokio watch Receiver clone") })
             .receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
@@ -559,9 +584,10 @@ impl<T> Clone for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let mut st = self
-            .shared
-            .state_at(self.loc, &OpName("tokio watch Receiver drop"));
+        let mut st = self.shared.state_at(
+            self.loc,
+            const { &Operation::section("tokio watch Receiver drop") },
+        );
         st.receivers -= 1;
         if st.receivers == 0 {
             let st = &mut *st;

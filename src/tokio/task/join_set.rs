@@ -9,8 +9,6 @@ use parking_lot::Mutex;
 
 use super::{AbortHandle, Id, JoinError, JoinHandle};
 use crate::future::budget;
-use crate::op::Rmw;
-use crate::runtime::OpKind;
 use crate::sync::atomic::{AtomicU64, Ordering};
 
 /// A set of tasks, as `tokio::task::JoinSet`: [`join_next`](Self::join_next) yields their
@@ -346,7 +344,7 @@ impl<T: 'static> JoinSet<T> {
         let loc = std::panic::Location::caller();
         let task = async move {
             let value = task.await;
-            let add = OpKind::AtomicRmw(Rmw::Add);
+            let add = crate::sync::atomic::ops::FETCH_ADD;
             // SeqCst: an execution that uses only sequentially consistent atomics runs
             // without the memory model's bookkeeping (`tracked_for`).
             let old = returns.rmw_at(add, loc, Ordering::SeqCst, |n| n.wrapping_add(1));

@@ -18,7 +18,8 @@ use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 
 mod weak;
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 use crate::tokio::task::coop::cooperative;
 pub use weak::WeakSender;
@@ -170,12 +171,16 @@ impl<T> State<T> {
 type Shared<T> = Arc<Mutex<State<T>>>;
 
 #[track_caller]
-fn lock<'a, T>(shared: &'a Shared<T>, what: &'static OpName) -> Section<'a, State<T>> {
+fn lock<'a, T>(shared: &'a Shared<T>, what: &'static Operation) -> Section<'a, State<T>> {
     lock_at(shared, Location::caller(), what)
 }
 
 /// Locks the channel for the program's operation `what` at `loc`.
-fn lock_at<'a, T>(shared: &'a Shared<T>, loc: Loc, what: &'static OpName) -> Section<'a, State<T>> {
+fn lock_at<'a, T>(
+    shared: &'a Shared<T>,
+    loc: Loc,
+    what: &'static Operation,
+) -> Section<'a, State<T>> {
     wake_list::section(shared, loc, what)
 }
 
@@ -251,7 +256,10 @@ impl<T> Sender<T> {
     /// value; it never waits.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
-        let mut st = lock(&self.shared, &OpName("tokio broadcast send"));
+        let mut st = lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast send") },
+        );
         if st.receivers == 0 {
             return Err(SendError(value));
         }
@@ -269,22 +277,32 @@ impl<T> Sender<T> {
     /// A new receiver that sees the values sent from now on.
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
-        new_receiver(&self.shared, &OpName("tokio broadcast subscribe"))
+        new_receiver(
+            &self.shared,
+            const { &Operation::section("tokio broadcast subscribe") },
+        )
     }
 
     /// How many receivers exist.
     #[track_caller]
     pub fn receiver_count(&self) -> usize {
-        lock(&self.shared, &OpName("tokio broadcast receiver_count")).receivers
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast receiver_count") },
+        )
+        .receivers
     }
 
     /// How many values are kept: sent, not yet seen by some receiver that existed then,
     /// and not overwritten.
     #[track_caller]
     pub fn len(&self) -> usize {
-        lock(&self.shared, &OpName("tokio broadcast len"))
-            .slots
-            .len()
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast len") },
+        )
+        .slots
+        .len()
     }
 
     /// Whether no value is kept.
@@ -300,7 +318,7 @@ impl<T> Sender<T> {
 }
 
 #[track_caller]
-fn new_receiver<T>(shared: &Shared<T>, what: &'static OpName) -> Receiver<T> {
+fn new_receiver<T>(shared: &Shared<T>, what: &'static Operation) -> Receiver<T> {
     let loc = Location::caller();
     let mut st = lock_at(shared, loc, what);
     st.receivers += 1;
@@ -329,7 +347,11 @@ impl<T> Sender<T> {
 impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        lock(&self.shared, &OpName("tokio broadcast Sender clone")).senders += 1;
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast Sender clone") },
+        )
+        .senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
             loc: Location::caller(),
@@ -339,7 +361,7 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let what = &OpName("tokio broadcast Sender drop");
+        let what = const { &Operation::section("tokio broadcast Sender drop") };
         let mut st = lock_at(&self.shared, self.loc, what);
         st.senders -= 1;
         if st.senders == 0 {
@@ -374,7 +396,11 @@ impl<T> Receiver<T> {
     {
         let loc = Location::caller();
         let recv = std::future::poll_fn(move |cx| {
-            let mut st = lock_at(&self.shared, loc, &OpName("tokio broadcast recv"));
+            let mut st = lock_at(
+                &self.shared,
+                loc,
+                const { &Operation::section("tokio broadcast recv") },
+            );
             match st.take(&mut self.next) {
                 Ok(value) => Poll::Ready(Ok(value)),
                 Err(TryRecvError::Lagged(n)) => Poll::Ready(Err(RecvError::Lagged(n))),
@@ -395,7 +421,11 @@ impl<T> Receiver<T> {
     where
         T: Clone,
     {
-        lock(&self.shared, &OpName("tokio broadcast try_recv")).take(&mut self.next)
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast try_recv") },
+        )
+        .take(&mut self.next)
     }
 
     /// Waits for the next value from synchronous code.
@@ -414,14 +444,22 @@ impl<T> Receiver<T> {
     /// A new receiver of the same channel that sees the values sent from now on.
     #[track_caller]
     pub fn resubscribe(&self) -> Receiver<T> {
-        new_receiver(&self.shared, &OpName("tokio broadcast resubscribe"))
+        new_receiver(
+            &self.shared,
+            const { &Operation::section("tokio broadcast resubscribe") },
+        )
     }
 
     /// How many values were sent that this receiver has not seen, overwritten ones
     /// included (more than the capacity means the next `recv` reports a lag).
     #[track_caller]
     pub fn len(&self) -> usize {
-        (lock(&self.shared, &OpName("tokio broadcast len")).tail() - self.next) as usize
+        (lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast len") },
+        )
+        .tail()
+            - self.next) as usize
     }
 
     /// Whether this receiver has seen every value sent.
@@ -438,7 +476,7 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let what = &OpName("tokio broadcast Receiver drop");
+        let what = const { &Operation::section("tokio broadcast Receiver drop") };
         let mut st = lock_at(&self.shared, self.loc, what);
         st.receivers -= 1;
         if st.receivers == 0 {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::{Receiver, Sender, Shared, lock, lock_at};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// A sender that does not keep the channel open, as `broadcast::WeakSender`: made by
 /// [`Sender::downgrade`], turned back into a sender by [`upgrade`](Self::upgrade) while
@@ -22,7 +23,11 @@ impl<T> Sender<T> {
     /// A weak sender of the same channel.
     #[track_caller]
     pub fn downgrade(&self) -> WeakSender<T> {
-        lock(&self.shared, &OpName("tokio broadcast downgrade")).weak += 1;
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast downgrade") },
+        )
+        .weak += 1;
         WeakSender {
             shared: Arc::clone(&self.shared),
             loc: Location::caller(),
@@ -35,7 +40,11 @@ impl<T> Sender<T> {
     pub fn closed(&self) -> impl Future<Output = ()> + '_ {
         let loc = Location::caller();
         std::future::poll_fn(move |cx| {
-            let mut st = lock_at(&self.shared, loc, &OpName("tokio broadcast closed"));
+            let mut st = lock_at(
+                &self.shared,
+                loc,
+                const { &Operation::section("tokio broadcast closed") },
+            );
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
@@ -49,7 +58,12 @@ impl<T> Receiver<T> {
     /// Whether every sender is dropped (values still kept can be received).
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        lock(&self.shared, &OpName("tokio broadcast is_closed")).senders == 0
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast is_closed") },
+        )
+        .senders
+            == 0
     }
 }
 
@@ -58,7 +72,11 @@ impl<T> WeakSender<T> {
     #[track_caller]
     pub fn upgrade(&self) -> Option<Sender<T>> {
         let loc = Location::caller();
-        let mut st = lock_at(&self.shared, loc, &OpName("tokio broadcast upgrade"));
+        let mut st = lock_at(
+            &self.shared,
+            loc,
+            const { &Operation::section("tokio broadcast upgrade") },
+        );
         if st.senders == 0 {
             return None;
         }
@@ -73,7 +91,11 @@ impl<T> WeakSender<T> {
 impl<T> Clone for WeakSender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        lock(&self.shared, &OpName("tokio broadcast WeakSender clone")).weak += 1;
+        lock(
+            &self.shared,
+            const { &Operation::section("tokio broadcast WeakSender clone") },
+        )
+        .weak += 1;
         WeakSender {
             shared: Arc::clone(&self.shared),
             loc: Location::caller(),
@@ -83,7 +105,7 @@ impl<T> Clone for WeakSender<T> {
 
 impl<T> Drop for WeakSender<T> {
     fn drop(&mut self) {
-        let what = &OpName("tokio broadcast WeakSender drop");
+        let what = const { &Operation::section("tokio broadcast WeakSender drop") };
         lock_at(&self.shared, self.loc, what).weak -= 1;
     }
 }
@@ -96,14 +118,14 @@ macro_rules! counts {
             /// How many senders the channel has.
             #[track_caller]
             pub fn $strong(&self) -> usize {
-                let what = &OpName(concat!("tokio broadcast ", stringify!($strong)));
+                let what = const { &Operation::section(concat!("tokio broadcast ", stringify!($strong))) };
                 lock(&self.shared, what).senders
             }
 
             /// How many weak senders the channel has.
             #[track_caller]
             pub fn $weak(&self) -> usize {
-                let what = &OpName(concat!("tokio broadcast ", stringify!($weak)));
+                let what = const { &Operation::section(concat!("tokio broadcast ", stringify!($weak))) };
                 lock(&self.shared, what).weak
             }
         }

@@ -20,18 +20,22 @@ use std::task::{Context, Poll, Waker};
 use super::sem::{Acquire, AcquireNames, Sem};
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::sync::Mutex;
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
-const SEND: &AcquireNames = &[OpName("tokio mpsc send"), OpName("tokio mpsc send dropped")];
+const SEND: &AcquireNames = &[
+    Operation::section("tokio mpsc send"),
+    Operation::section("tokio mpsc send dropped"),
+];
 const SEND_TIMEOUT: &AcquireNames = &[
-    OpName("tokio mpsc send_timeout"),
-    OpName("tokio mpsc send_timeout dropped"),
+    Operation::section("tokio mpsc send_timeout"),
+    Operation::section("tokio mpsc send_timeout dropped"),
 ];
 const RESERVE: &AcquireNames = &[
-    OpName("tokio mpsc reserve"),
-    OpName("tokio mpsc reserve dropped"),
+    Operation::section("tokio mpsc reserve"),
+    Operation::section("tokio mpsc reserve dropped"),
 ];
 
 pub mod error;
@@ -78,17 +82,17 @@ struct Shared<T> {
 
 impl<T> Shared<T> {
     #[track_caller]
-    fn lock(&self, what: &'static OpName) -> Section<'_, Chan<T>> {
+    fn lock(&self, what: &'static Operation) -> Section<'_, Chan<T>> {
         self.lock_at(Location::caller(), what)
     }
 
     /// Locks the channel for the program's operation `what` at `loc`.
-    fn lock_at(&self, loc: Loc, what: &'static OpName) -> Section<'_, Chan<T>> {
+    fn lock_at(&self, loc: Loc, what: &'static Operation) -> Section<'_, Chan<T>> {
         wake_list::section(&self.chan, loc, what)
     }
 
     /// Gives back `n` reserved slots (`what`, at `loc`).
-    fn give_back(&self, n: usize, loc: Loc, what: &'static OpName) {
+    fn give_back(&self, n: usize, loc: Loc, what: &'static Operation) {
         let mut chan = self.lock_at(loc, what);
         chan.sem.release(n);
         chan.wake_if_finished();
@@ -98,7 +102,7 @@ impl<T> Shared<T> {
     /// `loc`).
     async fn closed(&self, loc: Loc) {
         std::future::poll_fn(|cx| {
-            let mut chan = self.lock_at(loc, &OpName("tokio mpsc closed"));
+            let mut chan = self.lock_at(loc, const { &Operation::section("tokio mpsc closed") });
             if chan.closed {
                 return Poll::Ready(());
             }
@@ -276,16 +280,19 @@ impl<T> SenderEnd<T> {
 impl<T> Clone for SenderEnd<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        self.shared.lock(&OpName("tokio mpsc Sender clone")).senders += 1;
+        self.shared
+            .lock(const { &Operation::section("tokio mpsc Sender clone") })
+            .senders += 1;
         SenderEnd::first(&self.shared, Location::caller())
     }
 }
 
 impl<T> Drop for SenderEnd<T> {
     fn drop(&mut self) {
-        let mut chan = self
-            .shared
-            .lock_at(self.loc, &OpName("tokio mpsc Sender drop"));
+        let mut chan = self.shared.lock_at(
+            self.loc,
+            const { &Operation::section("tokio mpsc Sender drop") },
+        );
         chan.senders -= 1;
         if chan.senders == 0 {
             let waker = chan.rx_waker.take();
@@ -343,7 +350,10 @@ impl<T> Sender<T> {
     /// Sends if a slot is free now.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let mut chan = self.end.shared.lock(&OpName("tokio mpsc try_send"));
+        let mut chan = self
+            .end
+            .shared
+            .lock(const { &Operation::section("tokio mpsc try_send") });
         match chan.sem.try_acquire(1) {
             Ok(()) => {
                 chan.push(value);
@@ -393,7 +403,10 @@ impl<T> Sender<T> {
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.end.shared.lock(&OpName("tokio mpsc is_closed")).closed
+        self.end
+            .shared
+            .lock(const { &Operation::section("tokio mpsc is_closed") })
+            .closed
     }
 
     /// Free slots now.
@@ -401,7 +414,7 @@ impl<T> Sender<T> {
     pub fn capacity(&self) -> usize {
         self.end
             .shared
-            .lock(&OpName("tokio mpsc capacity"))
+            .lock(const { &Operation::section("tokio mpsc capacity") })
             .sem
             .available()
     }
@@ -430,10 +443,14 @@ impl<T> Permit<'_, T> {
     /// values of permits reserved before it closed).
     #[track_caller]
     pub fn send(self, value: T) {
-        self.send_at(value, Location::caller(), &OpName("tokio mpsc Permit send"));
+        self.send_at(
+            value,
+            Location::caller(),
+            const { &Operation::section("tokio mpsc Permit send") },
+        );
     }
 
-    fn send_at(mut self, value: T, loc: Loc, what: &'static OpName) {
+    fn send_at(mut self, value: T, loc: Loc, what: &'static Operation) {
         let sender = self.sender.take().expect("a permit sends once");
         sender.end.shared.lock_at(loc, what).push(value);
     }
@@ -442,7 +459,7 @@ impl<T> Permit<'_, T> {
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            let what = &OpName("tokio mpsc Permit drop");
+            let what = const { &Operation::section("tokio mpsc Permit drop") };
             sender.end.shared.give_back(1, self.loc, what);
         }
     }
@@ -464,7 +481,7 @@ impl<T> Receiver<T> {
         std::future::poll_fn(move |cx| {
             budget::charged(cx, |cx| {
                 self.shared
-                    .lock_at(loc, &OpName("tokio mpsc recv"))
+                    .lock_at(loc, const { &Operation::section("tokio mpsc recv") })
                     .poll_recv(cx)
             })
         })
@@ -484,7 +501,7 @@ impl<T> Receiver<T> {
         std::future::poll_fn(move |cx| {
             budget::charged(cx, |cx| {
                 self.shared
-                    .lock_at(loc, &OpName("tokio mpsc recv_many"))
+                    .lock_at(loc, const { &Operation::section("tokio mpsc recv_many") })
                     .poll_recv_many(cx, buffer, limit)
             })
         })
@@ -501,7 +518,10 @@ impl<T> Receiver<T> {
         let loc = Location::caller();
         budget::charged(cx, |cx| {
             self.shared
-                .lock_at(loc, &OpName("tokio mpsc poll_recv_many"))
+                .lock_at(
+                    loc,
+                    const { &Operation::section("tokio mpsc poll_recv_many") },
+                )
                 .poll_recv_many(cx, buffer, limit)
         })
     }
@@ -512,7 +532,7 @@ impl<T> Receiver<T> {
         let loc = Location::caller();
         budget::charged(cx, |cx| {
             self.shared
-                .lock_at(loc, &OpName("tokio mpsc poll_recv"))
+                .lock_at(loc, const { &Operation::section("tokio mpsc poll_recv") })
                 .poll_recv(cx)
         })
     }
@@ -520,7 +540,9 @@ impl<T> Receiver<T> {
     /// The next value if there is one now.
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut chan = self.shared.lock(&OpName("tokio mpsc try_recv"));
+        let mut chan = self
+            .shared
+            .lock(const { &Operation::section("tokio mpsc try_recv") });
         match chan.poll_recv(&mut Context::from_waker(Waker::noop())) {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
@@ -555,13 +577,17 @@ impl<T> Receiver<T> {
     /// Closes the channel: sends fail from now on; what was sent can still be received.
     #[track_caller]
     pub fn close(&mut self) {
-        self.shared.lock(&OpName("tokio mpsc close")).close();
+        self.shared
+            .lock(const { &Operation::section("tokio mpsc close") })
+            .close();
     }
 
     /// Whether the channel is closed (by the receiver, or every sender is gone).
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        let chan = self.shared.lock(&OpName("tokio mpsc is_closed"));
+        let chan = self
+            .shared
+            .lock(const { &Operation::section("tokio mpsc is_closed") });
         chan.closed || chan.senders == 0
     }
 
@@ -569,7 +595,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn is_empty(&self) -> bool {
         self.shared
-            .lock(&OpName("tokio mpsc is_empty"))
+            .lock(const { &Operation::section("tokio mpsc is_empty") })
             .buf
             .is_empty()
     }
@@ -577,7 +603,10 @@ impl<T> Receiver<T> {
     /// How many values wait in the buffer.
     #[track_caller]
     pub fn len(&self) -> usize {
-        self.shared.lock(&OpName("tokio mpsc len")).buf.len()
+        self.shared
+            .lock(const { &Operation::section("tokio mpsc len") })
+            .buf
+            .len()
     }
 }
 
@@ -585,9 +614,10 @@ impl<T> Drop for Receiver<T> {
     /// Closes the channel; values still buffered are dropped.
     fn drop(&mut self) {
         let left = {
-            let mut chan = self
-                .shared
-                .lock_at(self.loc, &OpName("tokio mpsc Receiver drop"));
+            let mut chan = self.shared.lock_at(
+                self.loc,
+                const { &Operation::section("tokio mpsc Receiver drop") },
+            );
             chan.close();
             // Nothing polls the receiver any more: its waker goes now (Tokio).
             let waker = chan.rx_waker.take();

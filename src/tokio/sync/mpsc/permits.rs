@@ -15,17 +15,18 @@ use super::{
     Permit, Receiver, Sender, Shared, UnboundedReceiver, UnboundedSender, WeakSender,
     WeakUnboundedSender,
 };
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 use crate::tokio::sync::sem::{Acquire, AcquireNames, HasSem, Sem};
 
 /// What reports call the waits for slots.
 const RESERVE_OWNED: &AcquireNames = &[
-    OpName("tokio mpsc reserve_owned"),
-    OpName("tokio mpsc reserve_owned dropped"),
+    Operation::section("tokio mpsc reserve_owned"),
+    Operation::section("tokio mpsc reserve_owned dropped"),
 ];
 const RESERVE_MANY: &AcquireNames = &[
-    OpName("tokio mpsc reserve_many"),
-    OpName("tokio mpsc reserve_many dropped"),
+    Operation::section("tokio mpsc reserve_many"),
+    Operation::section("tokio mpsc reserve_many dropped"),
 ];
 
 impl<T> Sender<T> {
@@ -36,7 +37,7 @@ impl<T> Sender<T> {
         match self
             .end
             .shared
-            .lock_at(loc, &OpName("tokio mpsc try_reserve"))
+            .lock_at(loc, const { &Operation::section("tokio mpsc try_reserve") })
             .sem
             .try_acquire(1)
         {
@@ -71,7 +72,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
         let loc = Location::caller();
-        let what = &OpName("tokio mpsc try_reserve_owned");
+        let what = const { &Operation::section("tokio mpsc try_reserve_owned") };
         let taken = self.end.shared.lock_at(loc, what).sem.try_acquire(1);
         match taken {
             Ok(()) => Ok(OwnedPermit {
@@ -114,7 +115,7 @@ impl<T> Sender<T> {
         if n > self.max_capacity() {
             return Err(TrySendError::Full(()));
         }
-        let what = &OpName("tokio mpsc try_reserve_many");
+        let what = const { &Operation::section("tokio mpsc try_reserve_many") };
         match self.end.shared.lock_at(loc, what).sem.try_acquire(n) {
             Ok(()) => Ok(PermitIterator {
                 sender: self,
@@ -131,7 +132,7 @@ impl<T> HasSem for Shared<T> {
     /// A reservation that fails on the closed channel, or is dropped, gives back what it
     /// was given: if that leaves the closed channel idle, the receiver is woken to see the
     /// end (Tokio wakes it on such a failure or cancellation).
-    fn with_sem<R>(&self, loc: Loc, what: &'static OpName, f: impl FnOnce(&mut Sem) -> R) -> R {
+    fn with_sem<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut Sem) -> R) -> R {
         let mut chan = self.lock_at(loc, what);
         let out = f(&mut chan.sem);
         if chan.closed {
@@ -156,7 +157,7 @@ impl<T> OwnedPermit<T> {
     #[track_caller]
     pub fn send(mut self, value: T) -> Sender<T> {
         let sender = self.sender.take().expect("a permit sends once");
-        let what = &OpName("tokio mpsc OwnedPermit send");
+        let what = const { &Operation::section("tokio mpsc OwnedPermit send") };
         sender
             .end
             .shared
@@ -169,7 +170,7 @@ impl<T> OwnedPermit<T> {
     #[track_caller]
     pub fn release(mut self) -> Sender<T> {
         let sender = self.sender.take().expect("a permit is released once");
-        let what = &OpName("tokio mpsc OwnedPermit release");
+        let what = const { &Operation::section("tokio mpsc OwnedPermit release") };
         sender.end.shared.give_back(1, Location::caller(), what);
         sender
     }
@@ -191,7 +192,7 @@ impl<T> OwnedPermit<T> {
 impl<T> Drop for OwnedPermit<T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            let what = &OpName("tokio mpsc OwnedPermit drop");
+            let what = const { &Operation::section("tokio mpsc OwnedPermit drop") };
             sender.end.shared.give_back(1, self.loc, what);
         }
     }
@@ -232,7 +233,7 @@ impl<T> FusedIterator for PermitIterator<'_, T> {}
 impl<T> Drop for PermitIterator<'_, T> {
     fn drop(&mut self) {
         if self.left > 0 {
-            let what = &OpName("tokio mpsc PermitIterator drop");
+            let what = const { &Operation::section("tokio mpsc PermitIterator drop") };
             self.sender.end.shared.give_back(self.left, self.loc, what);
         }
     }

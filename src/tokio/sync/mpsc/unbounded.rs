@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::error::SendError;
 use super::{Receiver, SenderEnd, new_shared};
-use crate::runtime::OpName;
+use crate::op::Operation;
 
 /// An unbounded channel, as `tokio::sync::mpsc::unbounded_channel`.
 #[track_caller]
@@ -37,7 +37,10 @@ impl<T> UnboundedSender<T> {
     /// Sends without waiting; the value comes back if the receiver is gone or closed.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let mut chan = self.end.shared.lock(&OpName("tokio mpsc send"));
+        let mut chan = self
+            .end
+            .shared
+            .lock(const { &Operation::section("tokio mpsc send") });
         if chan.closed {
             return Err(SendError(value));
         }
@@ -54,7 +57,10 @@ impl<T> UnboundedSender<T> {
     /// Whether the receiver is dropped or closed.
     #[track_caller]
     pub fn is_closed(&self) -> bool {
-        self.end.shared.lock(&OpName("tokio mpsc is_closed")).closed
+        self.end
+            .shared
+            .lock(const { &Operation::section("tokio mpsc is_closed") })
+            .closed
     }
 
     /// Whether `other` sends on the same channel.

@@ -7,7 +7,8 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::{Receiver, Sender, SenderEnd, Shared, UnboundedSender};
-use crate::runtime::{Loc, OpName};
+use crate::op::Operation;
+use crate::runtime::Loc;
 
 /// A sender that does not keep the channel open, as `mpsc::WeakSender`: made by
 /// [`Sender::downgrade`]; [`upgrade`](Self::upgrade) gives a [`Sender`] while another one is
@@ -31,7 +32,7 @@ struct WeakEnd<T> {
 
 impl<T> WeakEnd<T> {
     /// A weak end of `shared`, made by `what` at `loc`.
-    fn new(shared: &Arc<Shared<T>>, loc: Loc, what: &'static OpName) -> Self {
+    fn new(shared: &Arc<Shared<T>>, loc: Loc, what: &'static Operation) -> Self {
         shared.lock_at(loc, what).weak += 1;
         WeakEnd {
             shared: Arc::clone(shared),
@@ -41,9 +42,10 @@ impl<T> WeakEnd<T> {
 
     /// A sender, if one is left.
     fn upgrade(&self, loc: Loc) -> Option<SenderEnd<T>> {
-        let mut chan = self
-            .shared
-            .lock_at(loc, &OpName("tokio mpsc WeakSender upgrade"));
+        let mut chan = self.shared.lock_at(
+            loc,
+            const { &Operation::section("tokio mpsc WeakSender upgrade") },
+        );
         if chan.senders == 0 {
             return None;
         }
@@ -52,7 +54,7 @@ impl<T> WeakEnd<T> {
         Some(SenderEnd::first(&self.shared, loc))
     }
 
-    fn counts(&self, loc: Loc, what: &'static OpName) -> (usize, usize) {
+    fn counts(&self, loc: Loc, what: &'static Operation) -> (usize, usize) {
         let chan = self.shared.lock_at(loc, what);
         (chan.senders, chan.weak)
     }
@@ -61,14 +63,14 @@ impl<T> WeakEnd<T> {
 impl<T> Clone for WeakEnd<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        let what = &OpName("tokio mpsc WeakSender clone");
+        let what = const { &Operation::section("tokio mpsc WeakSender clone") };
         WeakEnd::new(&self.shared, Location::caller(), what)
     }
 }
 
 impl<T> Drop for WeakEnd<T> {
     fn drop(&mut self) {
-        let what = &OpName("tokio mpsc WeakSender drop");
+        let what = const { &Operation::section("tokio mpsc WeakSender drop") };
         self.shared.lock_at(self.loc, what).weak -= 1;
     }
 }
@@ -76,20 +78,24 @@ impl<T> Drop for WeakEnd<T> {
 impl<T> SenderEnd<T> {
     /// A weak end of this sender's channel, made at `loc`.
     fn downgrade(&self, loc: Loc) -> WeakEnd<T> {
-        WeakEnd::new(&self.shared, loc, &OpName("tokio mpsc Sender downgrade"))
+        WeakEnd::new(
+            &self.shared,
+            loc,
+            const { &Operation::section("tokio mpsc Sender downgrade") },
+        )
     }
 
     /// The senders and weak senders of the channel.
-    fn counts(&self, loc: Loc, what: &'static OpName) -> (usize, usize) {
+    fn counts(&self, loc: Loc, what: &'static Operation) -> (usize, usize) {
         let chan = self.shared.lock_at(loc, what);
         (chan.senders, chan.weak)
     }
 }
 
 /// The names of the counts' reads, strong then weak.
-const COUNTS: [OpName; 2] = [
-    OpName("tokio mpsc strong_count"),
-    OpName("tokio mpsc weak_count"),
+const COUNTS: [Operation; 2] = [
+    Operation::section("tokio mpsc strong_count"),
+    Operation::section("tokio mpsc weak_count"),
 ];
 
 macro_rules! weak_pair {
@@ -155,21 +161,21 @@ impl<T> Receiver<T> {
     /// How many senders the channel has, as `sender_strong_count`.
     #[track_caller]
     pub fn sender_strong_count(&self) -> usize {
-        let what = &OpName("tokio mpsc sender_strong_count");
+        let what = const { &Operation::section("tokio mpsc sender_strong_count") };
         self.shared.lock_at(Location::caller(), what).senders
     }
 
     /// How many weak senders the channel has, as `sender_weak_count`.
     #[track_caller]
     pub fn sender_weak_count(&self) -> usize {
-        let what = &OpName("tokio mpsc sender_weak_count");
+        let what = const { &Operation::section("tokio mpsc sender_weak_count") };
         self.shared.lock_at(Location::caller(), what).weak
     }
 
     /// Free slots now, as `Sender::capacity`.
     #[track_caller]
     pub fn capacity(&self) -> usize {
-        let what = &OpName("tokio mpsc capacity");
+        let what = const { &Operation::section("tokio mpsc capacity") };
         self.shared
             .lock_at(Location::caller(), what)
             .sem
