@@ -333,7 +333,7 @@ pub(crate) fn cell_access(handle: &ObjectHandle, write: bool, loc: Loc) {
         let obj = match handle.resolve(exec, &mut st.objects, loc) {
             Ok(obj) => obj,
             Err(foreign) => {
-                st.fail(|st| failure::foreign_object(st, me, foreign.kind, loc));
+                st.fail(|st| failure::foreign_object(st, me, &foreign, loc));
                 return raise(ctx, st);
             }
         };

@@ -1,6 +1,7 @@
 //! Turning the state of a stuck or runaway execution into a failure that explains it.
 
 use super::execution::{ExecState, FailureDraft, Status, Waits};
+use super::object::{ForeignObject, Fresh};
 use super::{Loc, ObjId, Tid};
 use crate::memory::{CellAccess, Race};
 use crate::report::{Holder, SourceLocation, ThreadReport};
@@ -213,7 +214,13 @@ fn divergence(st: &ExecState, div: &Divergence) -> FailureDraft {
 }
 
 /// A primitive first used in another execution.
-pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> FailureDraft {
+pub(super) fn foreign_object(
+    st: &ExecState,
+    me: Tid,
+    foreign: &ForeignObject,
+    loc: Loc,
+) -> FailureDraft {
+    let kind = foreign.kind;
     misuse(
         st,
         me,
@@ -225,28 +232,18 @@ pub(super) fn foreign_object(st: &ExecState, me: Tid, kind: &str, loc: Loc) -> F
              atomics, condvars, barriers, `Once`s, `OnceLock`s and `LazyLock`s, and Tokio's \
              `OnceCell`, `Semaphore` and `Notify`, and its `Mutex` and `RwLock` made by \
              `const_new`, are reset for every execution and need no change.)",
-            static_advice = static_advice(kind),
+            static_advice = foreign.fresh.map(static_advice).unwrap_or_default(),
         ),
         loc,
     )
 }
 
-/// How a `static` primitive of `kind` (an object kind name) can start afresh in every
-/// execution: in a `LazyLock`, for the kinds that are types with a `new`.
-fn static_advice(kind: &str) -> String {
-    let ty = match kind.strip_prefix("tokio ") {
-        Some(name @ ("Mutex" | "RwLock")) => format!("tokio::sync::{name}"),
-        Some(_) => return String::new(), // a channel: made by a function, in the model
-        None => kind.to_owned(),
-    };
-    let const_new = match kind.starts_with("tokio ") {
-        true => format!(" (or `{ty}::const_new(..)`, for a value that is `Clone`)"),
-        false => String::new(),
-    };
+/// How a `static` primitive can start afresh in every execution, as its handle says.
+fn static_advice(Fresh { ty, or }: Fresh) -> String {
     format!(
         ", or, for a `static`, write `static NAME: LazyLock<{ty}<T>> = \
-         LazyLock::new(|| {ty}::new(..))`{const_new}: a static LazyLock starts afresh in \
-         every execution"
+         LazyLock::new(|| {ty}::new(..))`{or}: a static LazyLock starts afresh in every \
+         execution"
     )
 }
 

@@ -100,18 +100,34 @@ pub(crate) struct ObjectHandle {
     /// Whether the runtime holds all of the primitive's state, so that each execution can
     /// start it afresh (see the module).
     restorable: bool,
+    /// How a `static` of a primitive that is not restorable can start afresh in every
+    /// execution, for the misuse report of one used in two.
+    fresh: Option<Fresh>,
+}
+
+/// How a `static` primitive can start afresh in every execution, as a report advises: in a
+/// `LazyLock<ty<T>>` made by `ty::new(..)`, or as `or` adds (" (or `T::const_new(..)`, ...)").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fresh {
+    /// The primitive's type path, as the program names it (`Mutex`, `tokio::sync::Mutex`).
+    pub(crate) ty: &'static str,
+    /// Another way, after the `LazyLock` (or "").
+    pub(crate) or: &'static str,
 }
 
 /// A primitive was used in an execution other than the one it was first used in.
 #[derive(Debug)]
 pub(crate) struct ForeignObject {
     pub(crate) kind: &'static str,
+    /// How a `static` of it could start afresh in every execution, if it can.
+    pub(crate) fresh: Option<Fresh>,
     /// The execution that first used it.
     pub(crate) owner: u64,
 }
 
 impl ObjectHandle {
-    /// A handle not yet registered anywhere.
+    /// A handle not yet registered anywhere, of a primitive whose type is named `kind`
+    /// (see [`ObjectHandle::fresh`]).
     pub(crate) const fn new(kind: &'static str) -> Self {
         ObjectHandle {
             exec: AtomicU64::new(0),
@@ -119,7 +135,15 @@ impl ObjectHandle {
             kind,
             init: None,
             restorable: false,
+            fresh: Some(Fresh { ty: kind, or: "" }),
         }
+    }
+
+    /// The handle, with how a `static` of its primitive can start afresh in every execution
+    /// (`None`: it cannot, as a channel's end, made by a function); by default, in a
+    /// `LazyLock` of the type its kind names.
+    pub(crate) const fn fresh(self, fresh: Option<Fresh>) -> Self {
+        ObjectHandle { fresh, ..self }
     }
 
     /// A handle of a primitive whose state the runtime holds entirely (see the module): a
@@ -230,6 +254,7 @@ impl ObjectHandle {
         if !self.restorable {
             return Err(ForeignObject {
                 kind: self.kind,
+                fresh: self.fresh,
                 owner,
             });
         }

@@ -7,6 +7,7 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
 use crate::op::{Effect, Operation, Role};
+use crate::runtime::object::Fresh;
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// `lock`.
@@ -113,10 +114,11 @@ impl<T> Mutex<T> {
     }
 
     /// An unlocked mutex that reports call `kind` (a Tokio primitive whose state it keeps:
-    /// its operations are listed under that name).
-    pub(crate) const fn named(value: T, kind: &'static str) -> Self {
+    /// its operations are listed under that name), and whose `static` can start afresh in
+    /// every execution as `fresh` says (`None`: it cannot).
+    pub(crate) const fn named(value: T, kind: &'static str, fresh: Option<Fresh>) -> Self {
         Mutex {
-            handle: ObjectHandle::new(kind),
+            handle: ObjectHandle::new(kind).fresh(fresh),
             poison: poison::Flag::new(),
             data: parking_lot::Mutex::new(value),
         }

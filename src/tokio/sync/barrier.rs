@@ -85,6 +85,7 @@ impl Barrier {
                     later: WakeList::new(),
                 },
                 "tokio Barrier",
+                None,
             ),
         }
     }

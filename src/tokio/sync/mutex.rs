@@ -14,6 +14,13 @@ use super::copied::Copied;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::object::Fresh;
+
+/// How a `static` Tokio mutex starts afresh in every execution, as a report advises.
+const FRESH: Option<Fresh> = Some(Fresh {
+    ty: "tokio::sync::Mutex",
+    or: " (or `tokio::sync::Mutex::const_new(..)`, for a value that is `Clone`)",
+});
 
 /// What reports call the operations (`lock` and `lock_owned` alike).
 const LOCK: &AcquireNames = &[
@@ -58,7 +65,7 @@ struct State<T> {
 impl<T> State<T> {
     fn new(value: T) -> Self {
         State {
-            sem: sem::new_lock(Sem::new(1), "tokio Mutex"),
+            sem: sem::new_lock(Sem::new(1), "tokio Mutex", FRESH),
             data: Arc::new(parking_lot::Mutex::new(value)),
         }
     }

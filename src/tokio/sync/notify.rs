@@ -50,6 +50,7 @@ const fn new_state() -> Mutex<State> {
             later: WakeList::new(),
         },
         "tokio Notify",
+        None,
     )
 }
 

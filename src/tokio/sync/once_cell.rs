@@ -122,7 +122,7 @@ impl<T> Cell<T> {
             false => Sem::new(1),
         };
         Cell {
-            sem: sem::new_lock(sem, "tokio OnceCell"),
+            sem: sem::new_lock(sem, "tokio OnceCell", None),
             value: OnceLock::new(),
         }
     }

@@ -92,7 +92,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         tx_waker: None,
         later: WakeList::new(),
     };
-    let shared = Arc::new(Mutex::named(state, "tokio oneshot channel"));
+    let shared = Arc::new(Mutex::named(state, "tokio oneshot channel", None));
     let sender = Sender {
         shared: Some(Arc::clone(&shared)),
         loc,

@@ -12,6 +12,13 @@ use super::rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::object::Fresh;
+
+/// How a `static` Tokio `RwLock` starts afresh in every execution, as a report advises.
+const FRESH: Option<Fresh> = Some(Fresh {
+    ty: "tokio::sync::RwLock",
+    or: " (or `tokio::sync::RwLock::const_new(..)`, for a value that is `Clone`)",
+});
 
 /// What reports call the operations (owned or not alike).
 const READ: &AcquireNames = &[
@@ -68,7 +75,7 @@ pub(super) struct State<T> {
 impl<T> State<T> {
     fn new(value: T, max: u32) -> Self {
         State {
-            sem: sem::new_lock(Sem::new(max as usize), "tokio RwLock"),
+            sem: sem::new_lock(Sem::new(max as usize), "tokio RwLock", FRESH),
             data: Arc::new(parking_lot::RwLock::new(value)),
         }
     }

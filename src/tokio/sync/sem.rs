@@ -21,6 +21,7 @@ use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::object::Fresh;
 use crate::sync::Mutex;
 
 /// The semaphore's state.
@@ -225,9 +226,9 @@ impl Deferred for Sem {
 pub(super) type SemLock = Mutex<Sem>;
 
 /// The lock of `sem`, the state of the Tokio primitive `kind` (reports name its operations
-/// so: `tokio Semaphore`).
-pub(super) const fn new_lock(sem: Sem, kind: &'static str) -> SemLock {
-    Mutex::named(sem, kind)
+/// so: `tokio Semaphore`), whose `static` can start afresh as `fresh` says.
+pub(super) const fn new_lock(sem: Sem, kind: &'static str, fresh: Option<Fresh>) -> SemLock {
+    Mutex::named(sem, kind, fresh)
 }
 
 /// Locks `sem` for the program's operation `what` at `loc` (no poisoning: nothing panics

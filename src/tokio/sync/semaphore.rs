@@ -90,7 +90,7 @@ impl std::error::Error for TryAcquireError {}
 
 /// A fresh state with `permits` free.
 const fn new_state(permits: usize) -> SemLock {
-    sem::new_lock(Sem::new(permits), "tokio Semaphore")
+    sem::new_lock(Sem::new(permits), "tokio Semaphore", None)
 }
 
 fn try_error(closed: bool) -> TryAcquireError {

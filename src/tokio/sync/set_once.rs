@@ -85,7 +85,7 @@ impl<T> Cell<T> {
             false => Sem::new(0),
         };
         Cell {
-            sem: sem::new_lock(sem, "tokio SetOnce"),
+            sem: sem::new_lock(sem, "tokio SetOnce", None),
             value: OnceLock::new(),
         }
     }

@@ -217,7 +217,7 @@ impl<T> Sender<T> {
         };
         let shared = Shared {
             value: RwLock::new(init),
-            state: Mutex::named(state, "tokio watch channel"),
+            state: Mutex::named(state, "tokio watch channel", None),
         };
         Sender {
             shared: Arc::new(shared),

@@ -239,7 +239,7 @@ fn new_channel<T>(capacity: usize, receivers: usize) -> Shared<T> {
         closing: Wakers::default(),
         later: WakeList::new(),
     };
-    Arc::new(Mutex::named(state, "tokio broadcast channel"))
+    Arc::new(Mutex::named(state, "tokio broadcast channel", None))
 }
 
 /// The sending half, as `broadcast::Sender`; cloning it (a switch point) makes another

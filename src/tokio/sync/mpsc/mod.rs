@@ -206,7 +206,7 @@ fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
         later: WakeList::new(),
     };
     Arc::new(Shared {
-        chan: Mutex::named(chan, "tokio mpsc channel"),
+        chan: Mutex::named(chan, "tokio mpsc channel", None),
         bound,
     })
 }
