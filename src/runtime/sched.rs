@@ -108,7 +108,7 @@ fn foreign_here(
     if st.config.ambient {
         return super::ambient::take_over(ctx, st, handle, foreign, loc);
     }
-    st.fail(|st| failure::foreign_object(st, ctx.tid, &foreign, loc));
+    st.fail(|st| failure::foreign_object(st, ctx.tid, foreign, loc));
     None
 }
 
