@@ -25,80 +25,35 @@ use parking_lot::Mutex;
 use super::task::{JoinHandle, Outcome, Shared};
 use super::unbound::Prepared;
 use crate::op::Tid;
-use crate::runtime::{self, Loc, local_tasks, tasks};
+use crate::runtime::{self, Loc, local_tasks, tasks, thread_slot};
 
 const API: &str = "interleave_test::future::block_on";
 
 /// The index of `block_on`'s own future in its executor.
 const MAIN: usize = 0;
 
-std::thread_local! {
-    /// The executors of the `block_on`s running on this OS thread, innermost last, each
-    /// with the model thread that runs it (coroutines of one execution share the OS
-    /// thread). A plain list: a `block_on` pushes its entry and takes it off when it
-    /// returns, and a model thread has at most a few nested; the crate's `thread_local!`
-    /// would cost a map lookup per `block_on` and a destructor pass per thread.
-    static CURRENT: RefCell<Vec<Current>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The executor of a `block_on` of model thread `tid` of execution `exec`.
-struct Current {
-    exec: u64,
-    tid: Tid,
-    executor: Rc<Executor>,
-}
-
-/// Makes `executor` the innermost of its model thread until the guard drops. Entries of
-/// other executions are stale (a thread left behind never returned from its `block_on`):
-/// they are forgotten, as the rest of such a thread is, never dropped outside the model.
+/// Makes `executor` the innermost of its model thread until the guard drops (the engine's
+/// per-thread slot keeps a stack of them: `runtime/thread_slot.rs`).
 fn enter(executor: &Rc<Executor>) -> Exit {
-    let (exec, tid) = (executor.thread.exec(), executor.owner);
-    CURRENT.with(|all| {
-        let mut all = all.borrow_mut();
-        if all.iter().any(|c| c.exec != exec) {
-            let (mine, stale): (Vec<_>, Vec<_>) = all.drain(..).partition(|c| c.exec == exec);
-            std::mem::forget(stale);
-            *all = mine;
-        }
-        all.push(Current {
-            exec,
-            tid,
-            executor: Rc::clone(executor),
-        });
-    });
-    Exit { exec, tid }
+    let key = (executor.thread.exec(), executor.owner);
+    thread_slot::push(key, Rc::clone(executor));
+    Exit { key }
 }
 
-/// Takes the innermost executor of its model thread off the list (see [`enter`]).
+/// Takes the innermost executor of its model thread off its stack (see [`enter`]).
 struct Exit {
-    exec: u64,
-    tid: Tid,
+    key: (u64, Tid),
 }
 
 impl Drop for Exit {
     fn drop(&mut self) {
-        let _ = CURRENT.try_with(|all| {
-            let mut all = all.borrow_mut();
-            if let Some(at) = all
-                .iter()
-                .rposition(|c| c.exec == self.exec && c.tid == self.tid)
-            {
-                all.remove(at);
-            }
-        });
+        drop(thread_slot::pop::<Rc<Executor>>(self.key));
     }
 }
 
 /// The executor of the innermost `block_on` of the calling model thread.
 pub(super) fn current() -> Option<Rc<Executor>> {
-    let (exec, tid) = runtime::ids(API);
-    CURRENT.with(|all| {
-        all.borrow()
-            .iter()
-            .rev()
-            .find(|c| c.exec == exec && c.tid == tid)
-            .map(|c| Rc::clone(&c.executor))
-    })
+    thread_slot::top(runtime::ids(API), Rc::clone)
 }
 
 /// The woken futures of one executor, in the order they were woken.

@@ -29,6 +29,7 @@ pub(crate) mod task_panics;
 pub(crate) mod tasks;
 mod teardown;
 mod thread;
+pub(crate) mod thread_slot;
 pub(crate) mod timers;
 mod trace;
 mod waits;

@@ -35,7 +35,6 @@
 //! `check_async`), `tokio::spawn` spawns a task of its own, as a multi-thread runtime
 //! would, rather than panicking as Tokio does.
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,7 +44,7 @@ use parking_lot::Mutex;
 pub use super::local_runtime::{LocalOptions, LocalRuntime};
 use crate::future::{self, AbortHandle, JoinHandle};
 use crate::op::Tid;
-use crate::runtime as engine;
+use crate::runtime::{self as engine, thread_slot};
 
 /// Which shape of runtime, as `tokio::runtime::RuntimeFlavor`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,11 +82,8 @@ pub struct Handle {
     shared: Arc<Shared>,
 }
 
-/// The runtime contexts entered, by execution and model thread (one OS thread runs one
-/// execution at a time; entries of another execution are stale).
+/// A runtime context a model thread entered, on its stack in the thread's slot.
 struct Entered {
-    exec: u64,
-    tid: Tid,
     handle: Handle,
     /// How it was entered.
     how: Entry,
@@ -105,65 +101,40 @@ enum Entry {
     BlockOn,
 }
 
-thread_local! {
-    static CONTEXT: RefCell<Vec<Entered>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The handle of the innermost runtime context the calling model thread entered.
+/// The handle of the innermost runtime context the calling model thread entered (the
+/// contexts are a stack in the engine's per-thread slot: `runtime/thread_slot.rs`).
 fn current() -> Option<Handle> {
-    let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::current");
-    CONTEXT.with(|all| {
-        let all = all.borrow();
-        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
-        found.map(|e| e.handle.clone())
-    })
+    let key = engine::ids("interleave_test::tokio::runtime::Handle::current");
+    thread_slot::top(key, |e: &Entered| e.handle.clone())
 }
 
 /// Whether the calling thread is a task a runtime drives (spawned, not blocking): Tokio
 /// refuses to block there.
 pub(crate) fn drives_tasks() -> bool {
-    let Some((exec, tid)) = engine::try_ids() else {
-        return false;
-    };
-    CONTEXT.with(|all| {
-        let all = all.borrow();
-        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
-        found.is_some_and(|e| e.how == Entry::Drives)
-    })
+    engine::try_ids()
+        .and_then(|key| thread_slot::top(key, |e: &Entered| e.how == Entry::Drives))
+        .unwrap_or(false)
 }
 
 /// Whether the calling thread's innermost runtime context is a `block_on`'s or a task's a
 /// runtime drives, where Tokio refuses to start a runtime.
 fn runs_a_runtime() -> bool {
-    let Some((exec, tid)) = engine::try_ids() else {
-        return false;
-    };
-    let innermost = CONTEXT.try_with(|all| {
-        let all = all.borrow();
-        let found = all.iter().rev().find(|e| e.exec == exec && e.tid == tid);
-        found.is_some_and(|e| e.how != Entry::Plain)
-    });
-    innermost.unwrap_or(false)
+    engine::try_ids()
+        .and_then(|key| thread_slot::top(key, |e: &Entered| e.how != Entry::Plain))
+        .unwrap_or(false)
 }
 
 /// Leaves a runtime context when dropped, as `tokio::runtime::EnterGuard`.
 #[derive(Debug)]
 #[must_use = "the context is left when the guard is dropped"]
 pub struct EnterGuard<'a> {
-    exec: u64,
-    tid: Tid,
+    key: (u64, Tid),
     _handle: std::marker::PhantomData<&'a Handle>,
 }
 
 impl Drop for EnterGuard<'_> {
     fn drop(&mut self) {
-        let (exec, tid) = (self.exec, self.tid);
-        let _ = CONTEXT.try_with(|all| {
-            let mut all = all.borrow_mut();
-            if let Some(i) = all.iter().rposition(|e| e.exec == exec && e.tid == tid) {
-                all.remove(i);
-            }
-        });
+        drop(thread_slot::pop::<Entered>(self.key));
     }
 }
 
@@ -203,21 +174,11 @@ impl Handle {
     /// [`enter`](Self::enter), saying how.
     #[track_caller]
     fn enter_as(&self, how: Entry) -> EnterGuard<'_> {
-        let (exec, tid) = engine::ids("interleave_test::tokio::runtime::Handle::enter");
-        // Not while the thread destroys its thread-locals: there is no context to enter.
-        let _ = CONTEXT.try_with(|all| {
-            let mut all = all.borrow_mut();
-            all.retain(|e| e.exec == exec);
-            all.push(Entered {
-                exec,
-                tid,
-                handle: self.clone(),
-                how,
-            });
-        });
+        let key = engine::ids("interleave_test::tokio::runtime::Handle::enter");
+        let handle = self.clone();
+        thread_slot::push(key, Entered { handle, how });
         EnterGuard {
-            exec,
-            tid,
+            key,
             _handle: std::marker::PhantomData,
         }
     }

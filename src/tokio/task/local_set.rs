@@ -18,7 +18,7 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use crate::future::{self, AbortHandle, JoinHandle};
-use crate::runtime::Loc;
+use crate::runtime::{Loc, thread_slot};
 use crate::tokio::runtime::Runtime;
 
 /// A set of `!Send` tasks on one thread, as `tokio::task::LocalSet`.
@@ -132,13 +132,6 @@ impl SetState {
     }
 }
 
-std::thread_local! {
-    /// The sets whose futures this OS thread is polling, innermost last, with the model
-    /// thread that polls them (see `future/local.rs` on why a plain list).
-    static CURRENT: RefCell<Vec<(u64, crate::op::Tid, Weak<SetState>)>> =
-        const { RefCell::new(Vec::new()) };
-}
-
 /// Polls `f` with `set` the current set of the calling model thread: `task::spawn_local`
 /// spawns on it. The entry is taken off by its thread, not as the last one: `f` may switch
 /// to another model thread on the same OS thread (a coroutine), which pushes its own.
@@ -147,20 +140,15 @@ fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Makes `set` the current set of the calling model thread until the guard is dropped.
+/// Makes `set` the current set of the calling model thread until the guard is dropped (the
+/// sets a thread polls are a stack in the engine's per-thread slot:
+/// `runtime/thread_slot.rs`).
 #[track_caller]
 fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
-    let (exec, tid) = crate::runtime::ids(api);
-    // Not while the thread destroys its thread-locals: there is no context to enter.
-    let _ = CURRENT.try_with(|c| {
-        let mut c = c.borrow_mut();
-        // Entries of other executions are those of threads left behind: stale.
-        c.retain(|(e, _, _)| *e == exec);
-        c.push((exec, tid, Rc::downgrade(set)));
-    });
+    let key = crate::runtime::ids(api);
+    thread_slot::push(key, Rc::downgrade(set));
     LocalEnterGuard {
-        exec,
-        tid,
+        key,
         _not_send: std::marker::PhantomData,
     }
 }
@@ -169,20 +157,13 @@ fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
 /// context of the calling thread until it is dropped. `!Send`, as Tokio's.
 #[derive(Debug)]
 pub struct LocalEnterGuard {
-    exec: u64,
-    tid: crate::op::Tid,
+    key: (u64, crate::op::Tid),
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for LocalEnterGuard {
     fn drop(&mut self) {
-        let key = (self.exec, self.tid);
-        let _ = CURRENT.try_with(|c| {
-            let mut c = c.borrow_mut();
-            if let Some(at) = c.iter().rposition(|(e, t, _)| (*e, *t) == key) {
-                c.remove(at);
-            }
-        });
+        drop(thread_slot::pop::<Weak<SetState>>(self.key));
     }
 }
 
@@ -192,12 +173,8 @@ pub(super) const SPAWN_LOCAL_OUTSIDE: &str =
 
 /// The set the calling model thread is polling a future of, innermost first.
 fn current_set() -> Option<Rc<SetState>> {
-    let (exec, tid) = crate::runtime::try_ids()?;
-    CURRENT.with(|c| {
-        let c = c.borrow();
-        let (_, _, set) = c.iter().rev().find(|(e, t, _)| (*e, *t) == (exec, tid))?;
-        set.upgrade()
-    })
+    let key = crate::runtime::try_ids()?;
+    thread_slot::top(key, Weak::upgrade).flatten()
 }
 
 /// Whether the calling code runs in a set's context: a future of its `run_until`, one of
