@@ -46,7 +46,10 @@ fn outcomes<T: Ord + Send>(
 
 /// Checks that both rules give `model` the same outcomes, with and without spurious polls,
 /// on both substrates; returns the executions of each rule without spurious polls (newer,
-/// older), which do not depend on the substrate.
+/// older), which do not depend on the substrate. Spurious polls are checked on coroutines
+/// only: the substrate hosts the threads and makes no decision, which the pair without them
+/// shows on both, and the unpruned search with spurious polls on OS threads is the one slow
+/// run here (371,368 executions of the channel model, 24 s of the 29 s this file took).
 #[track_caller]
 fn same_outcomes<T: Ord + Send + std::fmt::Debug>(
     name: &str,
@@ -55,6 +58,9 @@ fn same_outcomes<T: Ord + Send + std::fmt::Debug>(
     let mut runs = (0, 0);
     for substrate in [Substrate::Coroutines, Substrate::Threads] {
         for spurious in [false, true] {
+            if spurious && substrate == Substrate::Threads {
+                continue;
+            }
             let at = format!("{name}, {substrate:?}, spurious polls {spurious}");
             let (old, old_runs) = outcomes(substrate, true, spurious, &model);
             let (new, new_runs) = outcomes(substrate, false, spurious, &model);
