@@ -106,28 +106,14 @@ pub(crate) struct Blocked {
 }
 
 /// What a blocked thread waits to do; reports say it as "waits to `<phrase> <object>`".
+/// A primitive says what its threads wait for in its own words ([`Waits::To`]); the others
+/// are the engine's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Waits {
-    /// Take a `Mutex`.
-    Lock,
-    /// Take an `RwLock` to read.
-    ReadLock,
-    /// Take an `RwLock` to write.
-    WriteLock,
-    /// Be notified on a `Condvar`.
-    Notified,
-    /// Pass a `Barrier`.
-    Pass,
-    /// Get the value of a `OnceLock` another thread initializes.
-    GetValue,
-    /// See another thread's run of a `Once` end.
-    Run,
-    /// See another thread's initialization of a `OnceLock` or `LazyLock` end.
-    Initialize,
-    /// Send on a channel (full, or a rendezvous not yet taken).
-    Send,
-    /// Receive on an empty channel.
-    Receive,
+    /// What a primitive's thread waits to do to it, as the primitive says it: "lock",
+    /// "receive on", "be notified on". Threads waiting to do the same are woken together
+    /// (`Access::wake_doing`).
+    To(&'static str),
     /// Join a thread.
     Join,
     /// Be unparked.
@@ -145,16 +131,7 @@ impl Waits {
     /// The verb phrase of reports: "lock", "receive on", "join".
     pub(crate) fn phrase(self) -> &'static str {
         match self {
-            Waits::Lock => "lock",
-            Waits::ReadLock => "read-lock",
-            Waits::WriteLock => "write-lock",
-            Waits::Notified => "be notified on",
-            Waits::Pass => "pass",
-            Waits::GetValue => "get a value from",
-            Waits::Run => "run",
-            Waits::Initialize => "initialize",
-            Waits::Send => "send on",
-            Waits::Receive => "receive on",
+            Waits::To(phrase) => phrase,
             Waits::Join => "join",
             Waits::Park => "park",
             Waits::Wake => "be woken",

@@ -78,7 +78,7 @@ impl Barrier {
         };
         while runtime::with_state(api, |a| a.obj::<BarrierState>(obj).generation == generation) {
             runtime::block(Blocked {
-                what: Waits::Pass,
+                what: Waits::To("pass"),
                 obj: Some(obj),
                 thread: None,
                 deadline: None,

@@ -149,7 +149,7 @@ impl Condvar {
             runtime::Early::Spurious => false,
             runtime::Early::No => {
                 let wake = runtime::block(Blocked {
-                    what: Waits::Notified,
+                    what: Waits::To("be notified on"),
                     obj: Some(cv),
                     thread: None,
                     deadline,

@@ -5,10 +5,10 @@ use std::fmt;
 use std::ops::Deref;
 use std::panic::Location;
 
-use super::once::{Begin, OnceCore, once_op};
+use super::once::{Begin, INITIALIZE, OnceCore, once_op};
 use super::slots::Values;
 use crate::op::{OpKind, Role};
-use crate::runtime::{self, Loc, Waits};
+use crate::runtime::{self, Loc};
 
 /// `force` (and the dereference that forces it): a write, since the first one initializes.
 const FORCE: OpKind = OpKind::new(&once_op("lazylock force", Role::Write));
@@ -62,7 +62,7 @@ impl<T: 'static, F: FnOnce() -> T + 'static> LazyLock<T, F> {
     pub fn force(this: &LazyLock<T, F>) -> &T {
         let loc = Location::caller();
         let site = this.core.switch(FORCE, loc);
-        match this.core.begin(site, Waits::Initialize, false, true, loc) {
+        match this.core.begin(site, INITIALIZE, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("LazyLock instance has previously been poisoned"),
             Begin::Run(runner) => {

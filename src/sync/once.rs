@@ -9,6 +9,11 @@ use crate::op::{Operation, Role};
 use crate::runtime::kept::{self, Mark};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
+/// What a thread waits to do while another runs a `Once`'s closure.
+const RUN: Waits = Waits::To("run");
+/// What a thread waits to do while another initializes a `OnceLock` or a `LazyLock`.
+pub(super) const INITIALIZE: Waits = Waits::To("initialize");
+
 /// `call_once`: a write, since the first call runs the closure.
 const CALL_ONCE: OpKind = OpKind::new(&Operation::new("once call_once").access(Role::Write));
 /// `call_once_force`.
@@ -336,7 +341,7 @@ impl Once {
     pub fn call_once<F: FnOnce()>(&self, f: F) {
         let loc = Location::caller();
         let site = self.core.switch(CALL_ONCE, loc);
-        match self.core.begin(site, Waits::Run, false, true, loc) {
+        match self.core.begin(site, RUN, false, true, loc) {
             Begin::Complete => {}
             Begin::Poisoned => panic!("Once instance has previously been poisoned"),
             Begin::Run(runner) => {
@@ -352,7 +357,7 @@ impl Once {
     pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
         let loc = Location::caller();
         let site = self.core.switch(CALL_ONCE_FORCE, loc);
-        match self.core.begin(site, Waits::Run, true, true, loc) {
+        match self.core.begin(site, RUN, true, true, loc) {
             Begin::Complete | Begin::Poisoned => {}
             Begin::Run(runner) => {
                 f(&OnceState {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::panic::Location;
 
-use super::once::{Begin, OnceCore, Site, once_op};
+use super::once::{Begin, INITIALIZE, OnceCore, Site, once_op};
 use super::slots::Values;
 use crate::op::{OpKind, Role};
 use crate::runtime::{self, Blocked, Loc, Waits};
@@ -78,7 +78,7 @@ impl<T> OnceLock<T> {
                 return value;
             }
             runtime::block(Blocked {
-                what: Waits::GetValue,
+                what: Waits::To("get a value from"),
                 obj: Some(site.obj()),
                 thread: None,
                 deadline: None,
@@ -119,7 +119,7 @@ impl<T> OnceLock<T> {
 
     /// Runs `f` unless the cell is (or becomes, while waiting) initialized.
     fn init<F: FnOnce() -> T>(&self, site: Site, loc: Loc, f: F) -> &T {
-        if let Begin::Run(runner) = self.core.begin(site, Waits::Initialize, true, false, loc) {
+        if let Begin::Run(runner) = self.core.begin(site, INITIALIZE, true, false, loc) {
             let value = f();
             self.core.switch(COMPLETE, loc);
             let value = self.values.store(&self.core, site, value);

@@ -227,8 +227,8 @@ impl<T: ?Sized> RwLock<T> {
 
     fn acquire(&self, side: Side, obj: ObjId, loc: Loc) {
         let what = match side {
-            Side::Read => Waits::ReadLock,
-            Side::Write => Waits::WriteLock,
+            Side::Read => Waits::To("read-lock"),
+            Side::Write => Waits::To("write-lock"),
         };
         while !self.try_acquire(side, obj, loc) {
             runtime::block(Blocked {
