@@ -21,8 +21,7 @@ use std::sync::Arc;
 
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
 use super::{Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
-use crate::op::PickKind;
-use crate::op::{Effect, Operation, Role};
+use crate::op::{Effect, Operation, PickKind, Role};
 
 /// A task's (or `block_on`'s) wait for a wake between two polls of its future: consumes the
 /// thread's wake token, as `park` does, and changes nothing else until it is woken.

@@ -42,8 +42,8 @@ pub(crate) const SPAWN: OpKind = OpKind::new(
         .access(Role::Write)
         .effect(Effect::Spawn),
 );
-/// A join (of a thread, or of a task by a `JoinHandle`'s thread): reads the thread's end,
-/// which it waits for.
+/// A join of a thread (`JoinHandle::join`, and a scope's end for each of its threads): it
+/// waits for the thread's end and reads it.
 static JOIN: Operation = Operation::new("thread join")
     .access(Role::Acquire)
     .effect(Effect::Join)
