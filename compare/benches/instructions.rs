@@ -11,27 +11,13 @@
 
 use std::process::Command;
 
+use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-use interleave_test::sync::{Arc, Mutex};
 use interleave_test::{Builder, StrategyKind, future, thread};
 
-/// Three threads each take a mutex twice to add one.
-fn mutex_3x2() {
-    let m = Arc::new(Mutex::new(0u32));
-    let handles: Vec<_> = (0..3)
-        .map(|_| {
-            let m = Arc::clone(&m);
-            thread::spawn(move || {
-                for _ in 0..2 {
-                    *m.lock().unwrap() += 1;
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-}
+#[allow(dead_code, reason = "this bench runs one of the shared models")]
+#[macro_use]
+mod models;
 
 /// One thread adds to an atomic 20 times while the main thread reads it 20 times.
 fn atomics_2x20() {
@@ -70,7 +56,7 @@ fn tokio_channel_mutex() {
 
 /// The models, by name.
 const MODELS: [(&str, fn()); 3] = [
-    ("mutex_3x2", mutex_3x2),
+    ("mutex_3x2", models::ours::mutex_3x2),
     ("atomics_2x20", atomics_2x20),
     ("tokio_channel_mutex", tokio_channel_mutex),
 ];
