@@ -178,8 +178,11 @@ impl OpKind {
     }
 
     /// What a deadlock report says a thread stopped before this operation waits to do.
-    pub(crate) fn waits_to(self) -> &'static str {
-        self.op.waits.unwrap_or(self.op.name)
+    pub(crate) const fn waits_to(self) -> &'static str {
+        match self.op.waits {
+            Some(phrase) => phrase,
+            None => self.op.name,
+        }
     }
 
     /// Whether the operation only observes its object (see [`Operation::observes_only`]).

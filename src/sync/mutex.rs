@@ -179,7 +179,7 @@ impl<T: ?Sized> Mutex<T> {
     pub(crate) fn acquire(&self, obj: ObjId, loc: Loc) {
         while !self.try_acquire(obj, loc) {
             runtime::block(Blocked {
-                what: Waits::To("lock"),
+                what: Waits::To(LOCK.waits_to()),
                 obj: Some(obj),
                 thread: None,
                 deadline: None,

@@ -227,8 +227,8 @@ impl<T: ?Sized> RwLock<T> {
 
     fn acquire(&self, side: Side, obj: ObjId, loc: Loc) {
         let what = match side {
-            Side::Read => Waits::To("read-lock"),
-            Side::Write => Waits::To("write-lock"),
+            Side::Read => Waits::To(READ.waits_to()),
+            Side::Write => Waits::To(WRITE.waits_to()),
         };
         while !self.try_acquire(side, obj, loc) {
             runtime::block(Blocked {

@@ -75,9 +75,9 @@ pub(super) mod ops {
 }
 
 /// What a sender does while it waits, in deadlock reports: "waits to send on Channel #3".
-const SEND: Waits = Waits::To("send on");
+const SEND: Waits = Waits::To(ops::SEND.waits_to());
 /// What the receiver does while it waits: "waits to receive on Channel #3".
-const RECV: Waits = Waits::To("receive on");
+const RECV: Waits = Waits::To(ops::RECV.waits_to());
 
 /// The order of sends.
 const TAIL: u32 = 0;
