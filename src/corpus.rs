@@ -61,15 +61,15 @@ impl Corpus {
         let read = match std::fs::read_dir(&self.dir) {
             Ok(read) => read,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(ScheduleError::io(&self.dir, &e)),
+            Err(e) => return Err(crate::schedule::io_error(&self.dir, &e)),
         };
         let mut paths: Vec<PathBuf> = read
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         paths.sort();
-        let root =
-            std::fs::canonicalize(&self.root).map_err(|e| ScheduleError::io(&self.root, &e))?;
+        let root = std::fs::canonicalize(&self.root)
+            .map_err(|e| crate::schedule::io_error(&self.root, &e))?;
         Ok(paths
             .into_iter()
             .map(|path| Entry {

@@ -121,15 +121,13 @@ mod choose;
 mod config;
 mod corpus;
 mod driver;
-mod hb;
-mod memory;
-mod op;
-mod report;
-mod runtime;
-mod schedule;
-mod settings;
-mod strategy;
+#[cfg(test)]
+mod search_tests;
+mod summary;
 mod test_support;
+
+// The engine's modules, named as this crate's own (`crate::runtime`, `crate::op`).
+use interleave_engine::{hb, op, report, runtime, schedule, settings, strategy};
 
 pub mod cell;
 pub mod current;
@@ -144,13 +142,13 @@ pub mod tokio;
 pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
 pub use report::{
-    Failure, Holder, Limit, RecentStep, Report, SourceLocation, TaskInfo, ThreadInfo, ThreadReport,
-    TimerFiring,
+    Failure, Holder, RecentStep, SourceLocation, TaskInfo, ThreadInfo, ThreadReport, TimerFiring,
 };
 pub use schedule::{Build, Decision, FailureKind, Schedule, ScheduleError, Signature};
 pub use settings::{
     Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate, env,
 };
+pub use summary::{Limit, Report};
 pub use test_support::{model, model_async};
 
 // rustdoc puts these lines before the macro's own documentation; the empty last line keeps

@@ -18,7 +18,7 @@
 //! The tool counts a test binary that ran no test, or printed no line for the file, as a
 //! file not replayed, never as a success.
 
-pub mod json;
+pub use interleave_engine::json;
 
 use json::{Object, Value};
 

@@ -1,6 +1,8 @@
-//! The layer order of `src/` (ARCHITECTURE.md, "Layer order") holds: every top-level module
-//! imports only from modules in layers below its own, never from its own layer's others or
-//! from above. A `use` that breaks it fails here, naming the file and the import.
+//! The layer order (ARCHITECTURE.md, "Crates") holds, between the workspace's crates
+//! and inside each: every crate depends only on crates below it, and every top-level module
+//! of the facade (`src/`) and of the engine (`engine/src/`) imports only from modules in
+//! layers below its own, never from its own layer's others or from above. A dependency or a
+//! `use` that breaks it fails here, naming the manifest or the file and the import.
 //!
 //! What counts as an import: a path `crate::<module>` (in `use` or inline), an item of a
 //! `use crate::{...}` group, and the crate-root re-exports (`crate::Builder` is `config`'s).
@@ -10,65 +12,77 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Layers from the top; a module may import from any later layer.
-const LAYERS: &[&[&str]] = &[
-    &["test_support"],
-    &["config"],
-    &["tokio"],
-    &["future", "current"],
-    &[
-        "driver", "sync", "thread", "cell", "time", "hint", "choose", "rand",
-    ],
-    &["runtime", "corpus"],
-    &["report", "strategy"],
-    &["schedule", "memory"],
-    &["hb"],
-    &["op", "settings", "protocol"],
-];
-
-/// The crate root's re-exports, by the module that defines them.
-const ROOT_ITEMS: &[(&str, &str)] = &[
-    ("Builder", "config"),
-    ("check", "config"),
-    ("explore", "config"),
-    ("replay", "config"),
-    ("model", "test_support"),
-    ("Choices", "choose"),
-    ("DFS_CHOOSE_LIMIT", "choose"),
-    ("choose_from", "choose"),
-    ("Failure", "report"),
-    ("FailureKind", "schedule"),
-    ("Holder", "report"),
-    ("Limit", "report"),
-    ("RecentStep", "report"),
-    ("Report", "report"),
-    ("SourceLocation", "report"),
-    ("ThreadInfo", "report"),
-    ("ThreadReport", "report"),
-    ("Build", "schedule"),
-    ("Decision", "schedule"),
-    ("Schedule", "schedule"),
-    ("ScheduleError", "schedule"),
-    ("Signature", "schedule"),
-    ("DEFAULT_PCT_DEPTH", "settings"),
-    ("DEFAULT_STACK_SIZE", "settings"),
-    ("Reduction", "settings"),
-    ("StrategyKind", "settings"),
-    ("Substrate", "settings"),
-    ("env", "settings"),
-];
-
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| l.contains(&module))
+/// One crate's layer table: its top-level modules from the top; a module may import from
+/// any later layer.
+struct Tree {
+    /// The crate's folder, from the workspace root.
+    dir: &'static str,
+    layers: &'static [&'static [&'static str]],
+    /// The crate root's re-exports, by the module that defines them.
+    root_items: &'static [(&'static str, &'static str)],
+    /// Test-only modules (unit tests that run whole models from any layer).
+    tests: &'static [&'static str],
 }
 
-/// The module a root name (`Builder`, `sync`) comes from, if it is one.
-fn module_named(name: &str) -> Option<&'static str> {
-    let name = name.trim_start_matches("r#");
-    if let Some(layer) = LAYERS.iter().find(|l| l.contains(&name)) {
-        return layer.iter().copied().find(|m| *m == name);
+/// The std-shaped facade, `interleave-test`. The engine's modules it names as its own
+/// (`crate::runtime`) are below every layer here.
+const FACADE: Tree = Tree {
+    dir: "src",
+    layers: &[
+        &["test_support"],
+        &["config"],
+        &["tokio"],
+        &["future", "current"],
+        &[
+            "driver", "sync", "thread", "cell", "time", "hint", "choose", "rand",
+        ],
+        &["corpus", "summary", "protocol"],
+    ],
+    root_items: &[
+        ("Builder", "config"),
+        ("check", "config"),
+        ("explore", "config"),
+        ("replay", "config"),
+        ("model", "test_support"),
+        ("Choices", "choose"),
+        ("DFS_CHOOSE_LIMIT", "choose"),
+        ("choose_from", "choose"),
+        ("Limit", "summary"),
+        ("Report", "summary"),
+    ],
+    tests: &["search_tests"],
+};
+
+/// The engine, `interleave-engine`.
+const ENGINE: Tree = Tree {
+    dir: "engine/src",
+    layers: &[
+        &["runtime"],
+        &["report", "strategy"],
+        &["schedule", "memory"],
+        &["hb"],
+        &["op", "settings", "json"],
+    ],
+    root_items: &[],
+    tests: &[],
+};
+
+impl Tree {
+    fn layer_of(&self, module: &str) -> Option<usize> {
+        self.layers.iter().position(|l| l.contains(&module))
     }
-    ROOT_ITEMS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+
+    /// The module of this crate a root name (`Builder`, `sync`) comes from, if it is one.
+    fn module_named(&self, name: &str) -> Option<&'static str> {
+        let name = name.trim_start_matches("r#");
+        if let Some(layer) = self.layers.iter().find(|l| l.contains(&name)) {
+            return layer.iter().copied().find(|m| *m == name);
+        }
+        self.root_items
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+    }
 }
 
 /// `text` without comments, and cut at an inline `#[cfg(test)] mod <name> {` (unit tests
@@ -119,9 +133,10 @@ fn each_source(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn every_module_imports_only_from_the_layers_below_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The imports of `tree` against its layer order, and whether its table lists exactly its
+/// modules.
+fn check(tree: &Tree) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(tree.dir);
     let mut files = Vec::new();
     each_source(&src, &mut files);
     let mut wrong = Vec::new();
@@ -135,12 +150,14 @@ fn every_module_imports_only_from_the_layers_below_it() {
             .as_os_str()
             .to_string_lossy();
         let owner = top.trim_end_matches(".rs").to_owned();
-        if owner == "lib" || owner == "bin" || rel.ends_with("tests.rs") {
+        let test_only = tree.tests.contains(&owner.as_str()) || rel.ends_with("tests.rs");
+        if owner == "lib" || owner == "bin" || test_only {
             continue;
         }
-        let Some(own) = layer_of(&owner) else {
+        let Some(own) = tree.layer_of(&owner) else {
             wrong.push(format!(
-                "{}: module `{owner}` is in no layer",
+                "{}/{}: module `{owner}` is in no layer",
+                tree.dir,
                 rel.display()
             ));
             continue;
@@ -148,13 +165,14 @@ fn every_module_imports_only_from_the_layers_below_it() {
         seen.insert(owner.clone());
         let code = code_of(&std::fs::read_to_string(&file).unwrap());
         for name in imports(&code) {
-            let Some(target) = module_named(&name) else {
+            let Some(target) = tree.module_named(&name) else {
                 continue;
             };
-            let theirs = layer_of(target).unwrap();
+            let theirs = tree.layer_of(target).unwrap();
             if target != owner && theirs <= own {
                 wrong.push(format!(
-                    "{}: `{owner}` (layer {own}) imports `crate::{name}` of `{target}` (layer {theirs})",
+                    "{}/{}: `{owner}` (layer {own}) imports `crate::{name}` of `{target}` (layer {theirs})",
+                    tree.dir,
                     rel.display()
                 ));
             }
@@ -165,14 +183,26 @@ fn every_module_imports_only_from_the_layers_below_it() {
         "imports against the layer order:\n{}",
         wrong.join("\n")
     );
-    let listed: BTreeSet<String> = LAYERS
+    let listed: BTreeSet<String> = tree
+        .layers
         .iter()
         .flat_map(|l| l.iter().map(|m| m.to_string()))
         .collect();
     assert_eq!(
         seen, listed,
-        "the layer table and src/ list different modules"
+        "the layer table and {}/ list different modules",
+        tree.dir
     );
+}
+
+#[test]
+fn every_module_of_the_facade_imports_only_from_the_layers_below_it() {
+    check(&FACADE);
+}
+
+#[test]
+fn every_module_of_the_engine_imports_only_from_the_layers_below_it() {
+    check(&ENGINE);
 }
 
 #[test]
@@ -197,4 +227,93 @@ fn the_checker_sees_an_upward_import() {
         "use crate::op::Tid;\n#[cfg(test)]\nmod tests {\n    use crate::config::Builder;\n}\n",
     );
     assert_eq!(imports(&without_tests), BTreeSet::from(["op".to_owned()]));
+}
+
+/// The workspace's crates from the top, by folder and package name: a crate may depend
+/// (outside its dev-dependencies) only on crates of later rows.
+const CRATES: &[&[(&str, &str)]] = &[
+    &[("compare", "interleave-compare")],
+    &[
+        ("interleave-std", "interleave-std"),
+        ("interleave-tokio", "interleave-tokio"),
+    ],
+    &[(".", "interleave-test")],
+    &[
+        ("engine", "interleave-engine"),
+        ("macros", "interleave-test-macros"),
+    ],
+];
+
+/// The path dependencies of the manifest `text` outside its dev-dependencies, by the
+/// folder they point at (relative to the manifest's).
+fn path_dependencies(text: &str) -> BTreeSet<String> {
+    let mut deps = BTreeSet::new();
+    let mut in_deps = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line.trim_end_matches(']').ends_with("dependencies")
+                && !line.contains("dev-dependencies");
+            continue;
+        }
+        let Some(at) = line.find("path = \"").filter(|_| in_deps) else {
+            continue;
+        };
+        let rest = &line[at + "path = \"".len()..];
+        deps.insert(rest[..rest.find('"').unwrap()].to_owned());
+    }
+    deps
+}
+
+#[test]
+fn every_crate_depends_only_on_the_crates_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The row and package name of the crate in folder `dir`.
+    let place = |dir: &Path| {
+        let dir = dir.canonicalize().unwrap();
+        CRATES
+            .iter()
+            .enumerate()
+            .find_map(|(row, crates)| {
+                let same = |(d, _): &&(&str, &str)| root.join(d).canonicalize().unwrap() == dir;
+                crates.iter().find(same).map(|(_, name)| (row, *name))
+            })
+            .unwrap_or_else(|| panic!("{} is in no row of CRATES", dir.display()))
+    };
+    let mut edges = BTreeSet::new();
+    for (row, crates) in CRATES.iter().enumerate() {
+        for (dir, name) in crates.iter() {
+            let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap();
+            assert!(
+                manifest.contains(&format!("name = \"{name}\"")),
+                "{dir}/Cargo.toml is not the package {name}"
+            );
+            for dep in path_dependencies(&manifest) {
+                let (theirs, dep_name) = place(&root.join(dir).join(&dep));
+                assert!(
+                    theirs > row,
+                    "{name} (row {row}) depends on {dep_name} (row {theirs}), which is not below it"
+                );
+                edges.insert((*name, dep_name));
+            }
+        }
+    }
+    // The graph ARCHITECTURE.md draws.
+    assert_eq!(
+        edges,
+        BTreeSet::from([
+            ("interleave-std", "interleave-test"),
+            ("interleave-tokio", "interleave-test"),
+            ("interleave-test", "interleave-engine"),
+            ("interleave-test", "interleave-test-macros"),
+        ])
+    );
+}
+
+#[test]
+fn the_crate_checker_reads_path_dependencies_outside_dev_dependencies() {
+    let manifest = "[package]\nname = \"x\"\n[dependencies]\na = { path = \"../a\", version = \"1\" }\nb = \"1\"\n[target.'cfg(unix)'.dependencies]\nc = { path = \"c\" }\n[dev-dependencies]\nd = { path = \"d\" }\n";
+    assert_eq!(
+        path_dependencies(manifest),
+        BTreeSet::from(["../a".to_owned(), "c".to_owned()])
+    );
 }

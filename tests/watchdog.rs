@@ -314,7 +314,7 @@ fn a_callback_into_the_runtime_under_its_lock_is_a_misuse_not_a_spin() {
         assert!(
             failure
                 .message()
-                .contains("called back into it at src/runtime/"),
+                .contains("called back into it at engine/src/runtime/"),
             "{failure}"
         );
     }

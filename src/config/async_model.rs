@@ -10,8 +10,9 @@ use std::panic::Location;
 
 use super::Builder;
 use crate::future::block_on_at;
-use crate::report::{Failure, Report};
+use crate::report::Failure;
 use crate::schedule::Schedule;
+use crate::summary::Report;
 
 impl Builder {
     /// [`check`](Self::check) for an async model: `model` makes the future that each

@@ -9,10 +9,11 @@ use std::time::Duration;
 pub use async_model::{check_async, explore_async};
 
 use crate::driver::{self, Plan, ShowProgress};
-use crate::report::{Failure, Report};
+use crate::report::Failure;
 use crate::runtime::ExecConfig;
 use crate::schedule::Schedule;
 use crate::settings::{Clock, SpinRule};
+use crate::summary::Report;
 
 mod async_model;
 #[cfg(test)]
@@ -367,6 +368,8 @@ impl Builder {
             ambient: false,
             #[cfg(test)]
             blocking_wait_switches: self.blocking_wait_switches,
+            #[cfg(not(test))]
+            blocking_wait_switches: false,
         }
     }
 

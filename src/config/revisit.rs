@@ -74,9 +74,9 @@ impl Builder {
             seed: schedule.seed(),
             iteration: schedule.iteration(),
             substrate: self.substrate,
-            settings: schedule.settings,
+            settings: crate::schedule::settings_of(schedule),
         };
-        let rules = schedule.replay_rules();
+        let rules = crate::schedule::replay_rules(schedule);
         let exec = ExecConfig {
             spins: rules.spins,
             untracked_start: false,

@@ -38,16 +38,15 @@ pub(super) fn staged<'env>(
     first: impl FnOnce(Option<Core>, &Widen<'_>) + Send,
     helper: &'env (dyn Fn(Option<Core>) + Sync + 'env),
 ) {
-    std::thread::scope(|s| match substrate {
-        Substrate::Coroutines => lead(s, substrate, first, helper),
-        Substrate::Threads => {
-            let work = move || lead(s, substrate, first, helper);
-            let driver = spawn(s, 0, work).unwrap_or_else(|e| {
-                panic!("interleave-test could not create a driver thread: {e}")
-            });
-            if let Err(payload) = driver.join() {
-                std::panic::resume_unwind(payload);
-            }
+    std::thread::scope(|s| {
+        if !substrate.drives_on_own_threads() {
+            return lead(s, substrate, first, helper);
+        }
+        let work = move || lead(s, substrate, first, helper);
+        let driver = spawn(s, 0, work)
+            .unwrap_or_else(|e| panic!("interleave-test could not create a driver thread: {e}"));
+        if let Err(payload) = driver.join() {
+            std::panic::resume_unwind(payload);
         }
     });
 }
@@ -86,9 +85,10 @@ fn lead<'scope, 'env>(
 /// The core of a new driver: one of its own on the OS-thread substrate, none under
 /// coroutines.
 fn pin(substrate: Substrate) -> Option<Core> {
-    match substrate {
-        Substrate::Threads => runtime::pin_driver(),
-        Substrate::Coroutines => None,
+    if substrate.drives_on_own_threads() {
+        runtime::pin_driver()
+    } else {
+        None
     }
 }
 

@@ -24,10 +24,11 @@ use parking_lot::Mutex;
 use super::crew::{self, Widen};
 use super::epochs::Epochs;
 use super::{Ending, Plan, Tally, failure, meta, rescue};
-use crate::report::{Failure, Report};
+use crate::report::Failure;
 use crate::runtime::{self, Core, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::settings::StrategyName;
 use crate::strategy::Strategy;
+use crate::summary::Report;
 
 /// How a run of independent executions gets the strategy of each.
 pub(crate) struct Independent<'a> {
@@ -118,7 +119,7 @@ pub(crate) fn run_independent<F: Fn() + Sync>(
     let one_schedule = run.decisionless.into_inner() >= ONE_SCHEDULE_AFTER;
     let mut tally = run.tally.into_inner();
     let stopped_by = (tally.executions < plan.iterations && !one_schedule)
-        .then(|| plan.max_time.map(crate::report::Limit::MaxTime))
+        .then(|| plan.max_time.map(crate::summary::Limit::MaxTime))
         .flatten();
     match tally.failure.take() {
         Some(failure) => Err(failure),
@@ -326,8 +327,8 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
     /// Keeps `found` if it is the lowest failing execution so far.
     fn keep_lowest(&self, found: Failure) {
         let mut tally = self.tally.lock();
-        let i = found.iteration;
-        if tally.failure.as_ref().is_none_or(|f| f.iteration > i) {
+        let i = found.iteration();
+        if tally.failure.as_ref().is_none_or(|f| f.iteration() > i) {
             tally.failure = Some(found);
             self.lowest_failure.fetch_min(i, Ordering::Relaxed);
         }

@@ -12,7 +12,6 @@ mod crew;
 mod distinct;
 mod epochs;
 mod independent;
-mod outcome;
 mod progress;
 
 #[cfg(test)]
@@ -20,19 +19,20 @@ pub(crate) use progress::TRACE;
 mod rescue;
 mod revisit;
 
+pub(crate) use crate::runtime::outcome::{Meta, schedule_mismatch};
+use crate::runtime::outcome::{decision, failure, schedule};
 pub(crate) use independent::{Independent, Widening, run_independent};
-pub(crate) use outcome::schedule_mismatch;
-use outcome::{decision, failure, schedule};
 pub(crate) use progress::ShowProgress;
 pub(crate) use revisit::{Revisit, revisit};
 
 use std::time::{Duration, Instant};
 
-use crate::report::{Failure, Report};
+use crate::report::Failure;
 use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
 use crate::schedule::{Schedule, Settings};
 use crate::settings::{Drive, StrategyName};
 use crate::strategy::{Expected, ReplayStrategy, Setup, Strategy, execution_seed};
+use crate::summary::Report;
 
 /// What an exploration needs besides the model.
 #[derive(Clone, Debug)]
@@ -72,24 +72,11 @@ struct Ending {
     seed: Option<u64>,
     bound: Option<u32>,
     exhausted: bool,
-    stopped_by: Option<crate::report::Limit>,
+    stopped_by: Option<crate::summary::Limit>,
     reduction: Option<crate::settings::Reduction>,
     redundant: u64,
     start: Instant,
     substrate: crate::settings::Substrate,
-}
-
-/// Where a failure's schedule says it came from.
-#[derive(Clone, Debug)]
-pub(crate) struct Meta {
-    pub(crate) test: Option<String>,
-    pub(crate) strategy: String,
-    pub(crate) seed: Option<u64>,
-    pub(crate) iteration: u64,
-    /// What ran the model threads.
-    pub(crate) substrate: crate::settings::Substrate,
-    /// The settings the executions ran with.
-    pub(crate) settings: Settings,
 }
 
 /// The settings of `exec` a schedule records.
@@ -325,8 +312,8 @@ fn search_report(
     let exhausted = !strategy.begin_execution();
     let stopped_by = match (exhausted, out_of_time) {
         (true, _) => None,
-        (false, true) => plan.max_time.map(crate::report::Limit::MaxTime),
-        (false, false) => Some(crate::report::Limit::Iterations(plan.iterations)),
+        (false, true) => plan.max_time.map(crate::summary::Limit::MaxTime),
+        (false, false) => Some(crate::summary::Limit::Iterations(plan.iterations)),
     };
     tally.report(Ending {
         strategy: plan.strategy,

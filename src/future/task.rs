@@ -226,12 +226,20 @@ impl<T> JoinHandle<T> {
     }
 }
 
+/// The folder of this crate's sources, as `Location::file` names its files.
+fn crate_src() -> &'static str {
+    let me = file!();
+    &me[..me.len() - "future/task.rs".len()]
+}
+
 /// Whether the task of `source` ended; reads what orders the end before the reader.
 /// `awaited`: the program awaits the handle there, which reports give as where the
 /// awaiting future waits if the task has not ended.
 #[track_caller]
 fn ended(source: &Source, shared: &Shared, awaited: Option<Loc>) -> bool {
     source.check(API);
+    // A poll from this crate (an executor, a `JoinSet`) is not where the program waits.
+    let awaited = awaited.filter(|loc| !loc.file().starts_with(crate_src()));
     match source {
         Source::Thread { tid, .. } => runtime::with_state(API, |a| {
             let ended = a.is_finished(*tid);

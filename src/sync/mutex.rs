@@ -33,13 +33,11 @@ const fn lock_op(name: &'static str) -> Operation {
         .observes_only()
 }
 
-impl Operation {
-    /// One step of a primitive whose state a model mutex keeps (see
-    /// [`Mutex::lock_section_at`]), named after what the program called (`tokio mpsc send`):
-    /// to the engine, a lock of that mutex.
-    pub(crate) const fn section(name: &'static str) -> Operation {
-        lock_op(name).in_section()
-    }
+/// One step of a primitive whose state a model mutex keeps (see [`Mutex::lock_section_at`]),
+/// named after what the program called (`tokio mpsc send`): to the engine, a lock of that
+/// mutex.
+pub(crate) const fn section(name: &'static str) -> Operation {
+    lock_op(name).in_section()
 }
 
 /// Who holds a mutex, in the execution's arena.
@@ -157,7 +155,7 @@ impl<T: ?Sized> Mutex<T> {
     /// does reach a switch point, others that want the lock block on it as usual, so the
     /// lock stays correct; only that section's own release is not a switch point.
     ///
-    /// The operation is `what` (`tokio mpsc send`, declared by [`Operation::section`]),
+    /// The operation is `what` (`tokio mpsc send`, declared by [`section`]),
     /// recorded at `loc`: the Tokio primitive's caller in the program, which the section's
     /// code cannot see through `.await` (`#[track_caller]` does not cross a future's
     /// `poll`). To the search it is this mutex's lock; schedules and reports name it.

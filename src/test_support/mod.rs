@@ -10,10 +10,11 @@ use std::path::Path;
 
 use crate::config::{self, Builder};
 use crate::corpus::Corpus;
-use crate::report::{Failure, Report};
+use crate::report::Failure;
 use crate::schedule::{Build, Schedule};
 use crate::settings::{self, env};
 use crate::settings::{Clock, StrategyKind};
+use crate::summary::Report;
 
 /// The settings `#[interleave(...)]` gives a test. Not public API: built by the macro.
 #[derive(Clone, Debug)]
@@ -75,7 +76,7 @@ pub fn run_test<F: Fn() + Sync>(spec: &TestSpec, model: F) {
             &settings::regressions_root(spec.manifest_dir),
             spec.name,
         )),
-        build: Build::new(spec.cfg_interleave, spec.release),
+        build: crate::schedule::build(spec.cfg_interleave, spec.release),
     };
     if let Ran::Explored(report) = run(&builder, &model, &test) {
         summarize(&test, &report);
@@ -241,7 +242,7 @@ fn current_test() -> Option<Test> {
         corpus,
         // The test's crate is built with the same RUSTFLAGS and, as a rule, the same
         // profile as this one.
-        build: Build::new(cfg!(interleave), !cfg!(debug_assertions)),
+        build: crate::schedule::build(cfg!(interleave), !cfg!(debug_assertions)),
     })
 }
 
@@ -266,7 +267,7 @@ fn run<F: Fn() + Sync>(builder: &Builder, model: &F, test: &Test) -> Ran {
 
 /// Where the failure's schedule went, and how to replay it.
 fn store(failure: &Failure, test: &Test) -> String {
-    let schedule = failure.schedule().clone().built(test.build);
+    let schedule = crate::schedule::with_build(failure.schedule().clone(), test.build);
     let Some(corpus) = &test.corpus else {
         return saved_outside_cargo(&schedule, test);
     };

@@ -262,9 +262,15 @@ fn spins_for_ever() {
 fn a_file_cannot_raise_max_steps_past_the_tests() {
     let builder = Builder::new().max_steps(1000).seed(1);
     let failure = builder.check(spins_for_ever).expect_err("a livelock");
-    let mut schedule = failure.schedule().clone();
     // A hostile corpus file: the random completions would run 10^18 steps each.
-    schedule.settings.max_steps = Some(1_000_000_000_000_000_000);
+    let json = failure.schedule().to_json();
+    let hostile = json.replacen(
+        "\"max_steps\": 1000,",
+        "\"max_steps\": 1000000000000000000,",
+        1,
+    );
+    assert_ne!(hostile, json, "the file records max_steps: {json}");
+    let schedule = Schedule::from_json(&hostile).unwrap();
     match builder.revisit(&(spins_for_ever as fn()), &schedule) {
         Verdict::StillFails(f) => {
             assert!(f.message().contains("max_steps (1000)"), "{f}");

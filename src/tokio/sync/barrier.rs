@@ -7,7 +7,7 @@ use std::task::Poll;
 use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 use crate::future::budget;
-use crate::op::Operation;
+
 use crate::runtime::Loc;
 use crate::sync::Mutex;
 
@@ -95,7 +95,7 @@ impl Barrier {
         wake_list::section(
             &self.state,
             loc,
-            const { &Operation::section("tokio Barrier wait") },
+            const { &crate::sync::section("tokio Barrier wait") },
         )
     }
 

@@ -24,11 +24,11 @@ const FRESH: Option<Fresh> = Some(Fresh {
 
 /// What reports call the operations (`lock` and `lock_owned` alike).
 const LOCK: &AcquireNames = &[
-    Operation::section("tokio Mutex lock"),
-    Operation::section("tokio Mutex lock dropped"),
+    crate::sync::section("tokio Mutex lock"),
+    crate::sync::section("tokio Mutex lock dropped"),
 ];
-const TRY_LOCK: &Operation = &Operation::section("tokio Mutex try_lock");
-const UNLOCK: &Operation = &Operation::section("tokio Mutex unlock");
+const TRY_LOCK: &Operation = &crate::sync::section("tokio Mutex try_lock");
+const UNLOCK: &Operation = &crate::sync::section("tokio Mutex unlock");
 
 /// An async mutex, as `tokio::sync::Mutex`: `lock().await` waits (a task wait, not a
 /// blocked thread) and tasks get the lock in the order they asked for it. It does not

@@ -132,7 +132,7 @@ impl Notify {
     #[track_caller]
     pub fn notify_one(&self) {
         self.with(
-            const { &Operation::section("tokio Notify notify_one") },
+            const { &crate::sync::section("tokio Notify notify_one") },
             |st| st.notify(Pick::Oldest),
         );
     }
@@ -141,7 +141,7 @@ impl Notify {
     #[track_caller]
     pub fn notify_last(&self) {
         self.with(
-            const { &Operation::section("tokio Notify notify_last") },
+            const { &crate::sync::section("tokio Notify notify_last") },
             |st| st.notify(Pick::Newest),
         );
     }
@@ -150,7 +150,7 @@ impl Notify {
     #[track_caller]
     pub fn notify_waiters(&self) {
         self.with(
-            const { &Operation::section("tokio Notify notify_waiters") },
+            const { &crate::sync::section("tokio Notify notify_waiters") },
             |st| {
                 st.rounds += 1;
                 for (_, waker) in std::mem::take(&mut st.queue) {
@@ -276,7 +276,7 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
     fn new(notify: N, loc: Loc) -> Self {
         let rounds = notify.with_at(
             loc,
-            const { &Operation::section("tokio Notify notified") },
+            const { &crate::sync::section("tokio Notify notified") },
             |st| st.rounds,
         );
         Waiter {
@@ -294,16 +294,19 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
             return true;
         }
         let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
-        let done = notify.with(const { &Operation::section("tokio Notify enable") }, |st| {
-            if st.take(*ticket, rounds) {
-                *ticket = None;
-                return true;
-            }
-            if ticket.is_none() {
-                *ticket = Some(st.register(None));
-            }
-            false
-        });
+        let done = notify.with(
+            const { &crate::sync::section("tokio Notify enable") },
+            |st| {
+                if st.take(*ticket, rounds) {
+                    *ticket = None;
+                    return true;
+                }
+                if ticket.is_none() {
+                    *ticket = Some(st.register(None));
+                }
+                false
+            },
+        );
         self.done = done;
         done
     }
@@ -315,7 +318,7 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
         let (notify, ticket, rounds) = (&*self.notify, &mut self.ticket, self.rounds);
         let ready = notify.with_at(
             self.loc,
-            const { &Operation::section("tokio Notify notified") },
+            const { &crate::sync::section("tokio Notify notified") },
             |st| {
                 if st.take(*ticket, rounds) {
                     *ticket = None;
@@ -346,7 +349,7 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         let Some(id) = self.ticket.take() else {
             return;
         };
-        let what = const { &Operation::section("tokio Notify notified dropped") };
+        let what = const { &crate::sync::section("tokio Notify notified dropped") };
         self.notify.with_at(self.loc, what, |st| {
             st.leave(id);
             if let Some(i) = st.picked.iter().position(|(w, _)| *w == id) {

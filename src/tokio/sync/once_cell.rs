@@ -14,8 +14,8 @@ use crate::sync::PoisonError;
 /// What reports call `get_or_init` (and `get_or_try_init`): its look at the cell and its
 /// wait for the initializer's permit, and the drop of that wait or of a running initializer.
 const INIT: &AcquireNames = &[
-    Operation::section("tokio OnceCell get_or_init"),
-    Operation::section("tokio OnceCell get_or_init dropped"),
+    crate::sync::section("tokio OnceCell get_or_init"),
+    crate::sync::section("tokio OnceCell get_or_init dropped"),
 ];
 
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
@@ -185,7 +185,7 @@ impl<T> OnceCell<T> {
     /// Whether the value is set.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        let what = const { &Operation::section("tokio OnceCell initialized") };
+        let what = const { &crate::sync::section("tokio OnceCell initialized") };
         sem::lock(&self.cell().sem, Location::caller(), what).is_closed()
     }
 
@@ -195,7 +195,7 @@ impl<T> OnceCell<T> {
         self.get_at(
             self.cell(),
             Location::caller(),
-            const { &Operation::section("tokio OnceCell get") },
+            const { &crate::sync::section("tokio OnceCell get") },
         )
     }
 
@@ -228,7 +228,7 @@ impl<T> OnceCell<T> {
         let mut sem = sem::lock(
             &cell.sem,
             Location::caller(),
-            const { &Operation::section("tokio OnceCell set") },
+            const { &crate::sync::section("tokio OnceCell set") },
         );
         match sem.try_acquire(1) {
             Ok(()) => {
@@ -295,7 +295,7 @@ impl<T> OnceCell<T> {
         let mut sem = sem::lock(
             &cell.sem,
             loc,
-            const { &Operation::section("tokio OnceCell initialized by get_or_init") },
+            const { &crate::sync::section("tokio OnceCell initialized by get_or_init") },
         );
         fill(cell, &mut sem, value);
         Ok(cell.value.get().expect("just set"))

@@ -123,7 +123,7 @@ impl<T> Sender<T> {
         let mut st = lock(
             &shared,
             Location::caller(),
-            const { &Operation::section("tokio oneshot send") },
+            const { &crate::sync::section("tokio oneshot send") },
         );
         st.sender_done = true;
         if st.receiver_closed {
@@ -142,7 +142,7 @@ impl<T> Sender<T> {
             lock(
                 s,
                 Location::caller(),
-                const { &Operation::section("tokio oneshot is_closed") },
+                const { &crate::sync::section("tokio oneshot is_closed") },
             )
             .receiver_closed
         })
@@ -171,7 +171,7 @@ impl<T> Sender<T> {
             let mut st = lock(
                 shared,
                 loc,
-                const { &Operation::section("tokio oneshot closed") },
+                const { &crate::sync::section("tokio oneshot closed") },
             );
             if st.receiver_closed {
                 return Poll::Ready(());
@@ -191,7 +191,7 @@ impl<T> Drop for Sender<T> {
         let mut st = lock(
             &shared,
             self.loc,
-            const { &Operation::section("tokio oneshot Sender drop") },
+            const { &crate::sync::section("tokio oneshot Sender drop") },
         );
         st.sender_done = true;
         let (rx, tx) = (st.rx_waker.take(), st.tx_waker.take());
@@ -218,7 +218,7 @@ impl<T> Receiver<T> {
         let mut st = lock(
             &self.shared,
             Location::caller(),
-            const { &Operation::section("tokio oneshot close") },
+            const { &crate::sync::section("tokio oneshot close") },
         );
         st.receiver_closed = true;
         let waker = st.tx_waker.take();
@@ -231,7 +231,7 @@ impl<T> Receiver<T> {
         let mut st = lock(
             &self.shared,
             Location::caller(),
-            const { &Operation::section("tokio oneshot try_recv") },
+            const { &crate::sync::section("tokio oneshot try_recv") },
         );
         if let Some(value) = st.value.take() {
             st.taken = true;
@@ -262,7 +262,7 @@ impl<T> Receiver<T> {
         if self.terminated {
             return true;
         }
-        let what = const { &Operation::section("tokio oneshot is_empty") };
+        let what = const { &crate::sync::section("tokio oneshot is_empty") };
         lock(&self.shared, Location::caller(), what).value.is_none()
     }
 
@@ -297,7 +297,7 @@ impl<T> Receiver<T> {
         let mut st = lock(
             &self.shared,
             self.loc,
-            const { &Operation::section("tokio oneshot recv") },
+            const { &crate::sync::section("tokio oneshot recv") },
         );
         let outcome = if let Some(value) = st.value.take() {
             st.taken = true;
@@ -321,7 +321,7 @@ impl<T> Drop for Receiver<T> {
         let mut st = lock(
             &self.shared,
             self.loc,
-            const { &Operation::section("tokio oneshot Receiver drop") },
+            const { &crate::sync::section("tokio oneshot Receiver drop") },
         );
         st.receiver_closed = true;
         let (tx, rx) = (st.tx_waker.take(), st.rx_waker.take());

@@ -22,18 +22,18 @@ const FRESH: Option<Fresh> = Some(Fresh {
 
 /// What reports call the operations (owned or not alike).
 const READ: &AcquireNames = &[
-    Operation::section("tokio RwLock read"),
-    Operation::section("tokio RwLock read dropped"),
+    crate::sync::section("tokio RwLock read"),
+    crate::sync::section("tokio RwLock read dropped"),
 ];
 const WRITE: &AcquireNames = &[
-    Operation::section("tokio RwLock write"),
-    Operation::section("tokio RwLock write dropped"),
+    crate::sync::section("tokio RwLock write"),
+    crate::sync::section("tokio RwLock write dropped"),
 ];
-const TRY_READ: &Operation = &Operation::section("tokio RwLock try_read");
-const TRY_WRITE: &Operation = &Operation::section("tokio RwLock try_write");
-pub(super) const READ_UNLOCK: &Operation = &Operation::section("tokio RwLock read unlock");
-pub(super) const WRITE_UNLOCK: &Operation = &Operation::section("tokio RwLock write unlock");
-pub(super) const DOWNGRADE: &Operation = &Operation::section("tokio RwLock downgrade");
+const TRY_READ: &Operation = &crate::sync::section("tokio RwLock try_read");
+const TRY_WRITE: &Operation = &crate::sync::section("tokio RwLock try_write");
+pub(super) const READ_UNLOCK: &Operation = &crate::sync::section("tokio RwLock read unlock");
+pub(super) const WRITE_UNLOCK: &Operation = &crate::sync::section("tokio RwLock write unlock");
+pub(super) const DOWNGRADE: &Operation = &crate::sync::section("tokio RwLock downgrade");
 
 /// The readers a lock admits at once by default, as Tokio's.
 const MAX_READS: u32 = u32::MAX >> 3;

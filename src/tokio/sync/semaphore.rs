@@ -11,11 +11,11 @@ use crate::runtime::Loc;
 
 /// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
 const ACQUIRE: &AcquireNames = &[
-    Operation::section("tokio Semaphore acquire"),
-    Operation::section("tokio Semaphore acquire dropped"),
+    crate::sync::section("tokio Semaphore acquire"),
+    crate::sync::section("tokio Semaphore acquire dropped"),
 ];
-const TRY_ACQUIRE: &Operation = &Operation::section("tokio Semaphore try_acquire");
-const RELEASE: &Operation = &Operation::section("tokio Semaphore permit drop");
+const TRY_ACQUIRE: &Operation = &crate::sync::section("tokio Semaphore try_acquire");
+const RELEASE: &Operation = &crate::sync::section("tokio Semaphore permit drop");
 
 /// A counting semaphore, as `tokio::sync::Semaphore`: waiters are served first come, first
 /// served, and one that asks for many permits is not overtaken by later ones that ask for
@@ -146,7 +146,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            const { &Operation::section("tokio Semaphore available_permits") },
+            const { &crate::sync::section("tokio Semaphore available_permits") },
         )
         .available()
     }
@@ -167,7 +167,7 @@ impl Semaphore {
         let mut sem = sem::lock(
             &state,
             Location::caller(),
-            const { &Operation::section("tokio Semaphore add_permits") },
+            const { &crate::sync::section("tokio Semaphore add_permits") },
         );
         sem.release(n);
         let free = sem.available();
@@ -186,7 +186,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            const { &Operation::section("tokio Semaphore forget_permits") },
+            const { &crate::sync::section("tokio Semaphore forget_permits") },
         )
         .forget(n)
     }
@@ -198,7 +198,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            const { &Operation::section("tokio Semaphore close") },
+            const { &crate::sync::section("tokio Semaphore close") },
         )
         .close();
     }
@@ -209,7 +209,7 @@ impl Semaphore {
         sem::lock(
             &self.sem(),
             Location::caller(),
-            const { &Operation::section("tokio Semaphore is_closed") },
+            const { &crate::sync::section("tokio Semaphore is_closed") },
         )
         .is_closed()
     }

@@ -11,8 +11,8 @@ use crate::runtime::Loc;
 
 /// What reports call `wait`: its look at the cell and its wait, and the drop of that wait.
 const WAIT: &AcquireNames = &[
-    Operation::section("tokio SetOnce wait"),
-    Operation::section("tokio SetOnce wait dropped"),
+    crate::sync::section("tokio SetOnce wait"),
+    crate::sync::section("tokio SetOnce wait dropped"),
 ];
 
 /// Why [`SetOnce::set`] did not set the value: it was already set. The value comes back,
@@ -151,14 +151,14 @@ impl<T> SetOnce<T> {
     /// Whether the value is set. A switch point.
     #[track_caller]
     pub fn initialized(&self) -> bool {
-        let what = const { &Operation::section("tokio SetOnce initialized") };
+        let what = const { &crate::sync::section("tokio SetOnce initialized") };
         sem::lock(&self.cell().sem, Location::caller(), what).is_closed()
     }
 
     /// The value, if it is set. A switch point.
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
-        let what = const { &Operation::section("tokio SetOnce get") };
+        let what = const { &crate::sync::section("tokio SetOnce get") };
         self.get_at(self.cell(), Location::caller(), what)
     }
 
@@ -179,7 +179,7 @@ impl<T> SetOnce<T> {
     #[track_caller]
     pub fn set(&self, value: T) -> Result<(), SetOnceError<T>> {
         let cell = self.cell();
-        let what = const { &Operation::section("tokio SetOnce set") };
+        let what = const { &crate::sync::section("tokio SetOnce set") };
         let mut sem = sem::lock(&cell.sem, Location::caller(), what);
         if sem.is_closed() {
             return Err(SetOnceError(value));

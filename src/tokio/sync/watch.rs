@@ -236,7 +236,7 @@ impl<T> Sender<T> {
             .unwrap_or_else(PoisonError::into_inner);
         let mut st = self
             .shared
-            .state(const { &Operation::section("tokio watch send") });
+            .state(const { &crate::sync::section("tokio watch send") });
         if st.receivers == 0 {
             return Err(SendError(value));
         }
@@ -273,7 +273,7 @@ impl<T> Sender<T> {
         if modified {
             let mut st = self
                 .shared
-                .state(const { &Operation::section("tokio watch send_if_modified") });
+                .state(const { &crate::sync::section("tokio watch send_if_modified") });
             st.changed_now();
             let later = st.unlock();
             drop(guard);
@@ -303,9 +303,10 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
         let loc = Location::caller();
-        let mut st = self
-            .shared
-            .state_at(loc, const { &Operation::section("tokio watch subscribe") });
+        let mut st = self.shared.state_at(
+            loc,
+            const { &crate::sync::section("tokio watch subscribe") },
+        );
         st.receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
@@ -318,7 +319,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn receiver_count(&self) -> usize {
         self.shared
-            .state(const { &Operation::section("tokio watch receiver_count") })
+            .state(const { &crate::sync::section("tokio watch receiver_count") })
             .receivers
     }
 
@@ -326,7 +327,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn sender_count(&self) -> usize {
         self.shared
-            .state(const { &Operation::section("tokio watch sender_count") })
+            .state(const { &crate::sync::section("tokio watch sender_count") })
             .senders
     }
 
@@ -345,7 +346,7 @@ impl<T> Sender<T> {
         cooperative(std::future::poll_fn(move |cx| {
             let mut st = self
                 .shared
-                .state_at(loc, const { &Operation::section("tokio watch closed") });
+                .state_at(loc, const { &crate::sync::section("tokio watch closed") });
             if st.receivers == 0 {
                 return Poll::Ready(());
             }
@@ -377,7 +378,7 @@ impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         self.shared
-            .state(const { &Operation::section("tokio watch Sender clone") })
+            .state(const { &crate::sync::section("tokio watch Sender clone") })
             .senders += 1;
         Sender {
             shared: Arc::clone(&self.shared),
@@ -390,7 +391,7 @@ impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         let mut st = self.shared.state_at(
             self.loc,
-            const { &Operation::section("tokio watch Sender drop") },
+            const { &crate::sync::section("tokio watch Sender drop") },
         );
         st.senders -= 1;
         if st.senders == 0 {
@@ -419,7 +420,7 @@ impl<T> Receiver<T> {
         let (guard, version) = read_versioned(
             &self.shared,
             Location::caller(),
-            const { &Operation::section("tokio watch borrow") },
+            const { &crate::sync::section("tokio watch borrow") },
         );
         Ref {
             guard,
@@ -433,7 +434,7 @@ impl<T> Receiver<T> {
         let (guard, version) = read_versioned(
             &self.shared,
             Location::caller(),
-            const { &Operation::section("tokio watch borrow_and_update") },
+            const { &crate::sync::section("tokio watch borrow_and_update") },
         );
         let has_changed = std::mem::replace(&mut self.seen, version) != version;
         Ref { guard, has_changed }
@@ -445,7 +446,7 @@ impl<T> Receiver<T> {
     pub fn has_changed(&self) -> Result<bool, RecvError> {
         let st = self
             .shared
-            .state(const { &Operation::section("tokio watch has_changed") });
+            .state(const { &crate::sync::section("tokio watch has_changed") });
         match st.senders {
             0 => Err(RecvError(())),
             _ => Ok(st.version != self.seen),
@@ -456,7 +457,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn is_closed(&self) -> bool {
         self.shared
-            .state(const { &Operation::section("tokio watch is_closed") })
+            .state(const { &crate::sync::section("tokio watch is_closed") })
             .senders
             == 0
     }
@@ -466,7 +467,7 @@ impl<T> Receiver<T> {
     pub fn mark_changed(&mut self) {
         self.seen = self
             .shared
-            .state(const { &Operation::section("tokio watch mark_changed") })
+            .state(const { &crate::sync::section("tokio watch mark_changed") })
             .version
             .wrapping_sub(1);
     }
@@ -476,7 +477,7 @@ impl<T> Receiver<T> {
     pub fn mark_unchanged(&mut self) {
         self.seen = self
             .shared
-            .state(const { &Operation::section("tokio watch mark_unchanged") })
+            .state(const { &crate::sync::section("tokio watch mark_unchanged") })
             .version;
     }
 
@@ -489,7 +490,7 @@ impl<T> Receiver<T> {
             &self.shared,
             &mut self.seen,
             Location::caller(),
-            const { &Operation::section("tokio watch changed") },
+            const { &crate::sync::section("tokio watch changed") },
         ))
     }
 
@@ -510,7 +511,7 @@ impl<T> Receiver<T> {
                 let (guard, version) = read_versioned(
                     shared,
                     loc,
-                    const { &Operation::section("tokio watch wait_for") },
+                    const { &crate::sync::section("tokio watch wait_for") },
                 );
                 let has_changed = std::mem::replace(seen, version) != version;
                 if f(&guard) {
@@ -521,7 +522,7 @@ impl<T> Receiver<T> {
                     shared,
                     seen,
                     loc,
-                    const { &Operation::section("tokio watch wait_for") },
+                    const { &crate::sync::section("tokio watch wait_for") },
                 )
                 .await?;
             }
@@ -572,7 +573,7 @@ impl<T> Clone for Receiver<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         self.shared
-            .state(const { &Operation::section("tokio watch Receiver clone") })
+            .state(const { &crate::sync::section("tokio watch Receiver clone") })
             .receivers += 1;
         Receiver {
             shared: Arc::clone(&self.shared),
@@ -586,7 +587,7 @@ impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         let mut st = self.shared.state_at(
             self.loc,
-            const { &Operation::section("tokio watch Receiver drop") },
+            const { &crate::sync::section("tokio watch Receiver drop") },
         );
         st.receivers -= 1;
         if st.receivers == 0 {

@@ -258,7 +258,7 @@ impl<T> Sender<T> {
     pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
         let mut st = lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast send") },
+            const { &crate::sync::section("tokio broadcast send") },
         );
         if st.receivers == 0 {
             return Err(SendError(value));
@@ -279,7 +279,7 @@ impl<T> Sender<T> {
     pub fn subscribe(&self) -> Receiver<T> {
         new_receiver(
             &self.shared,
-            const { &Operation::section("tokio broadcast subscribe") },
+            const { &crate::sync::section("tokio broadcast subscribe") },
         )
     }
 
@@ -288,7 +288,7 @@ impl<T> Sender<T> {
     pub fn receiver_count(&self) -> usize {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast receiver_count") },
+            const { &crate::sync::section("tokio broadcast receiver_count") },
         )
         .receivers
     }
@@ -299,7 +299,7 @@ impl<T> Sender<T> {
     pub fn len(&self) -> usize {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast len") },
+            const { &crate::sync::section("tokio broadcast len") },
         )
         .slots
         .len()
@@ -349,7 +349,7 @@ impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast Sender clone") },
+            const { &crate::sync::section("tokio broadcast Sender clone") },
         )
         .senders += 1;
         Sender {
@@ -361,7 +361,7 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let what = const { &Operation::section("tokio broadcast Sender drop") };
+        let what = const { &crate::sync::section("tokio broadcast Sender drop") };
         let mut st = lock_at(&self.shared, self.loc, what);
         st.senders -= 1;
         if st.senders == 0 {
@@ -399,7 +399,7 @@ impl<T> Receiver<T> {
             let mut st = lock_at(
                 &self.shared,
                 loc,
-                const { &Operation::section("tokio broadcast recv") },
+                const { &crate::sync::section("tokio broadcast recv") },
             );
             match st.take(&mut self.next) {
                 Ok(value) => Poll::Ready(Ok(value)),
@@ -423,7 +423,7 @@ impl<T> Receiver<T> {
     {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast try_recv") },
+            const { &crate::sync::section("tokio broadcast try_recv") },
         )
         .take(&mut self.next)
     }
@@ -446,7 +446,7 @@ impl<T> Receiver<T> {
     pub fn resubscribe(&self) -> Receiver<T> {
         new_receiver(
             &self.shared,
-            const { &Operation::section("tokio broadcast resubscribe") },
+            const { &crate::sync::section("tokio broadcast resubscribe") },
         )
     }
 
@@ -456,7 +456,7 @@ impl<T> Receiver<T> {
     pub fn len(&self) -> usize {
         (lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast len") },
+            const { &crate::sync::section("tokio broadcast len") },
         )
         .tail()
             - self.next) as usize
@@ -476,7 +476,7 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let what = const { &Operation::section("tokio broadcast Receiver drop") };
+        let what = const { &crate::sync::section("tokio broadcast Receiver drop") };
         let mut st = lock_at(&self.shared, self.loc, what);
         st.receivers -= 1;
         if st.receivers == 0 {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::{Receiver, Sender, Shared, lock, lock_at};
-use crate::op::Operation;
+
 use crate::runtime::Loc;
 
 /// A sender that does not keep the channel open, as `broadcast::WeakSender`: made by
@@ -25,7 +25,7 @@ impl<T> Sender<T> {
     pub fn downgrade(&self) -> WeakSender<T> {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast downgrade") },
+            const { &crate::sync::section("tokio broadcast downgrade") },
         )
         .weak += 1;
         WeakSender {
@@ -43,7 +43,7 @@ impl<T> Sender<T> {
             let mut st = lock_at(
                 &self.shared,
                 loc,
-                const { &Operation::section("tokio broadcast closed") },
+                const { &crate::sync::section("tokio broadcast closed") },
             );
             if st.receivers == 0 {
                 return Poll::Ready(());
@@ -60,7 +60,7 @@ impl<T> Receiver<T> {
     pub fn is_closed(&self) -> bool {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast is_closed") },
+            const { &crate::sync::section("tokio broadcast is_closed") },
         )
         .senders
             == 0
@@ -75,7 +75,7 @@ impl<T> WeakSender<T> {
         let mut st = lock_at(
             &self.shared,
             loc,
-            const { &Operation::section("tokio broadcast upgrade") },
+            const { &crate::sync::section("tokio broadcast upgrade") },
         );
         if st.senders == 0 {
             return None;
@@ -93,7 +93,7 @@ impl<T> Clone for WeakSender<T> {
     fn clone(&self) -> Self {
         lock(
             &self.shared,
-            const { &Operation::section("tokio broadcast WeakSender clone") },
+            const { &crate::sync::section("tokio broadcast WeakSender clone") },
         )
         .weak += 1;
         WeakSender {
@@ -105,7 +105,7 @@ impl<T> Clone for WeakSender<T> {
 
 impl<T> Drop for WeakSender<T> {
     fn drop(&mut self) {
-        let what = const { &Operation::section("tokio broadcast WeakSender drop") };
+        let what = const { &crate::sync::section("tokio broadcast WeakSender drop") };
         lock_at(&self.shared, self.loc, what).weak -= 1;
     }
 }
@@ -118,14 +118,14 @@ macro_rules! counts {
             /// How many senders the channel has.
             #[track_caller]
             pub fn $strong(&self) -> usize {
-                let what = const { &Operation::section(concat!("tokio broadcast ", stringify!($strong))) };
+                let what = const { &crate::sync::section(concat!("tokio broadcast ", stringify!($strong))) };
                 lock(&self.shared, what).senders
             }
 
             /// How many weak senders the channel has.
             #[track_caller]
             pub fn $weak(&self) -> usize {
-                let what = const { &Operation::section(concat!("tokio broadcast ", stringify!($weak))) };
+                let what = const { &crate::sync::section(concat!("tokio broadcast ", stringify!($weak))) };
                 lock(&self.shared, what).weak
             }
         }

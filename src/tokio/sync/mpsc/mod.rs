@@ -26,16 +26,16 @@ use crate::sync::Mutex;
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.
 const SEND: &AcquireNames = &[
-    Operation::section("tokio mpsc send"),
-    Operation::section("tokio mpsc send dropped"),
+    crate::sync::section("tokio mpsc send"),
+    crate::sync::section("tokio mpsc send dropped"),
 ];
 const SEND_TIMEOUT: &AcquireNames = &[
-    Operation::section("tokio mpsc send_timeout"),
-    Operation::section("tokio mpsc send_timeout dropped"),
+    crate::sync::section("tokio mpsc send_timeout"),
+    crate::sync::section("tokio mpsc send_timeout dropped"),
 ];
 const RESERVE: &AcquireNames = &[
-    Operation::section("tokio mpsc reserve"),
-    Operation::section("tokio mpsc reserve dropped"),
+    crate::sync::section("tokio mpsc reserve"),
+    crate::sync::section("tokio mpsc reserve dropped"),
 ];
 
 pub mod error;
@@ -102,7 +102,7 @@ impl<T> Shared<T> {
     /// `loc`).
     async fn closed(&self, loc: Loc) {
         std::future::poll_fn(|cx| {
-            let mut chan = self.lock_at(loc, const { &Operation::section("tokio mpsc closed") });
+            let mut chan = self.lock_at(loc, const { &crate::sync::section("tokio mpsc closed") });
             if chan.closed {
                 return Poll::Ready(());
             }
@@ -281,7 +281,7 @@ impl<T> Clone for SenderEnd<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         self.shared
-            .lock(const { &Operation::section("tokio mpsc Sender clone") })
+            .lock(const { &crate::sync::section("tokio mpsc Sender clone") })
             .senders += 1;
         SenderEnd::first(&self.shared, Location::caller())
     }
@@ -291,7 +291,7 @@ impl<T> Drop for SenderEnd<T> {
     fn drop(&mut self) {
         let mut chan = self.shared.lock_at(
             self.loc,
-            const { &Operation::section("tokio mpsc Sender drop") },
+            const { &crate::sync::section("tokio mpsc Sender drop") },
         );
         chan.senders -= 1;
         if chan.senders == 0 {
@@ -353,7 +353,7 @@ impl<T> Sender<T> {
         let mut chan = self
             .end
             .shared
-            .lock(const { &Operation::section("tokio mpsc try_send") });
+            .lock(const { &crate::sync::section("tokio mpsc try_send") });
         match chan.sem.try_acquire(1) {
             Ok(()) => {
                 chan.push(value);
@@ -405,7 +405,7 @@ impl<T> Sender<T> {
     pub fn is_closed(&self) -> bool {
         self.end
             .shared
-            .lock(const { &Operation::section("tokio mpsc is_closed") })
+            .lock(const { &crate::sync::section("tokio mpsc is_closed") })
             .closed
     }
 
@@ -414,7 +414,7 @@ impl<T> Sender<T> {
     pub fn capacity(&self) -> usize {
         self.end
             .shared
-            .lock(const { &Operation::section("tokio mpsc capacity") })
+            .lock(const { &crate::sync::section("tokio mpsc capacity") })
             .sem
             .available()
     }
@@ -446,7 +446,7 @@ impl<T> Permit<'_, T> {
         self.send_at(
             value,
             Location::caller(),
-            const { &Operation::section("tokio mpsc Permit send") },
+            const { &crate::sync::section("tokio mpsc Permit send") },
         );
     }
 
@@ -459,7 +459,7 @@ impl<T> Permit<'_, T> {
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            let what = const { &Operation::section("tokio mpsc Permit drop") };
+            let what = const { &crate::sync::section("tokio mpsc Permit drop") };
             sender.end.shared.give_back(1, self.loc, what);
         }
     }
@@ -481,7 +481,7 @@ impl<T> Receiver<T> {
         std::future::poll_fn(move |cx| {
             budget::charged(cx, |cx| {
                 self.shared
-                    .lock_at(loc, const { &Operation::section("tokio mpsc recv") })
+                    .lock_at(loc, const { &crate::sync::section("tokio mpsc recv") })
                     .poll_recv(cx)
             })
         })
@@ -501,7 +501,7 @@ impl<T> Receiver<T> {
         std::future::poll_fn(move |cx| {
             budget::charged(cx, |cx| {
                 self.shared
-                    .lock_at(loc, const { &Operation::section("tokio mpsc recv_many") })
+                    .lock_at(loc, const { &crate::sync::section("tokio mpsc recv_many") })
                     .poll_recv_many(cx, buffer, limit)
             })
         })
@@ -520,7 +520,7 @@ impl<T> Receiver<T> {
             self.shared
                 .lock_at(
                     loc,
-                    const { &Operation::section("tokio mpsc poll_recv_many") },
+                    const { &crate::sync::section("tokio mpsc poll_recv_many") },
                 )
                 .poll_recv_many(cx, buffer, limit)
         })
@@ -532,7 +532,7 @@ impl<T> Receiver<T> {
         let loc = Location::caller();
         budget::charged(cx, |cx| {
             self.shared
-                .lock_at(loc, const { &Operation::section("tokio mpsc poll_recv") })
+                .lock_at(loc, const { &crate::sync::section("tokio mpsc poll_recv") })
                 .poll_recv(cx)
         })
     }
@@ -542,7 +542,7 @@ impl<T> Receiver<T> {
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut chan = self
             .shared
-            .lock(const { &Operation::section("tokio mpsc try_recv") });
+            .lock(const { &crate::sync::section("tokio mpsc try_recv") });
         match chan.poll_recv(&mut Context::from_waker(Waker::noop())) {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
@@ -578,7 +578,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn close(&mut self) {
         self.shared
-            .lock(const { &Operation::section("tokio mpsc close") })
+            .lock(const { &crate::sync::section("tokio mpsc close") })
             .close();
     }
 
@@ -587,7 +587,7 @@ impl<T> Receiver<T> {
     pub fn is_closed(&self) -> bool {
         let chan = self
             .shared
-            .lock(const { &Operation::section("tokio mpsc is_closed") });
+            .lock(const { &crate::sync::section("tokio mpsc is_closed") });
         chan.closed || chan.senders == 0
     }
 
@@ -595,7 +595,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn is_empty(&self) -> bool {
         self.shared
-            .lock(const { &Operation::section("tokio mpsc is_empty") })
+            .lock(const { &crate::sync::section("tokio mpsc is_empty") })
             .buf
             .is_empty()
     }
@@ -604,7 +604,7 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn len(&self) -> usize {
         self.shared
-            .lock(const { &Operation::section("tokio mpsc len") })
+            .lock(const { &crate::sync::section("tokio mpsc len") })
             .buf
             .len()
     }
@@ -616,7 +616,7 @@ impl<T> Drop for Receiver<T> {
         let left = {
             let mut chan = self.shared.lock_at(
                 self.loc,
-                const { &Operation::section("tokio mpsc Receiver drop") },
+                const { &crate::sync::section("tokio mpsc Receiver drop") },
             );
             chan.close();
             // Nothing polls the receiver any more: its waker goes now (Tokio).

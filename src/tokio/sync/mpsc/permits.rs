@@ -21,12 +21,12 @@ use crate::tokio::sync::sem::{Acquire, AcquireNames, HasSem, Sem};
 
 /// What reports call the waits for slots.
 const RESERVE_OWNED: &AcquireNames = &[
-    Operation::section("tokio mpsc reserve_owned"),
-    Operation::section("tokio mpsc reserve_owned dropped"),
+    crate::sync::section("tokio mpsc reserve_owned"),
+    crate::sync::section("tokio mpsc reserve_owned dropped"),
 ];
 const RESERVE_MANY: &AcquireNames = &[
-    Operation::section("tokio mpsc reserve_many"),
-    Operation::section("tokio mpsc reserve_many dropped"),
+    crate::sync::section("tokio mpsc reserve_many"),
+    crate::sync::section("tokio mpsc reserve_many dropped"),
 ];
 
 impl<T> Sender<T> {
@@ -37,7 +37,10 @@ impl<T> Sender<T> {
         match self
             .end
             .shared
-            .lock_at(loc, const { &Operation::section("tokio mpsc try_reserve") })
+            .lock_at(
+                loc,
+                const { &crate::sync::section("tokio mpsc try_reserve") },
+            )
             .sem
             .try_acquire(1)
         {
@@ -72,7 +75,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
         let loc = Location::caller();
-        let what = const { &Operation::section("tokio mpsc try_reserve_owned") };
+        let what = const { &crate::sync::section("tokio mpsc try_reserve_owned") };
         let taken = self.end.shared.lock_at(loc, what).sem.try_acquire(1);
         match taken {
             Ok(()) => Ok(OwnedPermit {
@@ -115,7 +118,7 @@ impl<T> Sender<T> {
         if n > self.max_capacity() {
             return Err(TrySendError::Full(()));
         }
-        let what = const { &Operation::section("tokio mpsc try_reserve_many") };
+        let what = const { &crate::sync::section("tokio mpsc try_reserve_many") };
         match self.end.shared.lock_at(loc, what).sem.try_acquire(n) {
             Ok(()) => Ok(PermitIterator {
                 sender: self,
@@ -157,7 +160,7 @@ impl<T> OwnedPermit<T> {
     #[track_caller]
     pub fn send(mut self, value: T) -> Sender<T> {
         let sender = self.sender.take().expect("a permit sends once");
-        let what = const { &Operation::section("tokio mpsc OwnedPermit send") };
+        let what = const { &crate::sync::section("tokio mpsc OwnedPermit send") };
         sender
             .end
             .shared
@@ -170,7 +173,7 @@ impl<T> OwnedPermit<T> {
     #[track_caller]
     pub fn release(mut self) -> Sender<T> {
         let sender = self.sender.take().expect("a permit is released once");
-        let what = const { &Operation::section("tokio mpsc OwnedPermit release") };
+        let what = const { &crate::sync::section("tokio mpsc OwnedPermit release") };
         sender.end.shared.give_back(1, Location::caller(), what);
         sender
     }
@@ -192,7 +195,7 @@ impl<T> OwnedPermit<T> {
 impl<T> Drop for OwnedPermit<T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            let what = const { &Operation::section("tokio mpsc OwnedPermit drop") };
+            let what = const { &crate::sync::section("tokio mpsc OwnedPermit drop") };
             sender.end.shared.give_back(1, self.loc, what);
         }
     }
@@ -233,7 +236,7 @@ impl<T> FusedIterator for PermitIterator<'_, T> {}
 impl<T> Drop for PermitIterator<'_, T> {
     fn drop(&mut self) {
         if self.left > 0 {
-            let what = const { &Operation::section("tokio mpsc PermitIterator drop") };
+            let what = const { &crate::sync::section("tokio mpsc PermitIterator drop") };
             self.sender.end.shared.give_back(self.left, self.loc, what);
         }
     }

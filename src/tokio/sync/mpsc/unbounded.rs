@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::error::SendError;
 use super::{Receiver, SenderEnd, new_shared};
-use crate::op::Operation;
 
 /// An unbounded channel, as `tokio::sync::mpsc::unbounded_channel`.
 #[track_caller]
@@ -40,7 +39,7 @@ impl<T> UnboundedSender<T> {
         let mut chan = self
             .end
             .shared
-            .lock(const { &Operation::section("tokio mpsc send") });
+            .lock(const { &crate::sync::section("tokio mpsc send") });
         if chan.closed {
             return Err(SendError(value));
         }
@@ -59,7 +58,7 @@ impl<T> UnboundedSender<T> {
     pub fn is_closed(&self) -> bool {
         self.end
             .shared
-            .lock(const { &Operation::section("tokio mpsc is_closed") })
+            .lock(const { &crate::sync::section("tokio mpsc is_closed") })
             .closed
     }
 

@@ -44,7 +44,7 @@ impl<T> WeakEnd<T> {
     fn upgrade(&self, loc: Loc) -> Option<SenderEnd<T>> {
         let mut chan = self.shared.lock_at(
             loc,
-            const { &Operation::section("tokio mpsc WeakSender upgrade") },
+            const { &crate::sync::section("tokio mpsc WeakSender upgrade") },
         );
         if chan.senders == 0 {
             return None;
@@ -63,14 +63,14 @@ impl<T> WeakEnd<T> {
 impl<T> Clone for WeakEnd<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        let what = const { &Operation::section("tokio mpsc WeakSender clone") };
+        let what = const { &crate::sync::section("tokio mpsc WeakSender clone") };
         WeakEnd::new(&self.shared, Location::caller(), what)
     }
 }
 
 impl<T> Drop for WeakEnd<T> {
     fn drop(&mut self) {
-        let what = const { &Operation::section("tokio mpsc WeakSender drop") };
+        let what = const { &crate::sync::section("tokio mpsc WeakSender drop") };
         self.shared.lock_at(self.loc, what).weak -= 1;
     }
 }
@@ -81,7 +81,7 @@ impl<T> SenderEnd<T> {
         WeakEnd::new(
             &self.shared,
             loc,
-            const { &Operation::section("tokio mpsc Sender downgrade") },
+            const { &crate::sync::section("tokio mpsc Sender downgrade") },
         )
     }
 
@@ -94,8 +94,8 @@ impl<T> SenderEnd<T> {
 
 /// The names of the counts' reads, strong then weak.
 const COUNTS: [Operation; 2] = [
-    Operation::section("tokio mpsc strong_count"),
-    Operation::section("tokio mpsc weak_count"),
+    crate::sync::section("tokio mpsc strong_count"),
+    crate::sync::section("tokio mpsc weak_count"),
 ];
 
 macro_rules! weak_pair {
@@ -161,21 +161,21 @@ impl<T> Receiver<T> {
     /// How many senders the channel has, as `sender_strong_count`.
     #[track_caller]
     pub fn sender_strong_count(&self) -> usize {
-        let what = const { &Operation::section("tokio mpsc sender_strong_count") };
+        let what = const { &crate::sync::section("tokio mpsc sender_strong_count") };
         self.shared.lock_at(Location::caller(), what).senders
     }
 
     /// How many weak senders the channel has, as `sender_weak_count`.
     #[track_caller]
     pub fn sender_weak_count(&self) -> usize {
-        let what = const { &Operation::section("tokio mpsc sender_weak_count") };
+        let what = const { &crate::sync::section("tokio mpsc sender_weak_count") };
         self.shared.lock_at(Location::caller(), what).weak
     }
 
     /// Free slots now, as `Sender::capacity`.
     #[track_caller]
     pub fn capacity(&self) -> usize {
-        let what = const { &Operation::section("tokio mpsc capacity") };
+        let what = const { &crate::sync::section("tokio mpsc capacity") };
         self.shared
             .lock_at(Location::caller(), what)
             .sem

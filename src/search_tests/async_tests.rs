@@ -1,0 +1,246 @@
+//! The reduction on async models: futures as tasks, wakes, joins and aborts. As for the
+//! thread models (`tests.rs`), reduced DFS must run one execution per trace of the plain
+//! search, counted by the [`TraceCounter`](super) oracle from the declared accesses;
+//! since a missing declaration would fool the oracle and the reduction alike, each model
+//! also records what it observed, and the reduced search must see exactly the outcomes the
+//! plain one sees.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc as StdArc;
+use std::task::{Context, Poll};
+
+use super::assert_optimal;
+use crate::future::{self, AtomicWaker};
+use crate::sync::Mutex;
+use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::{Builder, Reduction, StrategyKind};
+
+/// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
+fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
+    let seen = std::sync::Mutex::new(BTreeSet::new());
+    let report = Builder::new()
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+        .reduction(reduction)
+        .spurious_wakeups(false)
+        .parallelism(1)
+        .check(|| {
+            let outcome = model();
+            seen.lock().unwrap().insert(outcome);
+        })
+        .unwrap();
+    assert!(report.exhausted, "{report}");
+    seen.into_inner().unwrap()
+}
+
+/// Checks the reduction on `model`: optimal against the oracle (with `redundant` redundant
+/// executions), and the same outcomes as the plain search.
+#[track_caller]
+fn check_async<T: Ord + Send + std::fmt::Debug>(
+    name: &str,
+    model: impl Fn() -> T + Sync,
+    redundant: u64,
+) {
+    assert_optimal(name, || drop(model()), redundant);
+    let plain = outcomes(Reduction::Off, &model);
+    let reduced = outcomes(Reduction::Dpor, &model);
+    assert_eq!(reduced, plain, "{name}: outcomes");
+}
+
+#[test]
+fn independent_tasks_that_never_wait_are_one_trace() {
+    // Plain DFS runs every interleaving of the tasks' events: three tasks already make
+    // hundreds of schedules, one trace.
+    for n in [1, 2, 3] {
+        check_async(
+            &format!("{n} independent tasks"),
+            move || {
+                for _ in 0..n {
+                    let own = StdArc::new(AtomicUsize::new(0));
+                    // Used here first, so that its object id does not depend on which task
+                    // runs first (the oracle names objects by id).
+                    own.load(SeqCst);
+                    drop(future::spawn(async move { own.fetch_add(1, SeqCst) }));
+                }
+            },
+            0,
+        );
+    }
+}
+
+/// A one-slot-per-value async channel: a queue and the receiver's waker.
+#[derive(Default)]
+struct Channel {
+    queue: Mutex<VecDeque<u32>>,
+    waker: AtomicWaker,
+}
+
+impl Channel {
+    fn send(&self, value: u32) {
+        self.queue.lock().unwrap().push_back(value);
+        self.waker.wake();
+    }
+
+    fn recv(&self) -> Recv<'_> {
+        Recv { channel: self }
+    }
+}
+
+struct Recv<'a> {
+    channel: &'a Channel,
+}
+
+impl Future for Recv<'_> {
+    type Output = u32;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u32> {
+        self.channel.waker.register(cx.waker());
+        match self.channel.queue.lock().unwrap().pop_front() {
+            Some(value) => Poll::Ready(value),
+            None => Poll::Pending,
+        }
+    }
+}
+
+#[test]
+fn a_task_and_block_on_on_one_async_channel() {
+    // The main thread is the receiver (a second task would make the plain search too long
+    // for a test: it runs every interleaving of the channel's and the waker's locks).
+    check_async(
+        "channel",
+        || {
+            let channel = StdArc::new(Channel::default());
+            // Both locks used here first: the oracle names objects by id, given at first use.
+            drop(channel.queue.lock().unwrap());
+            drop(channel.waker.take());
+            let tx = StdArc::clone(&channel);
+            let producer = future::spawn(async move { tx.send(1) });
+            let value = future::block_on(channel.recv());
+            drop(producer);
+            value
+        },
+        0,
+    );
+}
+
+#[test]
+fn a_join_chain() {
+    check_async(
+        "join chain",
+        || {
+            let x = StdArc::new(AtomicUsize::new(0));
+            let inner = StdArc::clone(&x);
+            let outer = future::spawn(async move {
+                let leaf = future::spawn(async move { inner.fetch_add(1, SeqCst) });
+                leaf.await.unwrap() + 10
+            });
+            let seen = x.load(SeqCst);
+            (future::block_on(outer).unwrap(), seen)
+        },
+        0,
+    );
+}
+
+#[test]
+fn an_abort_racing_completion() {
+    check_async(
+        "abort",
+        || {
+            let task = future::spawn(async { 5 });
+            task.abort();
+            future::block_on(task).map_err(|e| e.is_cancelled())
+        },
+        0,
+    );
+}
+
+#[test]
+fn local_tasks_polled_in_either_order() {
+    check_async(
+        "local tasks",
+        || {
+            let x = StdArc::new(AtomicUsize::new(0));
+            future::block_on(async {
+                let (a, b) = (StdArc::clone(&x), StdArc::clone(&x));
+                let first = future::spawn_local(async move { a.fetch_add(1, SeqCst) });
+                let second = future::spawn_local(async move { b.fetch_add(2, SeqCst) });
+                (first.await.unwrap(), second.await.unwrap())
+            })
+        },
+        0,
+    );
+}
+
+#[test]
+fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
+    use crate::tokio::runtime::Builder as Runtime;
+    use crate::tokio::sync::mpsc;
+    use crate::tokio::task::JoinSet;
+    // Three tasks of a `JoinSet` on a current-thread runtime (as `#[tokio::test]` runs
+    // them) each send their number on a channel of one slot; the runtime's thread
+    // receives the values and joins the set. Outcome: the order of the values and the
+    // order the set returned the tasks in.
+    check_async(
+        "join set",
+        || {
+            let runtime = Runtime::new_current_thread().build().unwrap();
+            runtime.block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                for n in 0..3 {
+                    let tx = tx.clone();
+                    set.spawn(async move {
+                        tx.send(n).await.unwrap();
+                        n
+                    });
+                }
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let mut joined = Vec::new();
+                while let Some(done) = set.join_next().await {
+                    joined.push(done.unwrap());
+                }
+                (values, joined)
+            })
+        },
+        0,
+    );
+}
+
+#[test]
+fn a_spawned_task_and_the_main_thread_on_a_bounded_channel() {
+    use crate::tokio::sync::mpsc;
+    use crate::tokio::task::JoinSet;
+    // The multi-thread shape of the model above, with one task: the task is a thread of its
+    // own, preempted at every operation of the channel (each a section of its model lock,
+    // one switch point), so the reduction meets the channel's wakes and closing.
+    check_async(
+        "join set, one task",
+        || {
+            future::block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                let task_tx = tx.clone();
+                set.spawn(async move {
+                    task_tx.send(1).await.unwrap();
+                    task_tx.capacity()
+                });
+                let mine = tx.try_send(2).is_ok();
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let capacity = set.join_next().await.unwrap().unwrap();
+                (values, mine, capacity)
+            })
+        },
+        0,
+    );
+}
