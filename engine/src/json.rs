@@ -17,7 +17,7 @@ use std::fmt::{self, Write as _};
 
 /// The deepest nesting of arrays and objects a reader accepts (a hostile text of a million
 /// `[` would otherwise cost a million frames or a stack of that size).
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// A JSON object: its keys in order (of a key given twice, the last value).
 pub type Object = BTreeMap<String, Value>;
@@ -46,7 +46,7 @@ pub struct Number(String);
 impl Number {
     /// The number as a `u64`, if it is a non-negative integer that fits (written without a
     /// fraction or an exponent).
-    pub fn as_u64(&self) -> Option<u64> {
+    pub(crate) fn as_u64(&self) -> Option<u64> {
         self.0.parse().ok()
     }
 
@@ -56,7 +56,7 @@ impl Number {
     }
 
     /// The number's text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -93,7 +93,7 @@ impl Value {
     }
 
     /// The object, if the value is one.
-    pub fn as_object(&self) -> Option<&Object> {
+    pub(crate) fn as_object(&self) -> Option<&Object> {
         match self {
             Value::Object(o) => Some(o),
             _ => None,
@@ -177,7 +177,7 @@ impl fmt::Display for Value {
 
 /// `s` as a JSON string: `"` and `\` escaped, control characters as `\n`-style escapes
 /// where JSON has one and `\u00XX` otherwise, everything else as it is.
-pub fn write_string(out: &mut impl fmt::Write, s: &str) -> fmt::Result {
+pub(crate) fn write_string(out: &mut impl fmt::Write, s: &str) -> fmt::Result {
     out.write_char('"')?;
     for c in s.chars() {
         match c {
@@ -206,22 +206,22 @@ pub struct Error {
 
 impl Error {
     /// The line of the problem, from 1.
-    pub fn line(&self) -> usize {
+    pub(crate) fn line(&self) -> usize {
         self.line
     }
 
     /// The column of the character that shows the problem, from 1 (0 at the start of a line).
-    pub fn column(&self) -> usize {
+    pub(crate) fn column(&self) -> usize {
         self.column
     }
 
     /// What is wrong: "expected value", "trailing comma", ...
-    pub fn reason(&self) -> &'static str {
+    pub(crate) fn reason(&self) -> &'static str {
         self.reason
     }
 
     /// Whether the text ends before the value does.
-    pub fn is_eof(&self) -> bool {
+    pub(crate) fn is_eof(&self) -> bool {
         self.eof
     }
 }
@@ -248,7 +248,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
 
 mod reader;
 
-pub use reader::{Kind, Reader, Shape};
+pub(crate) use reader::{Kind, Reader, Shape};
 
 #[cfg(test)]
 mod tests {

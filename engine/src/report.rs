@@ -65,7 +65,7 @@ impl ThreadInfo {
     }
 
     /// "task" for a thread that runs a spawned task, else "thread": the word reports use.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         if self.task { "task" } else { "thread" }
     }
 
@@ -302,11 +302,11 @@ fn write_tasks(f: &mut fmt::Formatter<'_>, tasks: &[TaskInfo]) -> fmt::Result {
 }
 
 mod failure;
-pub mod task;
-pub mod timer;
-pub use failure::RECENT_DECISIONS;
+pub(crate) mod task;
+pub(crate) mod timer;
+pub(crate) use failure::RECENT_DECISIONS;
 pub use failure::{Failure, RecentStep};
 
 pub use task::TaskInfo;
 pub use timer::TimerFiring;
-pub use timer::secs;
+pub(crate) use timer::secs;

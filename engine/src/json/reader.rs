@@ -5,7 +5,7 @@ use super::{Error, MAX_DEPTH, Number, Object, Value};
 
 /// What the next value is, from its first character.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `null`.
     Null,
     /// `true` or `false`.
@@ -23,7 +23,7 @@ pub enum Kind {
 /// A value that was skipped: a scalar whole, an array or an object with its number of
 /// members (theirs left uncounted).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// A scalar (never an array or an object).
     Scalar(Value),
     /// An array of this many values.
@@ -38,7 +38,7 @@ pub enum Shape {
 /// [`Reader::next_element`] or [`Reader::next_key`] (then [`Reader::colon`]) before each
 /// member, which the caller reads with any of the value methods.
 #[derive(Debug)]
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     text: &'a str,
     /// Byte offset of the next character.
     pos: usize,
@@ -50,7 +50,7 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         Reader {
             text,
             pos: 0,
@@ -60,7 +60,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The line of the next character and the column of the last one read.
-    pub fn position(&self) -> (usize, usize) {
+    pub(crate) fn position(&self) -> (usize, usize) {
         (self.line, self.column)
     }
 
@@ -118,7 +118,7 @@ impl<'a> Reader<'a> {
     }
 
     /// What the next value is; an error if no value starts there.
-    pub fn kind(&mut self) -> Result<Kind, Error> {
+    pub(crate) fn kind(&mut self) -> Result<Kind, Error> {
         Ok(match self.next_char()? {
             'n' => Kind::Null,
             't' | 'f' => Kind::Bool,
@@ -131,7 +131,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the `[` or `{` that opens the next value.
-    pub fn begin(&mut self) -> Result<(), Error> {
+    pub(crate) fn begin(&mut self) -> Result<(), Error> {
         match self.next_char()? {
             '[' | '{' => {
                 self.bump();
@@ -143,13 +143,13 @@ impl<'a> Reader<'a> {
 
     /// Before the next element of an array (`first`: none was read yet): whether there is
     /// one; `false` once the `]` is read.
-    pub fn next_element(&mut self, first: bool) -> Result<bool, Error> {
+    pub(crate) fn next_element(&mut self, first: bool) -> Result<bool, Error> {
         self.next_member(first, ']', "expected `,` or `]`")
     }
 
     /// Before the next key of an object (`first`: none was read yet): the key, read up to
     /// its closing quote; `None` once the `}` is read.
-    pub fn next_key(&mut self, first: bool) -> Result<Option<String>, Error> {
+    pub(crate) fn next_key(&mut self, first: bool) -> Result<Option<String>, Error> {
         if !self.next_member(first, '}', "expected `,` or `}`")? {
             return Ok(None);
         }
@@ -183,7 +183,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the `:` after a key.
-    pub fn colon(&mut self) -> Result<(), Error> {
+    pub(crate) fn colon(&mut self) -> Result<(), Error> {
         match self.next_char()? {
             ':' => {
                 self.bump();
@@ -194,7 +194,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string value.
-    pub fn string(&mut self) -> Result<String, Error> {
+    pub(crate) fn string(&mut self) -> Result<String, Error> {
         if self.next_char()? != '"' {
             return self.fail("expected a string");
         }
@@ -261,7 +261,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a number.
-    pub fn number(&mut self) -> Result<Number, Error> {
+    pub(crate) fn number(&mut self) -> Result<Number, Error> {
         self.skip_whitespace();
         let start = self.pos;
         if self.peek() == Some('-') {
@@ -325,7 +325,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a scalar whole; an array or an object is skipped, and counted.
-    pub fn shallow(&mut self) -> Result<Shape, Error> {
+    pub(crate) fn shallow(&mut self) -> Result<Shape, Error> {
         let kind = self.kind()?;
         match kind {
             Kind::Array | Kind::Object => {
@@ -358,7 +358,7 @@ impl<'a> Reader<'a> {
 
     /// Skips the next value, without recursion: the open arrays and objects are a stack of
     /// at most [`MAX_DEPTH`].
-    pub fn skip(&mut self) -> Result<(), Error> {
+    pub(crate) fn skip(&mut self) -> Result<(), Error> {
         // For each open array or object: its kind, and whether a member was read.
         let mut open: Vec<(Kind, bool)> = Vec::new();
         loop {
@@ -392,7 +392,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the next value whole, `depth` arrays and objects in.
-    pub fn value(&mut self, depth: usize) -> Result<Value, Error> {
+    pub(crate) fn value(&mut self, depth: usize) -> Result<Value, Error> {
         let kind = self.kind()?;
         match kind {
             Kind::Null | Kind::Bool => self.literal(),
@@ -424,7 +424,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks that only whitespace is left.
-    pub fn end(&mut self) -> Result<(), Error> {
+    pub(crate) fn end(&mut self) -> Result<(), Error> {
         self.skip_whitespace();
         match self.peek() {
             None => Ok(()),

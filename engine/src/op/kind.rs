@@ -137,7 +137,7 @@ impl OpKind {
 
     /// The name reports and schedule files show, e.g. `mutex lock`.
     #[inline]
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.op.name
     }
 

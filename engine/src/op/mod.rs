@@ -3,7 +3,7 @@
 //! primitive declares its operations ([`Operation`], `kind.rs`), and the decisions other than
 //! a thread's ([`PickKind`]).
 
-pub mod kind;
+pub(crate) mod kind;
 
 pub use kind::{Effect, OpKind, Operation, THREAD_START};
 
@@ -85,11 +85,11 @@ impl Role {
 #[derive(Clone, Copy, Debug)]
 pub struct Op {
     /// What it does.
-    pub kind: OpKind,
+    pub(crate) kind: OpKind,
     /// The object it acts on.
     pub(crate) obj: Option<ObjId>,
     /// The user's line.
-    pub loc: Loc,
+    pub(crate) loc: Loc,
 }
 
 impl Op {
@@ -103,7 +103,7 @@ impl Op {
     }
 
     /// What reports and schedule files call it: its kind's name.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.kind.name()
     }
 }
@@ -162,7 +162,7 @@ impl PickKind {
     ];
 
     /// The name in schedule files and reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             PickKind::ReadFrom => "read from",
             PickKind::CasReadFrom => "exchange reads",

@@ -7,7 +7,7 @@ use crate::schedule::FailureKind;
 use crate::schedule::Schedule;
 
 /// How many of the last decisions a failure keeps for its report.
-pub const RECENT_DECISIONS: usize = 20;
+pub(crate) const RECENT_DECISIONS: usize = 20;
 
 /// How many of the early timer firings a failure's report shows (the last ones; the value
 /// keeps them all).

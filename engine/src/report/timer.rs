@@ -83,7 +83,7 @@ impl fmt::Display for TimerFiring {
 
 /// A virtual time as reports write it: seconds since the start, to the microsecond when
 /// that matters (`1.000s`, `0.000250s`).
-pub fn secs(t: Duration) -> String {
+pub(crate) fn secs(t: Duration) -> String {
     match t.subsec_nanos() % 1_000_000 {
         0 => format!("{:.3}s", t.as_secs_f64()),
         _ => format!("{:.6}s", t.as_secs_f64()),

@@ -160,7 +160,7 @@ pub(crate) enum Status {
 
 /// Why a model thread is unwinding, as it last told the scheduler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unwinding {
+pub(crate) enum Unwinding {
     /// It is not unwinding.
     No,
     /// A panic of the model (it poisons locks, as in std).
@@ -223,23 +223,23 @@ pub(crate) struct ThreadState {
 #[derive(Clone, Copy, Debug)]
 pub struct DecisionRecord {
     /// The step it was made at.
-    pub step: u64,
+    pub(crate) step: u64,
     /// The thread it chose.
     pub chosen: Tid,
     /// How many threads could run.
-    pub options: usize,
+    pub(crate) options: usize,
     /// What the chosen thread was about to do.
-    pub op: Op,
+    pub(crate) op: Op,
     /// For a decision other than the choice of a thread: its kind and the option taken
     /// (`chosen` is then the thread that decided, `options` counts options).
     pub pick: Option<(PickKind, usize)>,
     /// For the pick of a `notify_one`: the thread it woke (for reports).
-    pub woke: Option<Tid>,
+    pub(crate) woke: Option<Tid>,
     /// For a timeout taken early (`PickKind::TimeOut`, option 1): what fired (for reports).
-    pub fired: Option<Fired>,
+    pub(crate) fired: Option<Fired>,
     /// What reports call the pick, when its kind does not say (`select!`'s start branch
     /// is a `choose`).
-    pub named: Option<&'static str>,
+    pub(crate) named: Option<&'static str>,
 }
 
 /// A timer or timed wait that a decision ended while other threads could still act.
@@ -247,30 +247,30 @@ pub struct DecisionRecord {
 pub struct Fired {
     /// The call that made the timer, or for a timed wait of a thread, its operation's name
     /// and location.
-    pub armed: super::timers::Armed,
+    pub(crate) armed: super::timers::Armed,
     /// Whether it was a future's timer (`tokio::time`), not a thread's timed wait.
-    pub timer: bool,
+    pub(crate) timer: bool,
     /// Its deadline, where the clock moved to (virtual time since the start).
-    pub deadline: Duration,
+    pub(crate) deadline: Duration,
     /// The clock before it fired.
-    pub clock: Duration,
+    pub(crate) clock: Duration,
 }
 
 /// A failure as the runtime sees it; the driver adds schedule, seed and iteration.
 #[derive(Debug)]
 pub struct FailureDraft {
     /// What failed.
-    pub kind: FailureKind,
+    pub(crate) kind: FailureKind,
     /// What the report says first.
-    pub message: String,
+    pub(crate) message: String,
     /// The thread that failed, if one did.
-    pub thread: Option<ThreadInfo>,
+    pub(crate) thread: Option<ThreadInfo>,
     /// Where it failed in the program, if known.
-    pub location: Option<SourceLocation>,
+    pub(crate) location: Option<SourceLocation>,
     /// The failing thread's backtrace, unresolved, if one was taken.
-    pub backtrace: Option<backtrace::Backtrace>,
+    pub(crate) backtrace: Option<backtrace::Backtrace>,
     /// One entry per thread involved (deadlock, livelock).
-    pub threads: Vec<ThreadReport>,
+    pub(crate) threads: Vec<ThreadReport>,
 }
 
 /// Where control goes when the running thread stops.
@@ -283,7 +283,7 @@ pub(crate) enum Target {
 }
 
 /// Mutable state of one execution, behind [`Execution::state`].
-pub struct ExecState {
+pub(crate) struct ExecState {
     pub(crate) threads: Vec<ThreadState>,
     pub(crate) objects: Objects,
     pub(crate) step: u64,

@@ -33,8 +33,8 @@ mod thread;
 pub mod thread_slot;
 pub mod timers;
 mod trace;
-pub mod waits;
-pub mod watchdog;
+pub(crate) mod waits;
+pub(crate) mod watchdog;
 
 pub use abort::{Origin, Rescue};
 pub use ambient::{GATE, watched};
@@ -43,9 +43,8 @@ pub use waits::{Early, early, notify_which};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use execution::{
-    Blocked, DecisionRecord, ExecConfig, Execution, FailureDraft, Fired, Waits, Wake,
-};
+pub use execution::{Blocked, DecisionRecord, ExecConfig, Waits, Wake};
+pub use execution::{Execution, FailureDraft, Fired};
 pub use host::{Core, pin_driver};
 pub use object::{ObjectHandle, ObjectState};
 pub use panic::{install_hook, is_abort, message_of, text_of};
@@ -55,7 +54,7 @@ pub use thread::{
     run_thread_body, scope_panicked, spawn, spawn_scoped,
 };
 
-pub use execution::{ExecState, Unwinding};
+pub(crate) use execution::{ExecState, Unwinding};
 
 pub use crate::op::{Loc, ObjId, Op, OpKind, Tid};
 

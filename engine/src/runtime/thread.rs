@@ -52,7 +52,7 @@ pub struct ExecOutcome {
     /// when `ExecConfig::keep_names` asks).
     pub names: Vec<Option<String>>,
     /// Labels of the execution's threads, by id (kept as `names` are; empty if none).
-    pub labels: Vec<Option<String>>,
+    pub(crate) labels: Vec<Option<String>>,
     /// Switch points passed.
     pub steps: u64,
     /// Times a thread was switched away from while it could have continued.

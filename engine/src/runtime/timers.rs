@@ -69,9 +69,9 @@ struct Timer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Armed {
     /// The API that armed it (`tokio::time::timeout`).
-    pub api: &'static str,
+    pub(crate) api: &'static str,
     /// Where the program called it.
-    pub at: Loc,
+    pub(crate) at: Loc,
 }
 
 impl Armed {

@@ -87,7 +87,7 @@ pub(crate) const FORMAT: &str = "interleave-test-schedule";
 ///   `spurious_wakeups`, `fair_spins`, and `clock`, written only for `"paused"`: a file
 ///   without it, as every file before it was added, ran on the loaded clock), and the
 ///   failure's signature.
-pub const VERSION: u64 = 7;
+pub(crate) const VERSION: u64 = 7;
 
 /// One recorded decision: the thread chosen where several could run, or another choice a
 /// thread made (which store an atomic load reads, ...).
@@ -205,7 +205,7 @@ impl Schedule {
     }
 
     /// Whether waits could wake spuriously in the run that recorded it, if recorded.
-    pub fn spurious_wakeups(&self) -> Option<bool> {
+    pub(crate) fn spurious_wakeups(&self) -> Option<bool> {
         self.settings.spurious_wakeups
     }
 

@@ -31,7 +31,7 @@ pub fn replay_rules(schedule: &Schedule) -> ReplayRules {
 
 impl Schedule {
     /// How this schedule replays.
-    pub(crate) fn replay_rules(&self) -> ReplayRules {
+    pub fn replay_rules(&self) -> ReplayRules {
         let searched = StrategyName::from_name(&self.strategy).is_some_and(|n| n.searches());
         ReplayRules {
             spins: match (searched, self.fair_spins()) {

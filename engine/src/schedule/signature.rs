@@ -24,7 +24,11 @@ const MAX_WHAT: usize = 500;
 impl Signature {
     /// The signature of a failure of kind `kind` in thread `thread` (id and name), whose
     /// report says `message`.
-    pub fn new(kind: FailureKind, thread: Option<(usize, Option<&str>)>, message: &str) -> Self {
+    pub(crate) fn new(
+        kind: FailureKind,
+        thread: Option<(usize, Option<&str>)>,
+        message: &str,
+    ) -> Self {
         Signature {
             kind,
             thread: thread.and_then(|(_, name)| name.map(str::to_owned)),

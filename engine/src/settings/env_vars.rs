@@ -45,11 +45,11 @@ pub mod env {
     /// Executions run at once.
     pub const PARALLELISM: &str = "INTERLEAVE_PARALLELISM";
     /// Bug depth of the PCT strategy.
-    pub const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
+    pub(crate) const PCT_DEPTH: &str = "INTERLEAVE_PCT_DEPTH";
     /// Preemption bound of the DFS strategy.
     pub const MAX_PREEMPTIONS: &str = "INTERLEAVE_MAX_PREEMPTIONS";
     /// Partial-order reduction of the DFS strategy: `dpor` or `off`.
-    pub const REDUCTION: &str = "INTERLEAVE_REDUCTION";
+    pub(crate) const REDUCTION: &str = "INTERLEAVE_REDUCTION";
     /// A schedule file: `#[interleave]` tests replay only that file.
     pub const REPLAY: &str = "INTERLEAVE_REPLAY";
     /// The version of the protocol `cargo interleave` reads from test binaries (set by the
@@ -62,13 +62,13 @@ pub mod env {
     /// The directory of the regression corpus of `#[interleave]` tests.
     pub const REGRESSIONS: &str = "INTERLEAVE_REGRESSIONS";
     /// What runs model threads: `coroutines` or `threads`.
-    pub const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
+    pub(crate) const SUBSTRATE: &str = "INTERLEAVE_SUBSTRATE";
     /// How the virtual clock moves: `loaded` or `paused`.
     pub const CLOCK: &str = "INTERLEAVE_CLOCK";
     /// Stack size in bytes of a model thread that does not set its own.
     pub const STACK_SIZE: &str = "INTERLEAVE_STACK_SIZE";
     /// Seconds a model thread may run without reaching a switch point (0: no limit).
-    pub const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
+    pub(crate) const WATCHDOG: &str = "INTERLEAVE_WATCHDOG";
 }
 
 /// How long a model thread may run without reaching a switch point by default.

@@ -102,7 +102,7 @@ impl Clock {
     pub(crate) const ALL: [Clock; 2] = [Clock::Loaded, Clock::Paused];
 
     /// Its name, as schedules, `INTERLEAVE_CLOCK` and `#[interleave(clock = ...)]` write it.
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Clock::Loaded => "loaded",
             Clock::Paused => "paused",
