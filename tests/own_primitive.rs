@@ -3,17 +3,24 @@
 //! declares its two operations (name, access, what a blocked acquire waits for), keeps its
 //! permits in the object table, waits through the engine and tells it who holds a permit.
 //! Checked: the reduced search finds what the full search finds, the memory model orders
-//! data through it, deadlock reports name it and its operation, and schedules replay.
+//! data through it, deadlock reports name it and its operation, and schedules replay; a
+//! `static` one starts afresh in every execution, and state a primitive keeps of its own
+//! (`PerExecution`) is each execution's.
 
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use interleave_engine::op::{Operation, Role};
 use interleave_engine::runtime::{
-    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits,
+    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, PerExecution, StateRef, Tid,
+    Waits,
 };
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, thread};
+use interleave_test::{Builder, FailureKind, Reduction, StrategyKind, Substrate, thread};
+
+/// The standard library's `Arc`, for what the tests count outside the model.
+type Arc2<T> = std::sync::Arc<T>;
 
 /// `acquire`: takes a permit, waiting while there is none. A write, not `Role::Acquire`:
 /// with more than one permit, a thread may take one while another holds one, which an
@@ -60,6 +67,23 @@ struct Semaphore {
 
 impl Semaphore {
     fn new(permits: usize) -> Self {
+        Semaphore {
+            handle: ObjectHandle::new("Semaphore"),
+            permits,
+        }
+    }
+
+    /// A semaphore that can be a `static`: the object table holds all its state, so the
+    /// engine registers it afresh in every execution.
+    const fn restorable(permits: usize) -> Self {
+        Semaphore {
+            handle: ObjectHandle::restorable("Semaphore"),
+            permits,
+        }
+    }
+
+    /// A `static` semaphore that does not say so.
+    const fn unrestorable(permits: usize) -> Self {
         Semaphore {
             handle: ObjectHandle::new("Semaphore"),
             permits,
@@ -116,6 +140,34 @@ impl Semaphore {
         });
     }
 }
+
+/// A `static` semaphore, restorable.
+static SHARED: Semaphore = Semaphore::restorable(1);
+
+/// A `static` semaphore that is not.
+static UNSHARED: Semaphore = Semaphore::unrestorable(1);
+
+/// Two threads each write a cell under the semaphore `sem`.
+fn two_writers_under(sem: &'static Semaphore) {
+    let cell = Arc::new(UnsafeCell::new(0_u32));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let cell = Arc::clone(&cell);
+            thread::spawn(move || {
+                sem.acquire();
+                cell.with_mut(|_| ());
+                sem.release();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+}
+
+/// A primitive's state outside the object table, one per execution: a count of the
+/// operations on it, which replays only if every execution starts from the home state.
+static COUNTS: PerExecution<AtomicUsize> = PerExecution::new(AtomicUsize::new(0));
 
 /// DFS with `reduction`, every execution.
 fn dfs(reduction: Reduction) -> Builder {
@@ -254,6 +306,124 @@ fn a_deadlock_names_the_semaphore_its_operation_and_who_holds_a_permit() {
     );
     let replayed = Builder::new().replay(crossed, failure.schedule());
     assert_eq!(replayed.unwrap_err(), failure);
+}
+
+#[test]
+fn a_restorable_static_starts_afresh_in_every_execution() {
+    // The same counts as a semaphore made inside the model, in the first search of the
+    // process and in a second one, whose executions all come after the one that first
+    // used it.
+    for round in 0..2 {
+        let report = dfs(Reduction::Dpor)
+            .check(|| two_writers_under(&SHARED))
+            .unwrap_or_else(|f| panic!("round {round}: {f}"));
+        assert!(report.exhausted, "round {round}: {report}");
+        assert_eq!((report.executions, report.redundant), (3, 1), "{round}");
+    }
+}
+
+#[test]
+fn a_static_that_is_not_restorable_is_misuse_in_a_second_execution() {
+    let failure = dfs(Reduction::Dpor)
+        .check(|| two_writers_under(&UNSHARED))
+        .expect_err("the second execution uses the first one's semaphore");
+    assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+    let report = failure.to_string();
+    assert!(
+        report.contains("this Semaphore was first used in another execution"),
+        "{report}"
+    );
+    assert!(
+        report.contains("static NAME: LazyLock<Semaphore<T>>"),
+        "{report}"
+    );
+}
+
+/// Counts, in `COUNTS`, each decision of an execution that decides twice (the decision
+/// makes every execution count as far as the others).
+fn count_twice() {
+    for _ in 0..2 {
+        let _ = interleave_test::choose(2);
+        COUNTS
+            .lend(|| AtomicUsize::new(0))
+            .fetch_add(1, Ordering::SeqCst);
+    }
+    let seen = COUNTS
+        .lend(|| unreachable!("made at the first use"))
+        .load(Ordering::SeqCst);
+    assert_eq!(seen, 2, "an execution sees only its own counts");
+}
+
+#[test]
+fn state_a_primitive_keeps_of_its_own_is_each_executions() {
+    // Four executions in each search: each later one counts in a state of its own from 0.
+    for round in 0..2 {
+        let report = dfs(Reduction::Dpor)
+            .check(count_twice)
+            .unwrap_or_else(|f| panic!("round {round}: {f}"));
+        assert_eq!(report.executions, 4, "round {round}: {report}");
+    }
+    // The home state is the first execution's.
+    assert_eq!(COUNTS.home().load(Ordering::SeqCst), 2);
+}
+
+/// A state that counts the states made and dropped.
+struct Counted(Arc2<(AtomicUsize, AtomicUsize)>);
+
+impl Counted {
+    fn new(tally: &Arc2<(AtomicUsize, AtomicUsize)>) -> Self {
+        tally.0.fetch_add(1, Ordering::SeqCst);
+        Counted(Arc2::clone(tally))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.1.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn lent_states_go_with_their_execution_and_kept_ones_with_the_primitive() {
+    for substrate in [Substrate::Coroutines, Substrate::Threads] {
+        for parallelism in [1, 2] {
+            let (lent, kept) = (Arc2::default(), Arc2::default());
+            // Made outside the model closure, as a captured primitive is.
+            let lent_states = PerExecution::new(Counted::new(&lent));
+            let kept_states = PerExecution::new(Counted::new(&kept));
+            let report = Builder::new()
+                .iterations(40)
+                .parallelism(parallelism)
+                .substrate(substrate)
+                .check(|| {
+                    let _ = interleave_test::choose(2);
+                    let first = lent_states.lend(|| Counted::new(&lent));
+                    let again = lent_states.lend(|| unreachable!("made once per execution"));
+                    assert!(std::ptr::eq(&*first, &*again));
+                    let first = kept_states.get(|| Counted::new(&kept));
+                    let again = kept_states.get(|| unreachable!("made once per execution"));
+                    assert!(std::ptr::eq(first, again));
+                    // One at a time, the first execution has both home states, a later one
+                    // neither (two at once may claim one each).
+                    let home = matches!(lent_states.lend(|| unreachable!()), StateRef::Home(_));
+                    if parallelism == 1 {
+                        assert_eq!(home, std::ptr::eq(first, kept_states.home()));
+                    }
+                })
+                .unwrap();
+            let case = format!("{substrate:?}, parallelism {parallelism}");
+            assert_eq!(report.executions, 40, "{case}");
+            // The home states and one per later execution; the lent ones are dropped
+            // with their executions, the kept ones only with the primitive.
+            assert_eq!(lent.0.load(Ordering::SeqCst), 40, "{case}");
+            assert_eq!(lent.1.load(Ordering::SeqCst), 39, "{case}");
+            assert_eq!(kept.0.load(Ordering::SeqCst), 40, "{case}");
+            assert_eq!(kept.1.load(Ordering::SeqCst), 0, "{case}");
+            drop((lent_states, kept_states));
+            assert_eq!(lent.1.load(Ordering::SeqCst), 40, "{case}");
+            assert_eq!(kept.1.load(Ordering::SeqCst), 40, "{case}");
+        }
+    }
 }
 
 #[test]

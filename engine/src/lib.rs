@@ -38,8 +38,13 @@
 //!   that changes what a waiter waits for wakes it (`Access::wake_all`). A wait nobody ends
 //!   is a deadlock, reported in the operation's words.
 //! - **A decision of data**: [`runtime::data::choose`], [`runtime::data::draw`].
-//! - **State of its own** per model thread: [`runtime::thread_slot`]; per execution, for a
-//!   primitive used by several executions (a `static`): [`runtime::exec_state`].
+//! - **State of its own** per model thread: [`runtime::thread_slot`].
+//! - **Several executions** (a `static`, or one made outside the model closure): each must
+//!   start from the state the primitive was made with. If the object table holds all of
+//!   it, its handle says so ([`runtime::ObjectHandle::restorable`]) and the engine
+//!   registers the object afresh in each execution; state it keeps of its own goes in a
+//!   [`runtime::PerExecution`], one per execution. Otherwise a second execution's use is a
+//!   `Misuse` that says what to write instead.
 
 #![forbid(unsafe_code)]
 // The engine's documentation is read with its private items (`cargo doc

@@ -6,7 +6,7 @@ use std::ops::Deref;
 use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, once_op};
-use super::slots::Values;
+use super::values::Values;
 use crate::op::{OpKind, Role};
 use crate::runtime::{self, Loc};
 

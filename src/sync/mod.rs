@@ -34,7 +34,7 @@ mod once;
 mod once_lock;
 mod poison;
 mod rwlock;
-pub(crate) mod slots;
+mod values;
 // (one line per primitive module below; keep alphabetical)
 
 pub use arc::{Arc, Weak};

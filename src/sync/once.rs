@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::op::{Operation, Role};
-use crate::runtime::kept::{self, Mark};
+use crate::runtime::claims::{self, Mark};
 use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
 
 /// What a thread waits to do while another runs a `Once`'s closure.
@@ -53,7 +53,7 @@ struct RunnerState {
     runner: Option<(Tid, Loc)>,
     /// The status in this execution (`INCOMPLETE` at first), if it is not the first.
     status: u8,
-    /// The slot of this execution's value, in the cell's [`super::slots::Slots`].
+    /// The slot of this execution's value, in the cell's values (`values.rs`).
     slot: Option<usize>,
 }
 
@@ -190,15 +190,15 @@ impl OnceCore {
     }
 
     /// The value leaves the cell's keeping (taken out, or lent mutably): the `Arc`s made
-    /// for it are checked for leaks like any others (see `runtime::kept`).
+    /// for it are checked for leaks like any others (see `runtime::claims`).
     pub(super) fn released(&self) {
-        kept::released(&self.handle);
+        claims::released(&self.handle);
     }
 
     /// Where the calling thread is before an operation that stores a value it made (see
-    /// `runtime::kept`).
+    /// `runtime::claims`).
     pub(super) fn mark(&self) -> Mark {
-        kept::mark()
+        claims::mark()
     }
 
     /// The value the calling thread made after `mark` is kept at `site` (`OnceLock::set`).

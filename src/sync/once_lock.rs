@@ -4,7 +4,7 @@ use std::fmt;
 use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, Site, once_op};
-use super::slots::Values;
+use super::values::Values;
 use crate::op::{OpKind, Role};
 use crate::runtime::{self, Blocked, Loc, Waits};
 

@@ -230,7 +230,7 @@ fn a_reference_to_the_static_s_arc_kept_by_the_model_is_a_leak() {
 
 /// A cell created in the model is dropped with it, and with it what it held: its claims go,
 /// so a cycle its initializer made is reported as any other. (The same initializer in a
-/// `static` is taken for the static's value: see `runtime::kept`.)
+/// `static` is taken for the static's value: see `runtime::claims`.)
 #[test]
 fn what_a_local_cell_held_is_checked_for_leaks() {
     #[derive(Default)]
@@ -292,7 +292,7 @@ fn a_value_taken_out_of_a_cell_is_the_model_s() {
 }
 
 /// Every execution runs the static's initializer again (a value of its own, see
-/// `sync/slots.rs`), and each keeps its own `Arc`, also with executions running at once.
+/// `sync/values.rs`), and each keeps its own `Arc`, also with executions running at once.
 #[test]
 fn every_execution_s_static_arc_is_its_own() {
     static RUNS: StdAtomicUsize = StdAtomicUsize::new(0);

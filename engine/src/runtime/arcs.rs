@@ -17,7 +17,7 @@ pub struct ArcReg {
     /// Nothing follows its clones and drops but the last one: its execution is untracked
     /// and nothing reads happens-before (see `ExecConfig::untracked_start`), so only the
     /// value's end matters. Its strong count in the runtime is then 1 until that end. Never
-    /// for one an initializer makes, which its cell may keep (see `kept.rs`).
+    /// for one an initializer makes, which its cell may keep (see `claims.rs`).
     quiet: bool,
     /// Its execution holds back threads that repeat a spin, which must learn of every
     /// change of the counts, quiet or not (`spins.rs`).
@@ -34,7 +34,7 @@ pub(crate) struct ArcState {
     /// Where it was created, and by which thread.
     pub(crate) created: Loc,
     pub(crate) creator: Tid,
-    /// The execution's step when it was created (see `kept.rs`).
+    /// The execution's step when it was created (see `claims.rs`).
     pub(crate) born: u64,
     /// Whether its clones and drops are not followed (see [`ArcReg`]).
     pub(crate) quiet: bool,
@@ -57,7 +57,7 @@ pub fn created(loc: Loc) -> Option<ArcReg> {
     let run = |ctx: &super::Context| {
         let mut st = ctx.exec.state.lock();
         // One made by an initializer may be kept by its cell, which needs its exact count.
-        let quiet = !st.tracked() && st.hb.is_none() && !st.kept.in_initializer(ctx.tid);
+        let quiet = !st.tracked() && st.hb.is_none() && !st.claims.in_initializer(ctx.tid);
         let born = st.step;
         st.arcs.push(ArcState {
             strong: 1,
@@ -174,12 +174,12 @@ pub fn dropped(reg: ArcReg, last: bool) {
 }
 
 /// The allocations of an execution that passed with more strong references than the
-/// once-cells still alive hold (see `kept.rs`): leaked (a cycle of `Arc`s, `mem::forget`,
+/// once-cells still alive hold (see `claims.rs`): leaked (a cycle of `Arc`s, `mem::forget`,
 /// or a reference kept somewhere the model outlives).
 pub(crate) fn leaked(st: &ExecState) -> Vec<(usize, &ArcState)> {
     st.arcs
         .iter()
         .enumerate()
-        .filter(|&(i, a)| a.strong > super::kept::held(st, i))
+        .filter(|&(i, a)| a.strong > super::claims::held(st, i))
         .collect()
 }

@@ -333,8 +333,8 @@ pub(crate) struct ExecState {
     pub(crate) mem: MemSlot,
     /// The `Arc` allocations made in this execution (see `arcs.rs`).
     pub(crate) arcs: Vec<super::arcs::ArcState>,
-    /// The references once-cells hold (see `kept.rs`).
-    pub(crate) kept: super::kept::Kept,
+    /// The references once-cells hold (see `claims.rs`).
+    pub(crate) claims: super::claims::Claims,
     /// What threads that poll futures know as pollers, by thread id (see `tasks.rs`).
     pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
     /// Labels the program gave threads (`current::set_label`), by thread id; empty until
@@ -343,7 +343,7 @@ pub(crate) struct ExecState {
     /// The timers of futures (see `timers.rs`).
     pub(crate) timers: super::timers::Timers,
     /// This execution's own states of primitives several executions use, by key, dropped
-    /// with it (see `tokio/sync/per_exec.rs`).
+    /// with it (see `per_exec.rs`).
     pub(crate) lent: Vec<(u64, std::sync::Arc<dyn std::any::Any + Send + Sync>)>,
 }
 
@@ -459,7 +459,7 @@ impl Execution {
                 hb,
                 mem: MemSlot(Some(mem)),
                 arcs: Vec::new(),
-                kept: super::kept::Kept::default(),
+                claims: super::claims::Claims::default(),
                 tasks,
                 labels: Vec::new(),
                 timers: super::timers::Timers::new(config.clock),

@@ -228,10 +228,9 @@ pub(super) fn foreign_object(
             "this {kind} was first used in another execution: a `static` (or a value captured \
              from outside the model closure) is shared by every execution, and a {kind} holds \
              data the explorer cannot put back to its initial state between them. Create it \
-             inside the model closure and share it with an Arc{static_advice}. (Static \
-             atomics, condvars, barriers, `Once`s, `OnceLock`s and `LazyLock`s, and Tokio's \
-             `OnceCell`, `Semaphore` and `Notify`, and its `Mutex` and `RwLock` made by \
-             `const_new`, are reset for every execution and need no change.)",
+             inside the model closure and share it with an Arc{static_advice}. (A `static` \
+             of a primitive that starts afresh in every execution needs no change; the \
+             README's \"What is modelled\" says which do.)",
             static_advice = foreign.fresh.map(static_advice).unwrap_or_default(),
         ),
         loc,
@@ -303,10 +302,10 @@ fn references_left(st: &ExecState, arc: usize) -> String {
     let strong = st.arcs[arc].strong;
     let plural = if strong == 1 { "" } else { "s" };
     let left = format!("{strong} strong reference{plural} left");
-    match super::kept::holder(st, arc) {
-        Some(cell) if super::kept::held(st, arc) > 0 => format!(
+    match super::claims::holder(st, arc) {
+        Some(cell) if super::claims::held(st, arc) > 0 => format!(
             "{left}, {} of them held by the value of {} #{cell} (made by its initializer)",
-            super::kept::held(st, arc),
+            super::claims::held(st, arc),
             st.objects[cell].kind,
         ),
         _ => left,

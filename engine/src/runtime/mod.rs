@@ -1,27 +1,30 @@
-//! The engine (`pub(crate)` only): runs one model thread at a time, on coroutines or OS
-//! threads (see `host/`).
+//! The runtime: runs one model thread at a time, on coroutines or OS threads (see `host/`),
+//! asking the strategy at each decision.
 //!
-//! Facade operations call three entries: [`switch_point`] before a visible operation,
-//! [`with_state`] to read or change the scheduling state of an object, and [`block`] to wait
-//! until another thread changes it. Everything per-run lives in one [`Execution`], reached
-//! through [`host::with_current`]: the host knows which model thread runs.
+//! A primitive calls [`switch_point`] before a visible operation, [`with_state`] to read or
+//! change the state of its object, and [`block`] to wait until another thread changes it
+//! (the crate's documentation lists all it may use). Everything per-run lives in one
+//! [`Execution`], reached through [`host::with_current`]: the host knows which model thread
+//! runs. The facade's entry points start executions ([`run_execution`]) and threads
+//! ([`spawn`]); futures run as model threads that poll (`tasks.rs`, `local_tasks.rs`).
 
 mod abort;
 mod ambient;
 pub mod arcs;
 pub mod atomics;
+pub mod claims;
 pub mod data;
 mod events;
 mod execution;
 mod failure;
 mod host;
-pub mod kept;
 mod life;
 pub mod local_tasks;
 pub mod locals;
 pub mod object;
 pub mod outcome;
 mod panic;
+pub mod per_exec;
 mod sched;
 mod signals;
 pub(crate) mod spins;
@@ -48,6 +51,7 @@ pub use execution::{Execution, FailureDraft, Fired};
 pub use host::{Core, pin_driver};
 pub use object::{ObjectHandle, ObjectState};
 pub use panic::{install_hook, is_abort, message_of, text_of};
+pub use per_exec::{PerExecution, Slots, StateRef};
 pub use state_lock::{holding_state, is_reentry};
 pub use thread::{
     ExecOutcome, Reuse, ThreadSpec, assert_not_in_model, draining, register_thread, run_execution,
@@ -425,23 +429,6 @@ pub fn unchanged() {
 /// thread that runs none: see [`with_exec`]); never `None` any more.
 pub fn try_ids() -> Option<(u64, Tid)> {
     Some(with_exec(|ctx| (ctx.exec.id, ctx.tid)))
-}
-
-/// The calling execution's state `key` (a primitive's that several executions use, see
-/// `tokio/sync/per_exec.rs`), made by `make` on its first use and dropped when the
-/// execution is: lent for the caller's operation.
-pub fn exec_state<T: Send + Sync + 'static>(key: u64, make: impl FnOnce() -> T) -> Arc<T> {
-    let lent = with_exec(|ctx| {
-        let mut st = ctx.exec.state.lock();
-        if let Some((_, state)) = st.lent.iter().find(|(k, _)| *k == key) {
-            return Arc::clone(state);
-        }
-        let state: Arc<dyn std::any::Any + Send + Sync> = Arc::new(make());
-        st.lent.push((key, Arc::clone(&state)));
-        state
-    });
-    lent.downcast()
-        .unwrap_or_else(|_| unreachable!("a key names the states of one primitive, of one type"))
 }
 
 /// The calling model thread's execution and id.

@@ -5,9 +5,10 @@
 //! finds what an earlier one left would not replay, and DFS would count states no program
 //! run can reach. So a `const_new` lock keeps its initial value, never lent out, and each
 //! execution that uses the lock makes its state (a fresh semaphore and a copy of the value)
-//! on its first use, kept as [`Kept`] keeps a `OnceCell`'s: the program borrows the value
-//! through guards for as long as the lock lives, and this crate has no `unsafe` code to end
-//! such borrows, so a `static` lock keeps one small state per execution that used it.
+//! on its first use, kept until the lock is dropped (`PerExecution::get`): the program
+//! borrows the value through guards for as long as the lock lives, and this crate has no
+//! `unsafe` code to end such borrows, so a `static` lock keeps one small state per
+//! execution that used it.
 //!
 //! A lock made by `new` has its state from the start and never copies: one used by several
 //! executions (made outside the model closure) stays the first execution's, and its
@@ -15,14 +16,14 @@
 
 use std::sync::OnceLock;
 
-use super::per_exec::Kept;
+use crate::runtime::PerExecution;
 
 /// A lock's state `S` per execution, made from a copy of an initial value `T` (see the
 /// module).
 pub(super) struct Copied<S, T> {
     /// The state of each execution that used the lock; the home one is set from the start
     /// for a lock made by `new`.
-    states: Kept<OnceLock<S>>,
+    states: PerExecution<OnceLock<S>>,
     /// A `const_new` lock's initial value (in a lock only so that the lock is `Sync` when
     /// `T` is `Send`, as Tokio's), and how to copy it; `None` for a lock made by `new`.
     init: Option<(parking_lot::Mutex<T>, CopyFn<T>)>,
@@ -35,7 +36,7 @@ impl<S, T> Copied<S, T> {
     /// A lock made by `new`, with its state.
     pub(super) fn made(state: S) -> Self {
         Copied {
-            states: Kept::new(OnceLock::from(state)),
+            states: PerExecution::new(OnceLock::from(state)),
             init: None,
         }
     }
@@ -43,7 +44,7 @@ impl<S, T> Copied<S, T> {
     /// A `const_new` lock: each execution's state is made from `copy(&value)`.
     pub(super) const fn from_init(value: T, copy: CopyFn<T>) -> Self {
         Copied {
-            states: Kept::new(OnceLock::new()),
+            states: PerExecution::new(OnceLock::new()),
             init: Some((parking_lot::Mutex::new(value), copy)),
         }
     }

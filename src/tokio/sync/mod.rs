@@ -10,8 +10,8 @@
 //!
 //! A `static` `OnceCell`, `SetOnce`, `Semaphore` or `Notify` (their `const_new`), or one
 //! made outside the model closure, has a state of its own in each execution, as it was made
-//! (`per_exec.rs`); so has a `Mutex` or `RwLock` made by `const_new`, with a copy of its
-//! value (`copied.rs`). Any other `Mutex`, `RwLock`, `Barrier` or channel is one
+//! (the engine's `PerExecution`); so has a `Mutex` or `RwLock` made by `const_new`, with a
+//! copy of its value (`copied.rs`). Any other `Mutex`, `RwLock`, `Barrier` or channel is one
 //! execution's: a second execution that uses it is `Misuse`, with what to write instead.
 
 /// `Debug` for channel handles without a `T: Debug` bound, as Tokio's (`Sender { .. }`):
@@ -56,7 +56,6 @@ mod mutex;
 mod notify;
 mod once_cell;
 pub mod oneshot;
-mod per_exec;
 mod rwlock;
 mod rwlock_guards;
 mod rwlock_owned;

@@ -8,10 +8,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::per_exec::PerExecution;
 use super::wake_list::{self, Deferred, WakeList};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::PerExecution;
 use crate::sync::Mutex;
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
@@ -106,7 +106,7 @@ impl Notify {
     /// `loc`.
     fn with_at<R>(&self, loc: Loc, what: &'static Operation, f: impl FnOnce(&mut State) -> R) -> R {
         f(&mut wake_list::section(
-            &self.states.get(new_state),
+            &self.states.lend(new_state),
             loc,
             what,
         ))

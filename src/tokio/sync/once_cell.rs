@@ -5,10 +5,10 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::OnceLock;
 
-use super::per_exec::Kept;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::PerExecution;
 use crate::sync::PoisonError;
 
 /// What reports call `get_or_init` (and `get_or_try_init`): its look at the cell and its
@@ -96,7 +96,7 @@ impl<T: std::fmt::Debug> std::error::Error for SetError<T> {}
 /// - `SetError`'s `Display` messages are lowercase sentences.
 pub struct OnceCell<T> {
     /// The cell of each execution that uses it (one, for a cell made inside a model).
-    cells: Kept<Cell<T>>,
+    cells: PerExecution<Cell<T>>,
     /// Whether the cell was made holding a value (in the home cell, or `constant`), which
     /// it then holds in every execution.
     preset: bool,
@@ -137,7 +137,7 @@ impl<T> OnceCell<T> {
     /// An empty cell, usable as a `static`: each execution starts with it empty.
     pub const fn const_new() -> Self {
         OnceCell {
-            cells: Kept::new(Cell::new(false)),
+            cells: PerExecution::new(Cell::new(false)),
             preset: false,
             constant: None,
         }
@@ -146,7 +146,7 @@ impl<T> OnceCell<T> {
     /// A cell holding `value`, usable as a `static`: it holds `value` in every execution.
     pub const fn const_new_with(value: T) -> Self {
         OnceCell {
-            cells: Kept::new(Cell::new(true)),
+            cells: PerExecution::new(Cell::new(true)),
             preset: true,
             constant: Some(value),
         }
@@ -160,7 +160,7 @@ impl<T> OnceCell<T> {
             let _ = home.value.set(value);
         }
         OnceCell {
-            cells: Kept::new(home),
+            cells: PerExecution::new(home),
             preset,
             constant: None,
         }

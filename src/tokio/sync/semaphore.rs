@@ -4,10 +4,10 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::Arc;
 
-use super::per_exec::{PerExecution, StateRef};
 use super::sem::{self, Acquire, AcquireNames, HasSem, Sem, SemLock};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::{PerExecution, StateRef};
 
 /// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
 const ACQUIRE: &AcquireNames = &[
@@ -137,7 +137,7 @@ impl Semaphore {
 
     /// The calling execution's state.
     fn sem(&self) -> StateRef<'_, SemLock> {
-        self.sems.get(|| new_state(self.permits))
+        self.sems.lend(|| new_state(self.permits))
     }
 
     /// How many permits are free now. A switch point.

@@ -4,10 +4,10 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::OnceLock;
 
-use super::per_exec::Kept;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
 use crate::op::Operation;
 use crate::runtime::Loc;
+use crate::runtime::PerExecution;
 
 /// What reports call `wait`: its look at the cell and its wait, and the drop of that wait.
 const WAIT: &AcquireNames = &[
@@ -59,7 +59,7 @@ impl<T: std::fmt::Debug> std::error::Error for SetOnceError<T> {}
 ///   show where the program called it.
 pub struct SetOnce<T> {
     /// The cell of each execution that uses it (one, for a `SetOnce` made inside a model).
-    cells: Kept<Cell<T>>,
+    cells: PerExecution<Cell<T>>,
     /// Whether it was made holding a value (in the home cell, or `constant`), which it
     /// then holds in every execution.
     preset: bool,
@@ -100,7 +100,7 @@ impl<T> SetOnce<T> {
     /// An empty `SetOnce`, usable as a `static`: each execution starts with it empty.
     pub const fn const_new() -> Self {
         SetOnce {
-            cells: Kept::new(Cell::new(false)),
+            cells: PerExecution::new(Cell::new(false)),
             preset: false,
             constant: None,
         }
@@ -116,7 +116,7 @@ impl<T> SetOnce<T> {
             unreachable!("a new cell is empty");
         }
         SetOnce {
-            cells: Kept::new(home),
+            cells: PerExecution::new(home),
             preset,
             constant: None,
         }
@@ -126,7 +126,7 @@ impl<T> SetOnce<T> {
     /// execution.
     pub const fn const_new_with(value: T) -> Self {
         SetOnce {
-            cells: Kept::new(Cell::new(true)),
+            cells: PerExecution::new(Cell::new(true)),
             preset: true,
             constant: Some(value),
         }

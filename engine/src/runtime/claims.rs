@@ -1,9 +1,9 @@
-//! What once-cells keep: the `Arc` references a `Once`, `OnceLock` or `LazyLock` holds for
+//! What once-cells claim: the `Arc` references a `Once`, `OnceLock` or `LazyLock` holds for
 //! as long as it lives, which are not leaks of the model.
 //!
 //! A cell never drops the value it was given while it lives (a `static` one: until the
-//! process exits; see `sync/slots.rs`), so an `Arc` in that value is alive when the
-//! execution ends. A cell **claims** the allocations made for its value:
+//! process exits; see `per_exec.rs`), so an `Arc` in that value is alive when the execution
+//! ends. A cell **claims** the allocations made for its value:
 //! - those its initializer's thread created while the initializer ran (`LazyLock`'s
 //!   function, `OnceLock::get_or_init`'s closure, `Once::call_once`'s closure), including
 //!   `Arc`s made inside the value (a `LazyLock<Arc<Mutex<Vec<Arc<_>>>>>`'s inner ones);
@@ -36,11 +36,11 @@ use super::{Access, ObjId, ObjectHandle, Tid};
 
 /// The running initializers and the claims of one execution.
 #[derive(Debug, Default)]
-pub(crate) struct Kept {
+pub(crate) struct Claims {
     /// Initializers running, innermost last per thread.
     open: Vec<Window>,
     /// At most one claim per allocation.
-    claims: Vec<Claim>,
+    list: Vec<Claim>,
 }
 
 /// An initializer that thread `tid` runs for cell `cell`.
@@ -67,7 +67,7 @@ pub struct Mark {
     step: u64,
 }
 
-impl Kept {
+impl Claims {
     /// Whether thread `tid` runs an initializer (its new allocations are then followed
     /// exactly).
     pub(crate) fn in_initializer(&self, tid: Tid) -> bool {
@@ -81,8 +81,8 @@ pub(crate) fn held(st: &ExecState, arc: usize) -> usize {
     if st.arcs[arc].quiet {
         return 0;
     }
-    st.kept
-        .claims
+    st.claims
+        .list
         .iter()
         .find(|c| c.arc == arc)
         .map_or(0, |c| c.refs)
@@ -90,7 +90,7 @@ pub(crate) fn held(st: &ExecState, arc: usize) -> usize {
 
 /// The cell that holds references to allocation `arc`, if any.
 pub(crate) fn holder(st: &ExecState, arc: usize) -> Option<ObjId> {
-    st.kept.claims.iter().find(|c| c.arc == arc).map(|c| c.cell)
+    st.claims.list.iter().find(|c| c.arc == arc).map(|c| c.cell)
 }
 
 /// Claims for `cell` the allocations `tid` created from `first_arc` on that pass `made`
@@ -101,9 +101,9 @@ fn claim(st: &mut ExecState, cell: ObjId, tid: Tid, first_arc: usize, made: impl
         if a.creator != tid || a.strong == 0 || !made(a.born) {
             continue;
         }
-        if st.kept.claims.iter().all(|c| c.arc != arc) {
+        if st.claims.list.iter().all(|c| c.arc != arc) {
             let refs = a.strong;
-            st.kept.claims.push(Claim { cell, arc, refs });
+            st.claims.list.push(Claim { cell, arc, refs });
         }
     }
 }
@@ -112,7 +112,7 @@ impl Access<'_> {
     /// The calling thread starts the initializer of cell `cell`.
     pub fn initializer_started(&mut self, cell: ObjId) {
         let first_arc = self.st.arcs.len();
-        self.st.kept.open.push(Window {
+        self.st.claims.open.push(Window {
             tid: self.me,
             cell,
             first_arc,
@@ -125,14 +125,14 @@ impl Access<'_> {
         let me = self.me;
         let Some(i) = self
             .st
-            .kept
+            .claims
             .open
             .iter()
             .rposition(|w| w.tid == me && w.cell == cell)
         else {
             return;
         };
-        let window = self.st.kept.open.remove(i);
+        let window = self.st.claims.open.remove(i);
         if stored {
             claim(self.st, cell, me, window.first_arc, |_| true);
         }
@@ -161,7 +161,7 @@ pub fn mark() -> Mark {
 pub fn released(handle: &ObjectHandle) {
     let run = |ctx: &super::Context| {
         if let Some(cell) = handle.id_in(ctx.exec.id) {
-            ctx.exec.state.lock().kept.claims.retain(|c| c.cell != cell);
+            ctx.exec.state.lock().claims.list.retain(|c| c.cell != cell);
         }
     };
     super::host::with_current(run);
