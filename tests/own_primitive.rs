@@ -4,8 +4,8 @@
 //! permits in the object table, waits through the engine and tells it who holds a permit.
 //! Checked: the reduced search finds what the full search finds, the memory model orders
 //! data through it, deadlock reports name it and its operation, and schedules replay; a
-//! `static` one starts afresh in every execution, and state a primitive keeps of its own
-//! (`PerExecution`) is each execution's.
+//! `static` one starts afresh in every execution, state a primitive keeps of its own
+//! (`PerExecution`) is each execution's, and a wrong declaration is a `Misuse`.
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +24,8 @@ type Arc2<T> = std::sync::Arc<T>;
 
 /// `acquire`: takes a permit, waiting while there is none. A write, not `Role::Acquire`:
 /// with more than one permit, a thread may take one while another holds one, which an
-/// `Acquire` (a lock's, taken by one thread at a time) would tell the search cannot happen.
+/// `Acquire` (a lock's, taken by one thread at a time) would tell the search cannot happen
+/// (and the engine reports as a `Misuse` when it sees it can).
 /// To the memory model a write reads and publishes, as an atomic counter's update does.
 const ACQUIRE: OpKind = OpKind::new(
     &Operation::new("semaphore acquire")
@@ -33,6 +34,16 @@ const ACQUIRE: OpKind = OpKind::new(
 );
 /// `release`: gives a permit back.
 const RELEASE: OpKind = OpKind::new(&Operation::new("semaphore release").access(Role::Write));
+
+/// The operations of a semaphore declared as a lock's, which is right only for one permit.
+const LOCKING: (OpKind, OpKind) = (
+    OpKind::new(
+        &Operation::new("locking acquire")
+            .access(Role::Acquire)
+            .waits("acquire a permit from"),
+    ),
+    OpKind::new(&Operation::new("locking release").access(Role::Release)),
+);
 
 /// A semaphore's permits in one execution, in the object table.
 #[derive(Debug, Default)]
@@ -55,7 +66,7 @@ impl ObjectState for Permits {
     }
 
     fn enabled(&self, kind: OpKind, _me: Tid) -> bool {
-        kind != ACQUIRE || self.free()
+        !kind.can_wait() || self.free()
     }
 }
 
@@ -63,6 +74,8 @@ impl ObjectState for Permits {
 struct Semaphore {
     handle: ObjectHandle,
     permits: usize,
+    /// Its acquire and release.
+    ops: (OpKind, OpKind),
 }
 
 impl Semaphore {
@@ -70,6 +83,15 @@ impl Semaphore {
         Semaphore {
             handle: ObjectHandle::new("Semaphore"),
             permits,
+            ops: (ACQUIRE, RELEASE),
+        }
+    }
+
+    /// A semaphore whose operations are declared as a lock's.
+    fn locking(permits: usize) -> Self {
+        Semaphore {
+            ops: LOCKING,
+            ..Semaphore::new(permits)
         }
     }
 
@@ -79,6 +101,7 @@ impl Semaphore {
         Semaphore {
             handle: ObjectHandle::restorable("Semaphore"),
             permits,
+            ops: (ACQUIRE, RELEASE),
         }
     }
 
@@ -87,6 +110,7 @@ impl Semaphore {
         Semaphore {
             handle: ObjectHandle::new("Semaphore"),
             permits,
+            ops: (ACQUIRE, RELEASE),
         }
     }
 
@@ -101,7 +125,7 @@ impl Semaphore {
     #[track_caller]
     fn acquire(&self) {
         let loc = Location::caller();
-        let obj: ObjId = runtime::switch_point(ACQUIRE, Some(&self.handle), loc)
+        let obj: ObjId = runtime::switch_point(self.ops.0, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
         let take = |a: &mut runtime::Access<'_>| {
             let me = a.me();
@@ -114,7 +138,7 @@ impl Semaphore {
         };
         while !runtime::with_state("Semaphore::acquire", take) {
             runtime::block(Blocked {
-                what: Waits::To(ACQUIRE.waits_to()),
+                what: Waits::To(self.ops.0.waits_to()),
                 obj: Some(obj),
                 thread: None,
                 deadline: None,
@@ -127,7 +151,7 @@ impl Semaphore {
     #[track_caller]
     fn release(&self) {
         let loc = Location::caller();
-        let obj = runtime::switch_point(RELEASE, Some(&self.handle), loc)
+        let obj = runtime::switch_point(self.ops.1, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
         runtime::with_state("Semaphore::release", |a| {
             let me = a.me();
@@ -183,6 +207,8 @@ fn dfs(reduction: Reduction) -> Builder {
 enum Guard {
     /// A semaphore of this many permits.
     Permits(usize),
+    /// A semaphore of this many permits whose operations are declared as a lock's.
+    Locking(usize),
     /// The crate's `Mutex`.
     Mutex,
 }
@@ -191,10 +217,11 @@ enum Guard {
 fn two_writers(guard: Guard) -> impl Fn() + Sync {
     move || {
         let cell = Arc::new(UnsafeCell::new(0_u32));
-        let permits = Arc::new(Semaphore::new(match guard {
-            Guard::Permits(n) => n,
-            Guard::Mutex => 1,
-        }));
+        let permits = Arc::new(match guard {
+            Guard::Permits(n) => Semaphore::new(n),
+            Guard::Locking(n) => Semaphore::locking(n),
+            Guard::Mutex => Semaphore::new(1),
+        });
         let mutex = Arc::new(Mutex::new(()));
         let workers: Vec<_> = (0..2)
             .map(|_| {
@@ -205,7 +232,7 @@ fn two_writers(guard: Guard) -> impl Fn() + Sync {
                         let _held = mutex.lock().unwrap();
                         cell.with_mut(|_| ());
                     }
-                    Guard::Permits(_) => {
+                    Guard::Permits(_) | Guard::Locking(_) => {
                         permits.acquire();
                         cell.with_mut(|_| ());
                         permits.release();
@@ -249,6 +276,40 @@ fn the_reduced_search_finds_what_the_full_search_finds_in_fewer_executions() {
         .check(two_writers(Guard::Mutex))
         .unwrap();
     assert_eq!((mutex.executions, mutex.redundant), (2, 0));
+}
+
+#[test]
+fn an_acquire_declared_exclusive_that_is_not_is_misuse_not_a_proof() {
+    // Two permits let both threads hold one: a lock's `Acquire` promises otherwise, and the
+    // reduction, trusting it, would never run the two writes unordered.
+    let failure = dfs(Reduction::Dpor)
+        .check(two_writers(Guard::Locking(2)))
+        .expect_err("the declaration is wrong, and the search says so");
+    assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+    let report = failure.to_string();
+    for words in [
+        "can `locking acquire` Semaphore #",
+        "while thread",
+        "declared `Role::Acquire`",
+        "as `Role::Write`",
+    ] {
+        assert!(report.contains(words), "{words}: {report}");
+    }
+    let replayed = Builder::new().replay(two_writers(Guard::Locking(2)), failure.schedule());
+    assert_eq!(replayed.unwrap_err(), failure);
+    // Whatever the search: the full one too, and random.
+    for builder in [dfs(Reduction::Off), Builder::new().seed(7).iterations(50)] {
+        let other = builder
+            .check(two_writers(Guard::Locking(2)))
+            .expect_err("the declaration is wrong");
+        assert_eq!(other.kind(), FailureKind::Misuse, "{other}");
+    }
+    // One permit is a lock: the declaration holds, and the reduction explores as for a
+    // mutex.
+    let report = dfs(Reduction::Dpor)
+        .check(two_writers(Guard::Locking(1)))
+        .unwrap();
+    assert_eq!((report.executions, report.redundant), (2, 0));
 }
 
 #[test]

@@ -19,8 +19,10 @@
 //!   replay compares: one name, one declaration. The [`op::Role`] is what the operation does
 //!   to its object, for happens-before, the memory model and the reduction:
 //!   `Acquire`/`Release` only for a lock one thread holds at a time (the search takes it
-//!   that a release is never overtaken by the next acquire), `Write` for anything else that
-//!   changes the object (a counter's update), a read-like role for what only looks.
+//!   that a release is never overtaken by the next acquire; an `Acquire` that could take
+//!   effect while another thread holds the object, as its `holders` say, is a `Misuse`),
+//!   `Write` for anything else that changes the object (a counter's update), a read-like
+//!   role for what only looks.
 //!   `waits(words)`: the operation may be unable to take effect; a blocked thread is
 //!   reported as "waits to {words} {kind} #{n}".
 //! - **Its object**: an [`runtime::ObjectHandle`] in the primitive (a `const fn`, named by

@@ -15,6 +15,7 @@ pub mod atomics;
 pub mod claims;
 pub mod data;
 mod events;
+mod exclusive;
 mod execution;
 mod failure;
 mod host;

@@ -260,6 +260,7 @@ pub(super) fn finish(ctx: &Context) {
     let target = match st.phase {
         Phase::TearingDown => teardown::next(&mut st),
         Phase::Running => match pick_next(&mut st, me) {
+            Ok(Next::Run(_)) if st.phase == Phase::TearingDown => teardown::next(&mut st),
             Ok(Next::Run(t)) => Target::Thread(t),
             Ok(Next::Done) => match task_panics::first(&mut st) {
                 Some(unreceived) => {
@@ -391,6 +392,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     st.lone_steps += u64::from(runnable.len() == 1);
     // A thread that repeated a spin waits as a blocked thread does (`spins.rs`).
     spins::hold_back(st, &mut runnable);
+    super::exclusive::check(st, &runnable);
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),
