@@ -44,8 +44,8 @@
 
 use std::panic::Location;
 
-use crate::runtime::ObjectHandle;
-use crate::runtime::atomics::cell_access;
+use crate::primitive::ObjectHandle;
+use crate::primitive::atomics::cell_access;
 
 /// A cell of plain memory shared between threads, whose accesses are checked for data races
 /// (see the [module](self)).

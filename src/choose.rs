@@ -14,7 +14,7 @@
 
 use std::ops::{Range, RangeInclusive};
 
-use crate::runtime;
+use crate::primitive;
 
 /// The most values one [`choose`] explores under DFS. A choice among more is a `Misuse`
 /// failure under DFS, never a silent partial proof; random and PCT draw from any number.
@@ -39,7 +39,7 @@ pub const DFS_CHOOSE_LIMIT: usize = 1024;
 /// ```
 #[track_caller]
 pub fn choose(n: usize) -> usize {
-    runtime::data::choose("interleave_test::choose", n, DFS_CHOOSE_LIMIT)
+    primitive::data::choose("interleave_test::choose", n, DFS_CHOOSE_LIMIT)
 }
 
 /// One of `values` (an integer range, or a slice, array or `Vec` by reference), chosen by
@@ -62,7 +62,7 @@ pub fn choose(n: usize) -> usize {
 pub fn choose_from<C: Choices>(values: C) -> C::Item {
     let api = "interleave_test::choose_from";
     let Some(n) = values.count().filter(|&n| n > 0) else {
-        return runtime::misuse(
+        return primitive::misuse(
             format!(
                 "{api}: {}; pass at least one value, and a range of at most usize::MAX values",
                 match values.count() {
@@ -73,7 +73,7 @@ pub fn choose_from<C: Choices>(values: C) -> C::Item {
             std::panic::Location::caller(),
         );
     };
-    let i = runtime::data::choose(api, n, DFS_CHOOSE_LIMIT);
+    let i = primitive::data::choose(api, n, DFS_CHOOSE_LIMIT);
     values.nth(i)
 }
 

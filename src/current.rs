@@ -28,7 +28,7 @@
 
 use std::cmp::Ordering;
 
-use crate::runtime::data;
+use crate::primitive::data;
 use crate::thread::ThreadId;
 
 /// The calling model thread's id: its number in the execution, `#n` in reports (a task's

@@ -2,8 +2,8 @@
 
 use std::panic::Location;
 
-use crate::op::{Effect, OpKind, Operation};
-use crate::runtime;
+use crate::primitive;
+use crate::primitive::{Effect, OpKind, Operation};
 
 /// `spin_loop`: gives way, as a yield.
 const SPIN_LOOP: OpKind = OpKind::new(
@@ -21,6 +21,6 @@ const SPIN_LOOP: OpKind = OpKind::new(
 #[track_caller]
 pub fn spin_loop() {
     let loc = Location::caller();
-    runtime::yield_explicitly("interleave_test::hint::spin_loop", loc);
-    runtime::switch_point(SPIN_LOOP, None, loc);
+    primitive::yield_explicitly("interleave_test::hint::spin_loop", loc);
+    primitive::switch_point(SPIN_LOOP, None, loc);
 }

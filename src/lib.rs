@@ -127,7 +127,9 @@ mod summary;
 mod test_support;
 
 // The engine's modules, named as this crate's own (`crate::runtime`, `crate::op`).
-use interleave_engine::{hb, op, report, runtime, schedule, settings, strategy};
+#[cfg(test)]
+use interleave_engine::hb;
+use interleave_engine::{op, primitive, report, runtime, schedule, settings, strategy};
 
 pub mod cell;
 pub mod current;

@@ -112,7 +112,7 @@ pub fn thread_rng() -> ThreadRng {
 /// 32 bits, a decision of the search.
 #[track_caller]
 fn next_u32() -> u32 {
-    crate::runtime::data::draw("interleave_test::rand")
+    crate::primitive::data::draw("interleave_test::rand")
 }
 
 /// 64 bits: two draws, the high half first.

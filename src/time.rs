@@ -32,7 +32,7 @@
 use std::ops::{Add, Sub};
 use std::time::Duration;
 
-use crate::runtime;
+use crate::primitive;
 
 /// How far an execution's start lies from the origin of its [`Instant`]s: 2^32 seconds,
 /// about 136 years. A real `Instant` is far from its origin (the boot, on Linux), and code
@@ -53,7 +53,7 @@ impl Instant {
     /// [module](self)).
     #[track_caller]
     pub fn now() -> Instant {
-        let now = runtime::with_state("interleave_test::time::Instant::now", |a| a.now());
+        let now = primitive::with_state("interleave_test::time::Instant::now", |a| a.now());
         Instant(EPOCH.saturating_add(now))
     }
 

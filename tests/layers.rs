@@ -57,6 +57,7 @@ const FACADE: Tree = Tree {
 const ENGINE: Tree = Tree {
     dir: "engine/src",
     layers: &[
+        &["primitive"],
         &["runtime"],
         &["report", "strategy"],
         &["schedule", "memory"],
@@ -203,6 +204,46 @@ fn every_module_of_the_facade_imports_only_from_the_layers_below_it() {
 #[test]
 fn every_module_of_the_engine_imports_only_from_the_layers_below_it() {
     check(&ENGINE);
+}
+
+/// The facade's modules written as primitives are (`ObjectHandle`, operations, waits):
+/// of the engine they name only its interface for primitives.
+const PRIMITIVES: &[&str] = &["sync", "cell", "hint", "time", "choose", "rand", "current"];
+
+#[test]
+fn the_facades_primitives_use_only_the_engines_interface_for_primitives() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let engine: BTreeSet<&str> = ENGINE
+        .layers
+        .iter()
+        .flat_map(|l| l.iter().copied())
+        .collect();
+    let mut files = Vec::new();
+    each_source(&src, &mut files);
+    let mut wrong = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        if !PRIMITIVES.contains(&top.trim_end_matches(".rs")) || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for name in imports(&code) {
+            if engine.contains(name.as_str()) && name != "primitive" {
+                wrong.push(format!("src/{}: `crate::{name}`", rel.display()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "primitives that name the engine beyond `primitive`:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]

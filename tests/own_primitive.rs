@@ -10,10 +10,9 @@
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use interleave_engine::op::{Operation, Role};
-use interleave_engine::runtime::{
-    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, PerExecution, StateRef, Tid,
-    Waits,
+use interleave_engine::primitive::{
+    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Operation, PerExecution, Role,
+    StateRef, Tid, Waits,
 };
 use interleave_test::cell::UnsafeCell;
 use interleave_test::sync::{Arc, Mutex};
@@ -115,7 +114,7 @@ impl Semaphore {
     }
 
     /// Its state in the running execution, made on first use.
-    fn state<'a>(&self, a: &'a mut runtime::Access<'_>, obj: ObjId) -> &'a mut Permits {
+    fn state<'a>(&self, a: &'a mut primitive::Access<'_>, obj: ObjId) -> &'a mut Permits {
         let state = a.obj::<Permits>(obj);
         state.capacity.get_or_insert(self.permits);
         state
@@ -125,9 +124,9 @@ impl Semaphore {
     #[track_caller]
     fn acquire(&self) {
         let loc = Location::caller();
-        let obj: ObjId = runtime::switch_point(self.ops.0, Some(&self.handle), loc)
+        let obj: ObjId = primitive::switch_point(self.ops.0, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
-        let take = |a: &mut runtime::Access<'_>| {
+        let take = |a: &mut primitive::Access<'_>| {
             let me = a.me();
             let state = self.state(a, obj);
             let free = state.free();
@@ -136,8 +135,8 @@ impl Semaphore {
             }
             free
         };
-        while !runtime::with_state("Semaphore::acquire", take) {
-            runtime::block(Blocked {
+        while !primitive::with_state("Semaphore::acquire", take) {
+            primitive::block(Blocked {
                 what: Waits::To(self.ops.0.waits_to()),
                 obj: Some(obj),
                 thread: None,
@@ -151,9 +150,9 @@ impl Semaphore {
     #[track_caller]
     fn release(&self) {
         let loc = Location::caller();
-        let obj = runtime::switch_point(self.ops.1, Some(&self.handle), loc)
+        let obj = primitive::switch_point(self.ops.1, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
-        runtime::with_state("Semaphore::release", |a| {
+        primitive::with_state("Semaphore::release", |a| {
             let me = a.me();
             let state = self.state(a, obj);
             let mine = state.taken.iter().position(|(t, _)| *t == me);
@@ -493,6 +492,14 @@ fn the_primitive_is_written_with_no_hidden_item() {
     let (code, _) = this.split_once("#[test]").unwrap();
     for hidden in ["__private", "__switch", "doc(hidden)"] {
         assert!(!code.contains(hidden), "the primitive names {hidden}");
+    }
+    // Of the engine, its interface for primitives only.
+    for (i, _) in code.match_indices("interleave_engine::") {
+        let path = &code[i + "interleave_engine::".len()..];
+        assert!(
+            path.starts_with("primitive"),
+            "the primitive names {path:.40}"
+        );
     }
     let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src");
     let mut files = vec![engine];

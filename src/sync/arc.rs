@@ -26,8 +26,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::panic::Location;
 
-use crate::op::{OpKind, Operation};
-use crate::runtime::arcs::{self, ArcReg};
+use crate::primitive::arcs::{self, ArcReg};
+use crate::primitive::{OpKind, Operation};
 
 // The operations on a shared allocation. None has an access of its own: `runtime/arcs.rs`
 // declares the counts each touches.

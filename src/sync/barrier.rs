@@ -3,8 +3,8 @@
 use std::fmt;
 use std::panic::Location;
 
-use crate::op::{Operation, Role};
-use crate::runtime::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Waits};
+use crate::primitive::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Waits};
+use crate::primitive::{Operation, Role};
 
 /// `wait`: a write, as every arrival counts towards the release.
 const WAIT: OpKind = OpKind::new(&Operation::new("barrier wait").access(Role::Write));
@@ -59,10 +59,10 @@ impl Barrier {
     #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
         let loc = Location::caller();
-        let obj = self.id(runtime::switch_point(WAIT, Some(&self.handle), loc));
+        let obj = self.id(primitive::switch_point(WAIT, Some(&self.handle), loc));
         let api = "interleave_test::sync::Barrier::wait";
         let n = self.num_threads;
-        let arrived_in = runtime::with_state(api, |a| {
+        let arrived_in = primitive::with_state(api, |a| {
             let state = a.obj::<BarrierState>(obj);
             state.arrived += 1;
             if state.arrived < n {
@@ -76,8 +76,8 @@ impl Barrier {
         let Some(generation) = arrived_in else {
             return BarrierWaitResult(true);
         };
-        while runtime::with_state(api, |a| a.obj::<BarrierState>(obj).generation == generation) {
-            runtime::block(Blocked {
+        while primitive::with_state(api, |a| a.obj::<BarrierState>(obj).generation == generation) {
+            primitive::block(Blocked {
                 what: Waits::To("pass"),
                 obj: Some(obj),
                 thread: None,

@@ -5,8 +5,8 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::{Mutex, MutexGuard};
-use crate::op::{Effect, Operation, Role};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Waits, Wake};
+use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Waits, Wake};
+use crate::primitive::{Effect, Operation, Role};
 
 /// `wait` (and the timed waits): a write, as the waiter joins the condvar's queue.
 const WAIT: OpKind = OpKind::new(&condvar_op("condvar wait", Role::Write));
@@ -114,12 +114,12 @@ impl Condvar {
     {
         let loc = Location::caller();
         let api = "interleave_test::sync::Condvar::wait_timeout_while";
-        let deadline = runtime::with_state(api, |a| a.now().saturating_add(dur));
+        let deadline = primitive::with_state(api, |a| a.now().saturating_add(dur));
         loop {
             if !condition(&mut *guard) {
                 return Ok((guard, WaitTimeoutResult(false)));
             }
-            let left = deadline.saturating_sub(runtime::with_state(api, |a| a.now()));
+            let left = deadline.saturating_sub(primitive::with_state(api, |a| a.now()));
             if left.is_zero() {
                 return Ok((guard, WaitTimeoutResult(true)));
             }
@@ -136,28 +136,28 @@ impl Condvar {
         dur: Option<Duration>,
         loc: Loc,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let cv = self.id(runtime::switch_point(WAIT, Some(&self.handle), loc));
+        let cv = self.id(primitive::switch_point(WAIT, Some(&self.handle), loc));
         let (mutex, mutex_obj) = guard.release_for_wait();
         let deadline = dur.map(|d| {
-            runtime::with_state("interleave_test::sync::Condvar::wait", |a| {
+            primitive::with_state("interleave_test::sync::Condvar::wait", |a| {
                 a.now().saturating_add(d)
             })
         });
-        let timed_out = match runtime::early("interleave_test::sync::Condvar::wait", deadline, true)
-        {
-            runtime::Early::TimedOut => true,
-            runtime::Early::Spurious => false,
-            runtime::Early::No => {
-                let wake = runtime::block(Blocked {
-                    what: Waits::To("be notified on"),
-                    obj: Some(cv),
-                    thread: None,
-                    deadline,
-                    loc,
-                });
-                wake == Wake::TimedOut
-            }
-        };
+        let timed_out =
+            match primitive::early("interleave_test::sync::Condvar::wait", deadline, true) {
+                primitive::Early::TimedOut => true,
+                primitive::Early::Spurious => false,
+                primitive::Early::No => {
+                    let wake = primitive::block(Blocked {
+                        what: Waits::To("be notified on"),
+                        obj: Some(cv),
+                        thread: None,
+                        deadline,
+                        loc,
+                    });
+                    wake == Wake::TimedOut
+                }
+            };
         relock(mutex, mutex_obj, loc, WaitTimeoutResult(timed_out))
     }
 
@@ -165,30 +165,30 @@ impl Condvar {
     /// one that waited longest first), as std leaves it open.
     #[track_caller]
     pub fn notify_one(&self) {
-        let cv = self.id(runtime::switch_point(
+        let cv = self.id(primitive::switch_point(
             NOTIFY_ONE,
             Some(&self.handle),
             Location::caller(),
         ));
         let api = "interleave_test::sync::Condvar::notify_one";
-        let waiters = runtime::with_state(api, |a| a.waiters(cv));
+        let waiters = primitive::with_state(api, |a| a.waiters(cv));
         let chosen = match waiters.len() {
             0 => return,
             1 => 0,
-            _ => runtime::notify_which(api, &waiters),
+            _ => primitive::notify_which(api, &waiters),
         };
-        runtime::with_state(api, |a| a.wake(waiters[chosen]));
+        primitive::with_state(api, |a| a.wake(waiters[chosen]));
     }
 
     /// Wakes every waiting thread.
     #[track_caller]
     pub fn notify_all(&self) {
-        let cv = self.id(runtime::switch_point(
+        let cv = self.id(primitive::switch_point(
             NOTIFY_ALL,
             Some(&self.handle),
             Location::caller(),
         ));
-        runtime::with_state("interleave_test::sync::Condvar::notify_all", |a| {
+        primitive::with_state("interleave_test::sync::Condvar::notify_all", |a| {
             a.wake_all(cv)
         });
     }
@@ -205,7 +205,7 @@ fn relock<'a, T: ?Sized>(
     timed_out: WaitTimeoutResult,
 ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
     if let Some(obj) = obj {
-        runtime::switch_point(super::mutex::RELOCK, Some(mutex.handle()), loc);
+        primitive::switch_point(super::mutex::RELOCK, Some(mutex.handle()), loc);
         mutex.acquire(obj, loc);
     }
     let guard = MutexGuard::reacquired(mutex, obj, loc);

@@ -7,8 +7,8 @@ use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, once_op};
 use super::values::Values;
-use crate::op::{OpKind, Role};
-use crate::runtime::{self, Loc};
+use crate::primitive::{self, Loc};
+use crate::primitive::{OpKind, Role};
 
 /// `force` (and the dereference that forces it): a write, since the first one initializes.
 const FORCE: OpKind = OpKind::new(&once_op("lazylock force", Role::Write));
@@ -95,7 +95,7 @@ impl<T: 'static, F: FnOnce() -> T + 'static> LazyLock<T, F> {
         drop(init);
         match f {
             Some(f) => f(),
-            None => runtime::misuse(
+            None => primitive::misuse(
                 "this LazyLock was first used in another execution and its initializer is a \
                  closure, which runs only once: a `static` LazyLock (whose initializer is a \
                  plain `fn`) starts afresh in every execution, but one created outside the \

@@ -6,9 +6,9 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::op::{Effect, Operation, Role};
-use crate::runtime::object::Fresh;
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::Fresh;
+use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::{Effect, Operation, Role};
 
 /// `lock`.
 const LOCK: OpKind = OpKind::new(&lock_op("mutex lock"));
@@ -59,7 +59,7 @@ impl ObjectState for MutexState {
 }
 
 /// Takes mutex `obj` for the calling thread at `loc` if it is free; whether it did.
-fn take(a: &mut runtime::Access<'_>, obj: ObjId, loc: Loc) -> bool {
+fn take(a: &mut primitive::Access<'_>, obj: ObjId, loc: Loc) -> bool {
     let me = a.me();
     let state = a.obj::<MutexState>(obj);
     if state.owner.is_some() {
@@ -137,7 +137,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn lock_at(&self, loc: Loc) -> LockResult<MutexGuard<'_, T>> {
-        let obj = self.obj(runtime::switch_point(LOCK, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(LOCK, Some(&self.handle), loc));
         self.acquire(obj, loc);
         self.result(self.guard(Some(obj), loc))
     }
@@ -162,7 +162,7 @@ impl<T: ?Sized> Mutex<T> {
     pub(crate) fn lock_section_at(&self, loc: Loc, what: &'static Operation) -> MutexGuard<'_, T> {
         // The switch point and the first try share one hold of the state.
         let (obj, taken) =
-            runtime::switch_point_then(OpKind::new(what), &self.handle, loc, |a, obj| {
+            primitive::switch_point_then(OpKind::new(what), &self.handle, loc, |a, obj| {
                 (obj, take(a, obj, loc))
             });
         if !taken {
@@ -176,7 +176,7 @@ impl<T: ?Sized> Mutex<T> {
     /// Takes the lock without the switch point of `lock` (condvar re-acquisition).
     pub(crate) fn acquire(&self, obj: ObjId, loc: Loc) {
         while !self.try_acquire(obj, loc) {
-            runtime::block(Blocked {
+            primitive::block(Blocked {
                 what: Waits::To(LOCK.waits_to()),
                 obj: Some(obj),
                 thread: None,
@@ -187,16 +187,16 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn try_acquire(&self, obj: ObjId, loc: Loc) -> bool {
-        runtime::with_state("interleave_test::sync::Mutex::lock", |a| take(a, obj, loc))
+        primitive::with_state("interleave_test::sync::Mutex::lock", |a| take(a, obj, loc))
     }
 
     /// Takes the lock if it is free, as [`std::sync::Mutex::try_lock`].
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(TRY_LOCK, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(TRY_LOCK, Some(&self.handle), loc));
         if !self.try_acquire(obj, loc) {
-            runtime::failed_try("interleave_test::sync::Mutex::try_lock");
+            primitive::failed_try("interleave_test::sync::Mutex::try_lock");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.guard(Some(obj), loc))
@@ -255,13 +255,13 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     }
 
     /// Gives the lock back; `unchanged`: the holder changed nothing another thread could
-    /// see (said first, as [`runtime::unchanged`] would, under the same hold of the state).
+    /// see (said first, as [`primitive::unchanged`] would, under the same hold of the state).
     fn release(&mut self, unchanged: bool) {
         self.lock.poison.done(&self.poison);
         drop(self.inner.take());
         let wrote = self.wrote;
         if let Some(obj) = self.obj {
-            runtime::with_state("interleave_test::sync::MutexGuard::drop", |a| {
+            primitive::with_state("interleave_test::sync::MutexGuard::drop", |a| {
                 if unchanged {
                     a.unchanged();
                 }
@@ -292,7 +292,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
             return; // released for a condvar wait
         }
         if self.obj.is_some() && !self.section {
-            runtime::switch_point(UNLOCK, Some(&self.lock.handle), self.loc);
+            primitive::switch_point(UNLOCK, Some(&self.lock.handle), self.loc);
         }
         let unchanged = !self.wrote && !std::thread::panicking();
         self.release(unchanged);

@@ -5,9 +5,9 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::op::{Operation, Role};
-use crate::runtime::claims::{self, Mark};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::claims::{self, Mark};
+use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::{Operation, Role};
 
 /// What a thread waits to do while another runs a `Once`'s closure.
 const RUN: Waits = Waits::To("run");
@@ -139,9 +139,9 @@ impl OnceCore {
 
     /// The switch point before operation `kind`; returns where the outcome is kept.
     pub(super) fn switch(&self, kind: OpKind, loc: Loc) -> Site {
-        let obj = runtime::switch_point(kind, Some(&self.handle), loc)
+        let obj = primitive::switch_point(kind, Some(&self.handle), loc)
             .expect("a switch point on an object returns its id");
-        let home = runtime::first_used_here(&self.handle);
+        let home = primitive::first_used_here(&self.handle);
         Site { obj, home }
     }
 
@@ -150,7 +150,7 @@ impl OnceCore {
         if site.home {
             self.status.load(Ordering::Acquire)
         } else {
-            runtime::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).status)
+            primitive::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).status)
         }
     }
 
@@ -161,12 +161,12 @@ impl OnceCore {
 
     /// The slot of the value at `site`, which is not the first execution's.
     pub(super) fn slot(&self, site: Site) -> Option<usize> {
-        runtime::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).slot)
+        primitive::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).slot)
     }
 
     /// Records where the value at `site` (not the first execution's) is.
     pub(super) fn set_slot(&self, site: Site, slot: usize) {
-        runtime::with_state(API, |a| {
+        primitive::with_state(API, |a| {
             a.obj_untracked::<RunnerState>(site.obj).slot = Some(slot);
         });
     }
@@ -190,20 +190,20 @@ impl OnceCore {
     }
 
     /// The value leaves the cell's keeping (taken out, or lent mutably): the `Arc`s made
-    /// for it are checked for leaks like any others (see `runtime::claims`).
+    /// for it are checked for leaks like any others (see `primitive::claims`).
     pub(super) fn released(&self) {
         claims::released(&self.handle);
     }
 
     /// Where the calling thread is before an operation that stores a value it made (see
-    /// `runtime::claims`).
+    /// `primitive::claims`).
     pub(super) fn mark(&self) -> Mark {
         claims::mark()
     }
 
     /// The value the calling thread made after `mark` is kept at `site` (`OnceLock::set`).
     pub(super) fn keep_made(&self, site: Site, mark: Mark) {
-        runtime::with_state(API, |a| a.claim_made(site.obj, mark));
+        primitive::with_state(API, |a| a.claim_made(site.obj, mark));
     }
 
     /// Waits while another thread runs the initializer (blocked as `what`), then says
@@ -221,7 +221,7 @@ impl OnceCore {
                 COMPLETE => return Begin::Complete,
                 POISONED if !ignore_poison => return Begin::Poisoned,
                 RUNNING => {
-                    runtime::block(Blocked {
+                    primitive::block(Blocked {
                         what,
                         obj: Some(site.obj),
                         thread: None,
@@ -233,7 +233,7 @@ impl OnceCore {
                     if site.home {
                         self.status.store(RUNNING, Ordering::Relaxed);
                     }
-                    runtime::with_state(API, |a| {
+                    primitive::with_state(API, |a| {
                         let me = a.me();
                         let state = a.obj::<RunnerState>(site.obj);
                         state.runner = Some((me, loc));
@@ -276,7 +276,7 @@ impl Drop for Runner<'_> {
             self.core.status.store(status, Ordering::Release);
         }
         let obj = self.site.obj;
-        runtime::with_state(API, |a| {
+        primitive::with_state(API, |a| {
             let state = a.obj::<RunnerState>(obj);
             state.runner = None;
             state.status = status;

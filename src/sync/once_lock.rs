@@ -5,8 +5,8 @@ use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, Site, once_op};
 use super::values::Values;
-use crate::op::{OpKind, Role};
-use crate::runtime::{self, Blocked, Loc, Waits};
+use crate::primitive::{self, Blocked, Loc, Waits};
+use crate::primitive::{OpKind, Role};
 
 /// `get`: reads the cell.
 const GET: OpKind = OpKind::new(&once_op("oncelock get", Role::Read));
@@ -77,7 +77,7 @@ impl<T> OnceLock<T> {
             if let Some(value) = self.values.get(&self.core, site) {
                 return value;
             }
-            runtime::block(Blocked {
+            primitive::block(Blocked {
                 what: Waits::To("get a value from"),
                 obj: Some(site.obj()),
                 thread: None,

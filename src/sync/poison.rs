@@ -1,12 +1,12 @@
 //! Poisoning, shared by the lock types as in std: a lock is poisoned when a guard is dropped
 //! by a thread that started panicking while it held the lock, and every later lock (and
 //! `into_inner`, `get_mut`) returns its value inside a `PoisonError`. A thread unwound by
-//! the crate's own teardown poisons nothing (`runtime::poisons`).
+//! the crate's own teardown poisons nothing (`primitive::poisons`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LockResult, PoisonError};
 
-use crate::runtime;
+use crate::primitive;
 
 /// A lock's poison flag. Relaxed: only the running model thread touches it, and hand-offs
 /// order everything.
@@ -36,13 +36,13 @@ impl Flag {
     /// A guard taken now.
     pub(super) fn guard() -> Guard {
         Guard {
-            panicking: runtime::poisons(),
+            panicking: primitive::poisons(),
         }
     }
 
     /// The lock of `guard` is released: poisons it if the thread began panicking since.
     pub(super) fn done(&self, guard: &Guard) {
-        if !guard.panicking && runtime::poisons() {
+        if !guard.panicking && primitive::poisons() {
             self.0.store(true, Ordering::Relaxed);
         }
     }

@@ -6,8 +6,8 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::op::{Effect, Operation, Role};
-use crate::runtime::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
+use crate::primitive::{Effect, Operation, Role};
 
 /// `read`: takes the lock shared, waiting while a writer holds it.
 const READ: OpKind = OpKind::new(
@@ -184,7 +184,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`read`](Self::read) for an operation of the program at `loc` (a Tokio
     /// primitive's caller).
     pub(crate) fn read_at(&self, loc: Loc) -> LockResult<RwLockReadGuard<'_, T>> {
-        let obj = self.obj(runtime::switch_point(READ, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(READ, Some(&self.handle), loc));
         self.acquire(Side::Read, obj, loc);
         self.result(self.read_guard(obj, loc))
     }
@@ -193,7 +193,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(WRITE, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(WRITE, Some(&self.handle), loc));
         self.acquire(Side::Write, obj, loc);
         self.result(self.write_guard(obj, loc))
     }
@@ -202,9 +202,9 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(TRY_READ, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(TRY_READ, Some(&self.handle), loc));
         if !self.try_acquire(Side::Read, obj, loc) {
-            runtime::failed_try("interleave_test::sync::RwLock::try_read");
+            primitive::failed_try("interleave_test::sync::RwLock::try_read");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.read_guard(obj, loc))
@@ -216,9 +216,9 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let loc = Location::caller();
-        let obj = self.obj(runtime::switch_point(TRY_WRITE, Some(&self.handle), loc));
+        let obj = self.obj(primitive::switch_point(TRY_WRITE, Some(&self.handle), loc));
         if !self.try_acquire(Side::Write, obj, loc) {
-            runtime::failed_try("interleave_test::sync::RwLock::try_write");
+            primitive::failed_try("interleave_test::sync::RwLock::try_write");
             return Err(TryLockError::WouldBlock);
         }
         self.result(self.write_guard(obj, loc))
@@ -231,7 +231,7 @@ impl<T: ?Sized> RwLock<T> {
             Side::Write => Waits::To(WRITE.waits_to()),
         };
         while !self.try_acquire(side, obj, loc) {
-            runtime::block(Blocked {
+            primitive::block(Blocked {
                 what,
                 obj: Some(obj),
                 thread: None,
@@ -242,7 +242,7 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     fn try_acquire(&self, side: Side, obj: ObjId, loc: Loc) -> bool {
-        runtime::with_state("interleave_test::sync::RwLock::lock", |a| {
+        primitive::with_state("interleave_test::sync::RwLock::lock", |a| {
             let me = a.me();
             a.obj::<RwLockState>(obj).try_take(side, me, loc)
         })
@@ -309,8 +309,8 @@ impl<T: ?Sized> RwLock<T> {
             Side::Read => READ_UNLOCK,
             Side::Write => WRITE_UNLOCK,
         };
-        runtime::switch_point(kind, Some(&self.handle), loc);
-        runtime::with_state("interleave_test::sync::RwLock::unlock", |a| {
+        primitive::switch_point(kind, Some(&self.handle), loc);
+        primitive::with_state("interleave_test::sync::RwLock::unlock", |a| {
             let me = a.me();
             if a.obj::<RwLockState>(obj).release(side, me, loc) {
                 a.wake_all(obj);
@@ -332,7 +332,7 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
         drop(self.inner.take());
         self.lock.unlock(Side::Write, self.obj, self.loc);
         if !self.wrote && !std::thread::panicking() {
-            runtime::unchanged();
+            primitive::unchanged();
         }
     }
 }

@@ -12,7 +12,7 @@
 use std::sync::OnceLock as StdOnceLock;
 
 use super::once::{OnceCore, Site};
-use crate::runtime::Slots;
+use crate::primitive::Slots;
 
 /// The values of a once-written cell: the first execution's, and the later executions' (a
 /// `static` cell), each found through its [`Site`].

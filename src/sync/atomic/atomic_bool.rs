@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Ordering, common_methods};
-use crate::runtime::ObjectHandle;
+use crate::primitive::ObjectHandle;
 
 /// A boolean shared between threads, as [`std::sync::atomic::AtomicBool`].
 ///

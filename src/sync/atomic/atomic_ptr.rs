@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Ordering, common_methods};
-use crate::runtime::ObjectHandle;
+use crate::primitive::ObjectHandle;
 
 /// A raw pointer shared between threads, as [`std::sync::atomic::AtomicPtr`].
 ///
@@ -108,7 +108,7 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     fn modify(
         &self,
-        kind: crate::runtime::OpKind,
+        kind: crate::primitive::OpKind,
         order: Ordering,
         f: impl Fn(*mut T) -> *mut T,
     ) -> *mut T {

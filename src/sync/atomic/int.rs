@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::{Ordering, common_methods};
-use crate::runtime::ObjectHandle;
+use crate::primitive::ObjectHandle;
 
 /// Generates the read-modify-write methods that take an operand and return the previous
 /// value; `$what` describes the new value in the method's doc comment.

@@ -54,8 +54,8 @@ pub use int::{
     AtomicU64, AtomicUsize,
 };
 
-use crate::runtime::atomics;
-use crate::runtime::{self, ObjectHandle};
+use crate::primitive::atomics;
+use crate::primitive::{self, ObjectHandle};
 
 /// The ordering the facade's value is read and written with. It is written only through
 /// `&mut` (`get_mut`, `new`), and read only by the thread that holds the atomic or by a
@@ -79,7 +79,7 @@ pub fn fence(order: Ordering) {
         );
     }
     let loc = Location::caller();
-    if runtime::switch_point_in_model(ops::FENCE, None, loc).is_none() {
+    if primitive::switch_point_in_model(ops::FENCE, None, loc).is_none() {
         // Outside a model atomics are std's own (see `perform`'s fallback): so is the fence.
         return std::sync::atomic::fence(order);
     }
@@ -271,7 +271,7 @@ macro_rules! common_methods {
         #[inline]
         fn perform(
             &self,
-            (kind, loc): (crate::runtime::OpKind, crate::runtime::Loc),
+            (kind, loc): (crate::primitive::OpKind, crate::primitive::Loc),
             orders: [Ordering; 2],
             act: super::atomics::Act<'_>,
         ) -> Result<u64, u64> {
@@ -316,8 +316,8 @@ macro_rules! common_methods {
         #[inline]
         fn load_at(
             &self,
-            kind: crate::runtime::OpKind,
-            loc: crate::runtime::Loc,
+            kind: crate::primitive::OpKind,
+            loc: crate::primitive::Loc,
             order: Ordering,
         ) -> $t {
             let read = self.perform((kind, loc), [order; 2], super::atomics::Act::Load);
@@ -328,8 +328,8 @@ macro_rules! common_methods {
         #[inline]
         pub(crate) fn rmw_at(
             &self,
-            kind: crate::runtime::OpKind,
-            loc: crate::runtime::Loc,
+            kind: crate::primitive::OpKind,
+            loc: crate::primitive::Loc,
             order: Ordering,
             f: impl Fn($t) -> $t,
         ) -> $t {
@@ -343,7 +343,7 @@ macro_rules! common_methods {
         #[inline]
         fn exchange_at(
             &self,
-            site: (crate::runtime::OpKind, crate::runtime::Loc),
+            site: (crate::primitive::OpKind, crate::primitive::Loc),
             (current, new): ($t, $t),
             (success, failure): (Ordering, Ordering),
             weak: bool,

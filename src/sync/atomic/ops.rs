@@ -1,7 +1,7 @@
 //! The operations of the atomics, as they declare them: the memory model orders each by its
 //! `Ordering` ([`Effect::Atomic`]); loads only observe.
 
-use crate::op::{Effect, OpKind, Operation, Role};
+use crate::primitive::{Effect, OpKind, Operation, Role};
 
 /// An atomic access named `name` with `role`.
 const fn atomic(name: &'static str, role: Role) -> Operation {

@@ -38,16 +38,16 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use std::time::Duration;
 
-use crate::hb::Key;
-use crate::op::Role;
-use crate::runtime::{
+use crate::primitive::Key;
+use crate::primitive::Role;
+use crate::primitive::{
     self, Access, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Published, Tid, Waits,
 };
 
 /// The channel's operations. None has an access of its own: each declares the parts of the
 /// channel it touches (`Key::Part`), so that a send and a receive of different values commute.
 pub(super) mod ops {
-    use crate::op::{OpKind, Operation};
+    use crate::primitive::{OpKind, Operation};
 
     /// `send`: waits while the channel is full (or, on a rendezvous channel, until the
     /// receiver takes the value).
@@ -279,7 +279,7 @@ impl<T> Chan<T> {
     /// Queues `value`, waiting for room (and, on a rendezvous channel, for the receiver to
     /// take it). Fails with the value back once the receiver is gone.
     pub(super) fn send(&self, value: T, loc: Loc) -> Result<(), SendError<T>> {
-        let obj = id(runtime::switch_point(ops::SEND, Some(&self.handle), loc));
+        let obj = id(primitive::switch_point(ops::SEND, Some(&self.handle), loc));
         let ticket = loop {
             let mut st = self.state.lock();
             if !st.receiver {
@@ -329,7 +329,7 @@ impl<T> Chan<T> {
     /// Queues `value` only if that needs no waiting: there is room in the buffer or, on a
     /// rendezvous channel, the receiver is blocked in `recv` and the hand-over slot is free.
     pub(super) fn try_send(&self, value: T, loc: Loc) -> Result<(), TrySendError<T>> {
-        let obj = id(runtime::switch_point(
+        let obj = id(primitive::switch_point(
             ops::TRY_SEND,
             Some(&self.handle),
             loc,
@@ -340,7 +340,7 @@ impl<T> Chan<T> {
         if !st.receiver {
             st.disconnected(obj);
             drop(st);
-            runtime::unchanged();
+            primitive::unchanged();
             return Err(TrySendError::Disconnected(value));
         }
         let room = match st.bound {
@@ -350,7 +350,7 @@ impl<T> Chan<T> {
         if !room {
             st.full(obj);
             drop(st);
-            runtime::unchanged();
+            primitive::unchanged();
             return Err(TrySendError::Full(value));
         }
         st.push(obj, value);
@@ -369,9 +369,9 @@ impl<T> Chan<T> {
         timeout: Option<Duration>,
         loc: Loc,
     ) -> Result<T, RecvTimeoutError> {
-        let obj = id(runtime::switch_point(kind, Some(&self.handle), loc));
+        let obj = id(primitive::switch_point(kind, Some(&self.handle), loc));
         let api = "interleave_test::sync::mpsc::Receiver::recv_timeout";
-        let deadline = timeout.map(|t| runtime::with_state(api, |a| a.now().saturating_add(t)));
+        let deadline = timeout.map(|t| primitive::with_state(api, |a| a.now().saturating_add(t)));
         loop {
             match self.take(obj) {
                 Ok(value) => return Ok(value),
@@ -379,8 +379,8 @@ impl<T> Chan<T> {
                 Err(TryRecvError::Empty) => {}
             }
             if let Some(deadline) = deadline
-                && (runtime::with_state(api, |a| a.now()) >= deadline
-                    || runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut)
+                && (primitive::with_state(api, |a| a.now()) >= deadline
+                    || primitive::early(api, Some(deadline), false) == primitive::Early::TimedOut)
             {
                 return Err(RecvTimeoutError::Timeout);
             }
@@ -390,14 +390,14 @@ impl<T> Chan<T> {
 
     /// Takes the oldest value if there is one, without waiting.
     pub(super) fn try_recv(&self, loc: Loc) -> Result<T, TryRecvError> {
-        let obj = id(runtime::switch_point(
+        let obj = id(primitive::switch_point(
             ops::TRY_RECV,
             Some(&self.handle),
             loc,
         ));
         let taken = self.take(obj);
         if taken.is_err() {
-            runtime::unchanged();
+            primitive::unchanged();
         }
         taken
     }
@@ -494,16 +494,16 @@ impl<T> Chan<T> {
     /// The switch point of dropping an end (`in_model` is always true now: an end that
     /// outlived its execution is dropped in the OS thread's ambient one).
     fn drop_switch_point(&self, kind: OpKind, loc: Loc) -> Option<ObjId> {
-        if !runtime::in_model() {
+        if !primitive::in_model() {
             return None;
         }
-        runtime::switch_point(kind, Some(&self.handle), loc)
+        primitive::switch_point(kind, Some(&self.handle), loc)
     }
 }
 
 /// Tells the scheduler the channel's counts after a change (see [`ChannelState`]).
 fn mirror<T>(obj: ObjId, st: &State<T>) {
-    runtime::with_state("interleave_test::sync::mpsc", |a| {
+    primitive::with_state("interleave_test::sync::mpsc", |a| {
         *a.obj_untracked::<ChannelState>(obj) = ChannelState {
             len: st.queue.len(),
             bound: st.bound,
@@ -533,7 +533,7 @@ fn declare_parts(a: &mut Access<'_>, obj: ObjId, bound: Option<usize>, parts: &[
 
 /// Runs `f` on the execution's state.
 fn with_access<R>(f: impl FnOnce(&mut Access<'_>) -> R) -> R {
-    runtime::with_state("interleave_test::sync::mpsc", f)
+    primitive::with_state("interleave_test::sync::mpsc", f)
 }
 
 fn id(obj: Option<ObjId>) -> ObjId {
@@ -542,7 +542,7 @@ fn id(obj: Option<ObjId>) -> ObjId {
 
 /// Blocks the calling thread on channel `obj` as `what` (`SEND` or `RECV`).
 fn wait(obj: ObjId, what: Waits, deadline: Option<Duration>, loc: Loc) {
-    runtime::block(Blocked {
+    primitive::block(Blocked {
         what,
         obj: Some(obj),
         thread: None,
@@ -553,7 +553,7 @@ fn wait(obj: ObjId, what: Waits, deadline: Option<Duration>, loc: Loc) {
 
 /// Wakes every thread blocked on channel `obj` as `what`; each re-checks the queue.
 fn wake(obj: ObjId, what: Waits) {
-    runtime::with_state("interleave_test::sync::mpsc", |a| {
+    primitive::with_state("interleave_test::sync::mpsc", |a| {
         a.wake_doing(obj, Some(what))
     });
 }
@@ -561,7 +561,7 @@ fn wake(obj: ObjId, what: Waits) {
 /// Whether the receiver of channel `obj` is blocked in `recv` (or `recv_timeout`), or
 /// stopped before a `recv` that cannot take effect yet.
 fn receiver_waiting(obj: ObjId) -> bool {
-    runtime::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
+    primitive::with_state("interleave_test::sync::mpsc::SyncSender::try_send", |a| {
         a.any_waiting(obj, RECV) || a.any_stopped_before(obj, ops::RECV)
     })
 }

@@ -42,7 +42,7 @@ use std::time::Duration;
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use self::chan::Chan;
-use crate::runtime::Loc;
+use crate::primitive::Loc;
 
 /// A new unbounded channel, as [`std::sync::mpsc::channel`]: `send` never blocks.
 #[track_caller]
