@@ -10,7 +10,7 @@
 //! `#[cfg(test)] mod` blocks), which may run whole models from any layer.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One crate's layer table: its top-level modules from the top; a module may import from
 /// any later layer.
@@ -134,23 +134,30 @@ fn each_source(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Every source file under `src`: its path, its path from `src`, and the top-level module
+/// it belongs to (`lib` for the crate root).
+fn modules_of(src: &Path) -> Vec<(PathBuf, PathBuf, String)> {
+    let mut files = Vec::new();
+    each_source(src, &mut files);
+    files
+        .into_iter()
+        .map(|file| {
+            let rel = file.strip_prefix(src).unwrap().to_path_buf();
+            let top = rel.components().next().unwrap().as_os_str();
+            let owner = top.to_string_lossy().trim_end_matches(".rs").to_owned();
+            (file, rel, owner)
+        })
+        .collect()
+}
+
 /// The imports of `tree` against its layer order, and whether its table lists exactly its
 /// modules.
 fn check(tree: &Tree) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(tree.dir);
-    let mut files = Vec::new();
-    each_source(&src, &mut files);
     let mut wrong = Vec::new();
     let mut seen = BTreeSet::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let owner = top.trim_end_matches(".rs").to_owned();
+    for (file, rel, owner) in modules_of(&src) {
+        let rel = rel.as_path();
         let test_only = tree.tests.contains(&owner.as_str()) || rel.ends_with("tests.rs");
         if owner == "lib" || owner == "bin" || test_only {
             continue;
@@ -218,18 +225,9 @@ fn the_facades_primitives_use_only_the_engines_interface_for_primitives() {
         .iter()
         .flat_map(|l| l.iter().copied())
         .collect();
-    let mut files = Vec::new();
-    each_source(&src, &mut files);
     let mut wrong = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        if !PRIMITIVES.contains(&top.trim_end_matches(".rs")) || rel.ends_with("tests.rs") {
+    for (file, rel, owner) in modules_of(&src) {
+        if !PRIMITIVES.contains(&owner.as_str()) || rel.ends_with("tests.rs") {
             continue;
         }
         let code = code_of(&std::fs::read_to_string(&file).unwrap());
