@@ -364,6 +364,7 @@ impl Builder {
             spurious: self.spurious_wakeups,
             early_limit: search.then_some(1),
             clock: self.clock,
+            check_acquires: search,
             keep_names: false,
             ambient: false,
             #[cfg(test)]

@@ -83,6 +83,7 @@ impl Builder {
             spurious: rules.spurious_wakeups.unwrap_or(self.spurious_wakeups),
             early_limit: rules.early_limit,
             clock: rules.clock,
+            check_acquires: rules.searched,
             max_steps: schedule.max_steps().unwrap_or(self.max_steps),
             thread_panics_fail: schedule
                 .thread_panics_fail()

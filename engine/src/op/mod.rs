@@ -34,7 +34,8 @@ pub enum Role {
     /// Takes the object exclusively, waiting while another thread holds it (`lock`, `write`,
     /// a join of a thread). The reduction relies on it: an operation declared so that could
     /// take effect while another thread holds its object (as the object's
-    /// `ObjectState::holders` say) fails the execution as a `Misuse` (`runtime/exclusive.rs`).
+    /// `ObjectState::holders` say) fails a search's execution as a `Misuse`
+    /// (`runtime/exclusive.rs`).
     Acquire,
     /// Gives back what `Acquire` took (`unlock`, a thread's end).
     Release,

@@ -120,6 +120,7 @@ fn config() -> ExecConfig {
         spurious: false,
         early_limit: Some(0),
         clock: crate::settings::Clock::Loaded,
+        check_acquires: false,
         keep_names: false,
         ambient: true,
         blocking_wait_switches: false,

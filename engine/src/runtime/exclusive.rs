@@ -9,8 +9,9 @@
 //! which the second thread takes the object before the first gives it back: races there
 //! would never be seen, and a search would call the model proved.
 //!
-//! So every decision checks each thread that could run (whatever the strategy, so that a
-//! schedule that found the misuse replays to it): if its next operation is an `Acquire` of an object that another thread holds
+//! So, in a search (`ExecConfig::check_acquires`, also set to replay a search's schedule,
+//! which then replays to the same misuse), every decision checks each thread that could
+//! run: if its next operation is an `Acquire` of an object that another thread holds
 //! (as the object's [`ObjectState::holders`](super::ObjectState::holders) says), the
 //! execution fails with a `Misuse` that names the operation and says what to declare. The
 //! check sees the state the search is in, whichever thread it then runs, so the violating
@@ -25,8 +26,15 @@ use crate::schedule::FailureKind;
 /// that another thread holds (see the module).
 #[inline]
 pub(super) fn check(st: &mut ExecState, runnable: &[Tid]) {
+    if st.config.check_acquires {
+        check_each(st, runnable);
+    }
+}
+
+/// [`check`], in a search.
+fn check_each(st: &mut ExecState, runnable: &[Tid]) {
     for &t in runnable {
-        let op = st.threads[t].pending;
+        let op = &st.threads[t].pending;
         let Some(obj) = op.obj else { continue };
         if op.kind.role() != Some(Role::Acquire) || op.kind.joined().is_some() {
             continue;

@@ -54,6 +54,10 @@ pub struct ExecConfig {
     /// How the virtual clock moves: under `Clock::Paused` no timer or timed wait ends while
     /// another thread could act (`timers.rs`).
     pub clock: crate::settings::Clock,
+    /// Whether an operation declared `Role::Acquire` that could take effect while another
+    /// thread holds its object is a `Misuse` (`exclusive.rs`): in a search, whose reduction
+    /// relies on it, and in the replay of a search's schedule.
+    pub check_acquires: bool,
     /// Whether the outcome keeps the threads' names even when the execution passed (a stored
     /// schedule's judgement compares them).
     pub keep_names: bool,

@@ -22,6 +22,9 @@ pub struct ReplayRules {
     /// How the clock moved: the file's (the loaded clock when it does not say), never the
     /// replaying side's, since early timeouts are decisions on one clock and not the other.
     pub clock: Clock,
+    /// Whether a search recorded it: its replay checks what the reduction relies on, as the
+    /// search did (`ExecConfig::check_acquires`).
+    pub searched: bool,
 }
 
 /// How `schedule` replays.
@@ -41,6 +44,7 @@ impl Schedule {
             spurious_wakeups: self.spurious_wakeups(),
             early_limit: searched.then_some(1),
             clock: self.clock(),
+            searched,
         }
     }
 }
