@@ -126,10 +126,10 @@ mod search_tests;
 mod summary;
 mod test_support;
 
-// The engine's modules, named as this crate's own (`crate::runtime`, `crate::op`).
+// The engine's modules, named as this crate's own (`crate::primitive`, `crate::run`).
 #[cfg(test)]
 use interleave_engine::hb;
-use interleave_engine::{op, primitive, report, runtime, schedule, settings, strategy};
+use interleave_engine::{primitive, report, run, schedule, settings, strategy, threads};
 
 pub mod cell;
 pub mod current;
@@ -182,7 +182,7 @@ pub mod __private {
     /// callback into the runtime from there, and of a lock held too long.
     #[track_caller]
     pub fn holding_state<R>(f: impl FnOnce() -> R) -> R {
-        crate::runtime::holding_state(f)
+        crate::run::holding_state(f)
     }
 
     /// The body of an `async fn` test: `future` run by a Tokio-shaped runtime's

@@ -10,7 +10,7 @@ pub use async_model::{check_async, explore_async};
 
 use crate::driver::{self, Plan, ShowProgress};
 use crate::report::Failure;
-use crate::runtime::ExecConfig;
+use crate::run::ExecConfig;
 use crate::schedule::Schedule;
 use crate::settings::{Clock, SpinRule};
 use crate::summary::Report;
@@ -381,8 +381,8 @@ impl Builder {
     #[track_caller]
     #[must_use = "a failure is returned, not raised: a test that ignores this result passes whatever the search found; use `explore`, or `.unwrap()` it, to fail on a failure"]
     pub fn check<F: Fn() + Sync>(&self, model: F) -> Result<Report, Failure> {
-        crate::runtime::assert_not_in_model();
-        crate::runtime::install_hook();
+        crate::run::assert_not_in_model();
+        crate::run::install_hook();
         self.validate();
         driver::run(&self.plan(), &model, Location::caller())
     }
@@ -435,8 +435,8 @@ impl Builder {
     /// (a file without `clock` ran on [`Clock::Loaded`]).
     #[track_caller]
     pub fn replay<F: Fn() + Sync>(&self, model: F, schedule: &Schedule) -> Result<(), Failure> {
-        crate::runtime::assert_not_in_model();
-        crate::runtime::install_hook();
+        crate::run::assert_not_in_model();
+        crate::run::install_hook();
         let (exec, meta) = self.replay_setup(schedule);
         if let Some(name) = &self.name
             && let Err(e) = schedule.check_test(name)

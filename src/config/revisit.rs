@@ -19,7 +19,7 @@ use std::panic::Location;
 use super::Builder;
 use crate::driver::{self, Meta, Revisit};
 use crate::report::Failure;
-use crate::runtime::ExecConfig;
+use crate::run::ExecConfig;
 use crate::schedule::{Schedule, Signature};
 
 /// The most executions that explore on from a stored schedule (fewer when the schedule
@@ -96,8 +96,8 @@ impl Builder {
     /// Judges the stored `schedule` on `model` as it is now (see the module documentation).
     #[track_caller]
     pub(crate) fn revisit<F: Fn() + Sync>(&self, model: &F, schedule: &Schedule) -> Verdict {
-        crate::runtime::assert_not_in_model();
-        crate::runtime::install_hook();
+        crate::run::assert_not_in_model();
+        crate::run::install_hook();
         if let Some(name) = &self.name
             && let Err(e) = schedule.check_test(name)
         {

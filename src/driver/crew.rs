@@ -18,7 +18,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use parking_lot::Mutex;
 
-use crate::runtime::{self, Core};
+use crate::run::Core;
 use crate::settings::Substrate;
 
 /// Starts `n` more drivers, each running the run's helper work; called at most once, by the
@@ -86,7 +86,7 @@ fn lead<'scope, 'env>(
 /// coroutines.
 fn pin(substrate: Substrate) -> Option<Core> {
     if substrate.drives_on_own_threads() {
-        runtime::pin_driver()
+        crate::run::pin_driver()
     } else {
         None
     }

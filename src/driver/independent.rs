@@ -24,8 +24,9 @@ use parking_lot::Mutex;
 use super::crew::{self, Widen};
 use super::epochs::Epochs;
 use super::{Ending, Plan, Tally, failure, meta, rescue};
+use crate::primitive::Loc;
 use crate::report::Failure;
-use crate::runtime::{self, Core, ExecConfig, ExecOutcome, Loc, Reuse};
+use crate::run::{Core, ExecConfig, ExecOutcome, Reuse};
 use crate::settings::StrategyName;
 use crate::strategy::Strategy;
 use crate::summary::Report;
@@ -165,7 +166,7 @@ struct Run<'r, F> {
 struct Driver<'r, 'w> {
     exec: ExecConfig,
     reuse: Reuse<'r>,
-    saver: Arc<dyn runtime::Rescue>,
+    saver: Arc<dyn crate::run::Rescue>,
     /// Counted here and added to the run's tally once at the end.
     counts: Tally,
     /// How the first driver brings in the others, until it has.
@@ -276,7 +277,7 @@ impl<'r, F: Fn() + Sync> Run<'r, F> {
                 return None;
             }
             let origin = rescue::origin(&d.saver, i);
-            let out = runtime::run_execution(
+            let out = crate::run::run_execution(
                 strategy,
                 origin,
                 d.exec,

@@ -19,16 +19,17 @@ pub(crate) use progress::TRACE;
 mod rescue;
 mod revisit;
 
-pub(crate) use crate::runtime::outcome::{Meta, schedule_mismatch};
-use crate::runtime::outcome::{decision, failure, schedule};
+pub(crate) use crate::run::outcome::{Meta, schedule_mismatch};
+use crate::run::outcome::{decision, failure, schedule};
 pub(crate) use independent::{Independent, Widening, run_independent};
 pub(crate) use progress::ShowProgress;
 pub(crate) use revisit::{Revisit, revisit};
 
 use std::time::{Duration, Instant};
 
+use crate::primitive::Loc;
 use crate::report::Failure;
-use crate::runtime::{self, DecisionRecord, ExecConfig, ExecOutcome, Loc, Reuse};
+use crate::run::{DecisionRecord, ExecConfig, ExecOutcome, Reuse};
 use crate::schedule::{Schedule, Settings};
 use crate::settings::{Drive, StrategyName};
 use crate::strategy::{Expected, ReplayStrategy, Setup, Strategy, execution_seed};
@@ -269,7 +270,7 @@ fn sequential<F: Fn() + Sync>(
             break;
         }
         let origin = rescue::origin(&saver, i);
-        let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
+        let mut out = crate::run::run_execution(strategy, origin, exec, model, loc, &mut reuse);
         if out.start_over || out.relearned {
             reuse.recycle(out.decisions);
             if out.start_over {
@@ -367,7 +368,7 @@ pub(crate) fn replay<F: Fn() + Sync>(
     let strategy = Box::new(ReplayStrategy::new(Expected::of(schedule)));
     let mut reuse = Reuse::default();
     let origin = rescue::origin(&rescue::saver(meta.clone(), corpus), meta.iteration);
-    let mut out = runtime::run_execution(strategy, origin, exec, model, loc, &mut reuse);
+    let mut out = crate::run::run_execution(strategy, origin, exec, model, loc, &mut reuse);
     match out.failure.take() {
         None => Ok(()),
         Some(draft) => Err(failure(draft, &out, meta)),

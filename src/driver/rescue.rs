@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{Meta, decision, schedule};
 use crate::corpus::Corpus;
-use crate::runtime::{DecisionRecord, Origin, Rescue};
+use crate::run::{DecisionRecord, Origin, Rescue};
 
 /// Writes the schedules of one driver's executions (see [`Rescue`]).
 #[derive(Debug)]

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::{Meta, failure, rescue};
+use crate::primitive::Loc;
 use crate::report::Failure;
-use crate::runtime::{self, ExecConfig, Loc, Reuse};
+use crate::run::{ExecConfig, Reuse};
 use crate::schedule::Schedule;
 use crate::strategy::{Expected, Followed, PrefixStrategy, execution_seed};
 
@@ -64,7 +65,7 @@ pub(crate) fn revisit<F: Fn() + Sync>(
             ..exec
         };
         let mut out =
-            runtime::run_execution(Box::new(strategy), origin, exec, model, loc, &mut reuse);
+            crate::run::run_execution(Box::new(strategy), origin, exec, model, loc, &mut reuse);
         seen.executions += 1;
         if i == 0 {
             seen.fitted = followed.fitted.load(Ordering::Relaxed);

@@ -7,7 +7,8 @@
 use std::cell::RefCell;
 use std::task::{Context, Poll};
 
-use crate::runtime::{self, Tid};
+use crate::primitive::Tid;
+use crate::threads;
 
 /// Units a task has at the start of each poll, as Tokio's.
 pub(crate) const PER_POLL: u8 = 128;
@@ -24,7 +25,7 @@ std::thread_local! {
 /// Calls `f` with the calling thread's budget: its model thread's or, outside a model, its
 /// ambient execution's thread's (`None` only if `try_ids` has no answer; it always has).
 fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
-    let (exec, tid) = runtime::try_ids()?;
+    let (exec, tid) = threads::try_ids()?;
     BUDGETS.with(|b| {
         let mut b = b.borrow_mut();
         let at = match b.iter().position(|(e, t, _)| (*e, *t) == (exec, tid)) {

@@ -6,8 +6,8 @@
 //! The executor is the one `block_on` uses (`local.rs`), kept by the OS thread that first
 //! runs it: a [`KeptExecutor`] is only a key (a runtime is `Send` and `Sync`, an executor is
 //! neither), and the executor lives in a thread-local of that OS thread. Outside a model
-//! that OS thread is the only thread of its execution (`runtime::ambient`), so all of the
-//! runtime's tasks are polled there; another OS thread that runs the runtime is refused
+//! that OS thread is the only thread of its execution (the engine's ambient execution), so
+//! all of the runtime's tasks are polled there; another OS thread that runs the runtime is refused
 //! with a message (it would need a second thread in that execution).
 
 use std::cell::RefCell;
@@ -20,7 +20,8 @@ use parking_lot::Mutex;
 
 use super::JoinHandle;
 use super::local::{self, Executor};
-use crate::runtime::{self, Loc};
+use crate::primitive::Loc;
+use crate::{primitive, threads};
 
 /// The executors kept on this OS thread, by key.
 struct Shelf(Vec<(u64, Rc<Executor>)>);
@@ -72,7 +73,7 @@ impl KeptExecutor {
                  thread; outside a model a runtime's tasks all run on the OS thread that \
                  first ran it, as one thread of its own, and cannot move to a second one. \
                  {}",
-                runtime::GATE
+                threads::GATE
             );
         }
         SHELF.with(|shelf| {
@@ -89,7 +90,7 @@ impl KeptExecutor {
     /// Runs `future` to completion on the calling thread, polling the kept tasks as well.
     pub(crate) fn block_on<F: Future>(&self, future: F, loc: Loc) -> F::Output {
         let executor = self.executor("Runtime::block_on", loc);
-        runtime::watched(|| local::block_on_kept(&executor, future, loc))
+        threads::watched(|| local::block_on_kept(&executor, future, loc))
     }
 
     /// Spawns `future` (named `name`, at `loc`) as a task of the executor, polled by the
@@ -104,7 +105,7 @@ impl KeptExecutor {
         F: Future + 'static,
         F::Output: 'static,
     {
-        runtime::switch_point(super::task::SPAWN, None, loc);
+        primitive::switch_point(super::task::SPAWN, None, loc);
         self.executor("Handle::spawn", loc).spawn(future, name, loc)
     }
 

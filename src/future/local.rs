@@ -24,8 +24,10 @@ use parking_lot::Mutex;
 
 use super::task::{JoinHandle, Outcome, Shared};
 use super::unbound::Prepared;
-use crate::op::Tid;
-use crate::runtime::{self, Loc, local_tasks, tasks, thread_slot};
+use crate::primitive::Tid;
+use crate::primitive::{Loc, thread_slot};
+use crate::threads::{local_tasks, tasks};
+use crate::{primitive, threads};
 
 const API: &str = "interleave_test::future::block_on";
 
@@ -53,7 +55,7 @@ impl Drop for Exit {
 
 /// The executor of the innermost `block_on` of the calling model thread.
 pub(super) fn current() -> Option<Rc<Executor>> {
-    thread_slot::top(runtime::ids(API), Rc::clone)
+    thread_slot::top(threads::ids(API), Rc::clone)
 }
 
 /// The woken futures of one executor, in the order they were woken.
@@ -137,7 +139,7 @@ struct Local {
     /// Its number among its thread's local tasks (its [`Id`](super::Id)'s).
     id: usize,
     future: Pin<Box<dyn Future<Output = ()>>>,
-    /// Its key for reports (`runtime::local_tasks`).
+    /// Its key for reports (`crate::threads::local_tasks`).
     key: u32,
     shared: Arc<Shared>,
     /// Records a panic of the future as its outcome.
@@ -161,7 +163,7 @@ pub(super) struct Executor {
     polling: std::cell::Cell<(usize, usize)>,
     /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
     unwaited: std::cell::Cell<u32>,
-    /// The key of `block_on`'s own future for reports (`runtime::local_tasks`).
+    /// The key of `block_on`'s own future for reports (`crate::threads::local_tasks`).
     main_key: std::cell::Cell<u32>,
     /// The step count when the future being polled was picked, to tell whether its poll
     /// reached an operation.
@@ -245,8 +247,8 @@ impl Executor {
             return false;
         }
         self.unwaited.set(0);
-        runtime::spinning(API, loc);
-        runtime::switch_point(crate::thread::YIELD, None, loc);
+        threads::spinning(API, loc);
+        primitive::switch_point(crate::thread::YIELD, None, loc);
         true
     }
 
@@ -325,12 +327,12 @@ impl Executor {
         payload: Box<dyn std::any::Any + Send>,
         future: Option<Pin<Box<dyn Future<Output = ()>>>>,
     ) {
-        if runtime::is_abort(&*payload) || runtime::is_reentry(&*payload) {
+        if threads::is_abort(&*payload) || threads::is_reentry(&*payload) {
             resume_unwind(payload);
         }
         if tasks::panics_fail(API) {
             if shared.detached.load(Ordering::Acquire) {
-                local_tasks::panicked(API, key, runtime::message_of(&*payload));
+                local_tasks::panicked(API, key, threads::message_of(&*payload));
                 resume_unwind(payload);
             }
             local_tasks::keep_panic(API, key, id, &*payload);
@@ -409,12 +411,12 @@ impl Drop for Executor {
         let left: Vec<Local> = self.tasks.get_mut().drain(..).flatten().collect();
         for task in left {
             drop(task.future);
-            if runtime::in_model() {
+            if primitive::in_model() {
                 local_tasks::left(API, task.key);
                 end(self.owner, &task.shared);
             }
         }
-        if runtime::in_model() {
+        if primitive::in_model() {
             local_tasks::left(API, self.main_key.get());
         }
     }
@@ -506,7 +508,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    runtime::switch_point(super::task::SPAWN, None, loc);
+    primitive::switch_point(super::task::SPAWN, None, loc);
     let executor = current().unwrap_or_else(|| {
         panic!(
             "interleave_test::future::spawn_local was called outside block_on: a local task \

@@ -73,7 +73,7 @@ use std::future::Future;
 use std::panic::Location;
 use std::task::{Context, Poll};
 
-use crate::runtime;
+use crate::primitive;
 
 pub use builder::Builder;
 pub(crate) use kept::KeptExecutor;
@@ -121,7 +121,7 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 }
 
 /// [`block_on`] for the crate's own entry points, which know their caller's location.
-pub(crate) fn block_on_at<F: Future>(future: F, loc: runtime::Loc) -> F::Output {
+pub(crate) fn block_on_at<F: Future>(future: F, loc: primitive::Loc) -> F::Output {
     local::block_on(future, loc)
 }
 
@@ -141,8 +141,8 @@ pub fn yield_now() -> YieldNow {
 #[must_use = "futures do nothing unless polled"]
 pub struct YieldNow {
     yielded: bool,
-    /// Where it was made: the place of the yield (`runtime::yield_explicitly`).
-    loc: runtime::Loc,
+    /// Where it was made: the place of the yield (`primitive::yield_explicitly`).
+    loc: primitive::Loc,
 }
 
 impl Future for YieldNow {
@@ -153,7 +153,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        runtime::yield_explicitly("interleave_test::future::yield_now", self.loc);
+        primitive::yield_explicitly("interleave_test::future::yield_now", self.loc);
         cx.waker().wake_by_ref();
         Poll::Pending
     }

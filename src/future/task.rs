@@ -17,9 +17,11 @@ use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
 
-use crate::op::Tid;
-use crate::op::{Effect, OpKind, Operation, Role};
-use crate::runtime::{self, Loc, task_panics, tasks};
+use crate::primitive::Loc;
+use crate::primitive::Tid;
+use crate::primitive::{Effect, OpKind, Operation, Role};
+use crate::threads::{task_panics, tasks};
+use crate::{primitive, threads};
 
 /// Spawning a future as a task (a model thread): creates the next thread id, as a thread's
 /// spawn does.
@@ -114,7 +116,7 @@ impl Source {
     /// execution.
     #[track_caller]
     fn check(&self, api: &str) {
-        runtime::same_execution(api, self.exec(), "task");
+        threads::same_execution(api, self.exec(), "task");
     }
 }
 
@@ -124,11 +126,11 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    runtime::switch_point(SPAWN, None, loc);
+    primitive::switch_point(SPAWN, None, loc);
     let outcome = Arc::new(Mutex::new(Outcome::Running));
     let mine = Arc::clone(&outcome);
     let body = Box::new(move || {
-        let end = match runtime::run_thread_body(move || run(future, loc)) {
+        let end = match threads::run_thread_body(move || run(future, loc)) {
             Some(Ok(Some(value))) => Outcome::Done(Ok(value)),
             Some(Ok(None)) => Outcome::Cancelled,
             Some(Err(payload)) => Outcome::Done(Err(payload)),
@@ -136,13 +138,13 @@ where
         };
         *mine.lock() = end;
     });
-    let spec = runtime::ThreadSpec {
+    let spec = threads::ThreadSpec {
         name,
         stack: None,
         loc,
         scoped: false,
     };
-    let tid = runtime::spawn(&spec, body);
+    let tid = threads::spawn(&spec, body);
     let shared = Arc::new(Shared::default());
     let exec = tasks::mark_spawned("interleave_test::future::spawn", tid, shared.clone());
     JoinHandle::new(Source::Thread { exec, tid }, shared, outcome)
@@ -241,7 +243,7 @@ fn ended(source: &Source, shared: &Shared, awaited: Option<Loc>) -> bool {
     // A poll from this crate (an executor, a `JoinSet`) is not where the program waits.
     let awaited = awaited.filter(|loc| !loc.file().starts_with(crate_src()));
     match source {
-        Source::Thread { tid, .. } => runtime::with_state(API, |a| {
+        Source::Thread { tid, .. } => primitive::with_state(API, |a| {
             let ended = a.is_finished(*tid);
             if let Some(loc) = awaited.filter(|_| !ended) {
                 a.awaits(loc);
@@ -252,7 +254,7 @@ fn ended(source: &Source, shared: &Shared, awaited: Option<Loc>) -> bool {
             tasks::observe(API, *owner);
             let ended = shared.ended.load(Ordering::Acquire);
             if let Some(loc) = awaited.filter(|_| !ended) {
-                runtime::with_state(API, |a| a.awaits(loc));
+                primitive::with_state(API, |a| a.awaits(loc));
             }
             ended
         }
@@ -328,7 +330,7 @@ impl AbortHandle {
     /// Asks the task to stop; see [`JoinHandle::abort`].
     #[track_caller]
     pub fn abort(&self) {
-        runtime::switch_point(ABORT, None, Location::caller());
+        primitive::switch_point(ABORT, None, Location::caller());
         let api = "interleave_test::future::AbortHandle::abort";
         self.source.check(api);
         let shared = &self.shared;
@@ -356,7 +358,7 @@ impl AbortHandle {
     /// Whether the task has finished. A switch point.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(crate::thread::IS_FINISHED, None, Location::caller());
+        primitive::switch_point(crate::thread::IS_FINISHED, None, Location::caller());
         ended(&self.source, &self.shared, None)
     }
 
@@ -403,8 +405,8 @@ pub(crate) fn current_id() -> Option<Id> {
         return Some(Id { thread, local });
     }
     let api = "interleave_test::tokio::task::id";
-    let (_, me) = runtime::ids(api);
-    runtime::data::is_task(api).then_some(Id {
+    let (_, me) = threads::ids(api);
+    primitive::data::is_task(api).then_some(Id {
         thread: me,
         local: 0,
     })
@@ -500,7 +502,7 @@ impl JoinError {
     fn message(&self) -> Option<String> {
         let payload = self.panic.as_ref()?.lock();
         let payload = payload.unwrap_or_else(std::sync::PoisonError::into_inner);
-        runtime::text_of(&**payload)
+        threads::text_of(&**payload)
     }
 }
 

@@ -10,8 +10,10 @@ use parking_lot::Mutex;
 
 use super::local::{Executor, current, end};
 use super::task::{JoinHandle, Outcome, Shared, Source};
-use crate::op::Tid;
-use crate::runtime::{self, Loc, tasks};
+use crate::primitive::Loc;
+use crate::primitive::Tid;
+use crate::threads::tasks;
+use crate::{primitive, threads};
 
 const API: &str = "interleave_test::tokio::task::LocalSet::spawn_local";
 
@@ -74,15 +76,15 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    runtime::switch_point(super::task::SPAWN, None, loc);
-    let (exec, owner) = runtime::ids(API);
+    primitive::switch_point(super::task::SPAWN, None, loc);
+    let (exec, owner) = threads::ids(API);
     let task = Prepared::new(exec, owner);
     let handle = task.handle();
     let bind = move |executor: Option<&Executor>| match executor {
         Some(executor) => executor.add(future, None, loc, task),
         None => {
             drop(future);
-            if runtime::in_model() {
+            if primitive::in_model() {
                 end(task.owner, &task.shared);
             }
         }

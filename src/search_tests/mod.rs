@@ -14,7 +14,7 @@ use std::panic::Location;
 use std::sync::Arc as StdArc;
 
 use crate::hb::{Hb, Key};
-use crate::op::Tid;
+use crate::primitive::Tid;
 use crate::strategy::{Choice, DfsStrategy, DporStrategy, Exhaustive, Pick, Refusal, Strategy};
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::sync::mpsc::{channel, sync_channel};
@@ -99,13 +99,13 @@ impl<S: Strategy + Exhaustive> Exhaustive for TraceCounter<S> {
         let id = (tid, self.counts[tid]);
         self.counts[tid] += 1;
         // An event next to an explicit yield writes `Key::Unseen`, which every event reads.
-        let read = (Key::Unseen, crate::op::Role::Read);
+        let read = (Key::Unseen, crate::primitive::Role::Read);
         let touches = hb.touches(index).iter().map(|t| (t.key, t.role));
         let yields = hb.touches(index).iter().any(|t| t.key == Key::Unseen);
         let all: Vec<_> = touches
             .filter(|t| t.0 != Key::Unseen)
             .chain([if yields {
-                (Key::Unseen, crate::op::Role::Write)
+                (Key::Unseen, crate::primitive::Role::Write)
             } else {
                 read
             }])

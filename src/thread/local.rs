@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
-use crate::runtime::locals::{self, Unavailable};
+use crate::threads::locals::{self, Unavailable};
 
 /// A key to a value that every model thread has its own of, as [`std::thread::LocalKey`].
 /// Declare one with [`thread_local!`](crate::thread_local).

@@ -33,8 +33,9 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::op::{Effect, OpKind, Operation, Role};
-use crate::runtime::{self, Blocked, Tid, Waits};
+use crate::primitive::{Blocked, Tid, Waits};
+use crate::primitive::{Effect, OpKind, Operation, Role};
+use crate::{primitive, threads};
 
 /// `spawn` (also of a scoped thread): creates the next thread id.
 pub(crate) const SPAWN: OpKind = OpKind::new(
@@ -99,7 +100,7 @@ impl Thread {
     #[track_caller]
     fn new(tid: Tid, name: Option<&str>) -> Self {
         Thread {
-            exec: runtime::ids("interleave_test::thread").0,
+            exec: threads::ids("interleave_test::thread").0,
             tid,
             name: name.map(Arc::from),
         }
@@ -109,7 +110,7 @@ impl Thread {
     /// execution.
     #[track_caller]
     fn check(&self, api: &str) {
-        runtime::same_execution(api, self.exec, "thread");
+        threads::same_execution(api, self.exec, "thread");
     }
 
     /// The thread's id.
@@ -127,9 +128,9 @@ impl Thread {
     #[track_caller]
     pub fn unpark(&self) {
         let loc = Location::caller();
-        runtime::switch_point(UNPARK, None, loc);
+        primitive::switch_point(UNPARK, None, loc);
         self.check("interleave_test::thread::Thread::unpark");
-        runtime::with_state("interleave_test::thread::Thread::unpark", |a| {
+        primitive::with_state("interleave_test::thread::Thread::unpark", |a| {
             *a.park_token(self.tid) = true;
             if a.blocked_on(self.tid) == Some(Waits::Park) {
                 a.wake(self.tid);
@@ -177,22 +178,22 @@ impl Builder {
         T: Send + 'static,
     {
         let loc = Location::caller();
-        runtime::switch_point(SPAWN, None, loc);
+        primitive::switch_point(SPAWN, None, loc);
         let result: Arc<Mutex<Option<std::thread::Result<T>>>> = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&result);
         let body = Box::new(move || {
-            if let Some(r) = runtime::run_thread_body(f) {
+            if let Some(r) = threads::run_thread_body(f) {
                 *slot.lock() = Some(r);
             }
         });
         let name = self.name.clone();
-        let spec = runtime::ThreadSpec {
+        let spec = threads::ThreadSpec {
             name: self.name,
             stack: self.stack_size,
             loc,
             scoped: false,
         };
-        let tid = runtime::spawn(&spec, body);
+        let tid = threads::spawn(&spec, body);
         Ok(JoinHandle {
             thread: Thread::new(tid, name.as_deref()),
             result,
@@ -238,10 +239,10 @@ impl<T> JoinHandle<T> {
     /// Whether the thread has finished. Not a switch point of its own beyond the read.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(IS_FINISHED, None, Location::caller());
+        primitive::switch_point(IS_FINISHED, None, Location::caller());
         self.thread
             .check("interleave_test::thread::JoinHandle::is_finished");
-        runtime::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
+        primitive::with_state("interleave_test::thread::JoinHandle::is_finished", |a| {
             a.is_finished(self.thread.tid)
         })
     }
@@ -263,12 +264,12 @@ fn torn_down(thread: &Thread) -> Box<dyn std::any::Any + Send> {
 }
 
 /// Blocks until thread `tid` has finished.
-fn join_thread(tid: Tid, loc: runtime::Loc) {
-    runtime::switch_point(OpKind::join(&JOIN, tid), None, loc);
-    while !runtime::with_state("interleave_test::thread::JoinHandle::join", |a| {
+fn join_thread(tid: Tid, loc: primitive::Loc) {
+    primitive::switch_point(OpKind::join(&JOIN, tid), None, loc);
+    while !primitive::with_state("interleave_test::thread::JoinHandle::join", |a| {
         a.is_finished(tid)
     }) {
-        runtime::block(Blocked {
+        primitive::block(Blocked {
             what: Waits::Join,
             obj: None,
             thread: Some(tid),
@@ -297,11 +298,11 @@ where
 /// The calling model thread.
 #[track_caller]
 pub fn current() -> Thread {
-    let (tid, name) = runtime::with_state("interleave_test::thread::current", |a| {
+    let (tid, name) = primitive::with_state("interleave_test::thread::current", |a| {
         (a.me(), a.thread_name(a.me()).map(Arc::<str>::from))
     });
     Thread {
-        exec: runtime::ids("interleave_test::thread::current").0,
+        exec: threads::ids("interleave_test::thread::current").0,
         tid,
         name,
     }
@@ -311,16 +312,16 @@ pub fn current() -> Thread {
 #[track_caller]
 pub fn yield_now() {
     let loc = Location::caller();
-    runtime::yield_explicitly("interleave_test::thread::yield_now", loc);
-    runtime::switch_point(YIELD, None, loc);
+    primitive::yield_explicitly("interleave_test::thread::yield_now", loc);
+    primitive::switch_point(YIELD, None, loc);
 }
 
 /// Whether the calling model thread is unwinding, as [`std::thread::panicking`]; outside a
 /// model, std's answer. Under coroutines this is the function to use: std's is shared by
 /// the model threads of an execution.
 pub fn panicking() -> bool {
-    if runtime::in_model() {
-        runtime::thread_panicking()
+    if primitive::in_model() {
+        threads::thread_panicking()
     } else {
         std::thread::panicking()
     }
@@ -338,25 +339,25 @@ pub fn park_timeout(dur: Duration) {
     park_until(Some(dur), Location::caller());
 }
 
-fn park_until(dur: Option<Duration>, loc: runtime::Loc) {
-    runtime::switch_point(PARK, None, loc);
+fn park_until(dur: Option<Duration>, loc: primitive::Loc) {
+    primitive::switch_point(PARK, None, loc);
     let api = "interleave_test::thread::park";
-    let (has_token, deadline) = runtime::with_state(api, |a| {
+    let (has_token, deadline) = primitive::with_state(api, |a| {
         let me = a.me();
         let had = std::mem::replace(a.park_token(me), false);
         (had, dur.map(|d| a.now().saturating_add(d)))
     });
-    if has_token || runtime::early(api, deadline, true) != runtime::Early::No {
+    if has_token || primitive::early(api, deadline, true) != primitive::Early::No {
         return;
     }
-    runtime::block(Blocked {
+    primitive::block(Blocked {
         what: Waits::Park,
         obj: None,
         thread: None,
         deadline,
         loc,
     });
-    runtime::with_state(api, |a| {
+    primitive::with_state(api, |a| {
         let me = a.me();
         *a.park_token(me) = false;
     });
@@ -370,17 +371,17 @@ pub fn sleep(dur: Duration) {
     let loc = Location::caller();
     // A sleep lets other threads run, as a yield does: the events around it may share
     // state the model does not see (`hb/unseen.rs`).
-    runtime::with_state("interleave_test::thread::sleep", |a| a.exposes_unseen(loc));
-    runtime::switch_point(SLEEP, None, loc);
+    primitive::with_state("interleave_test::thread::sleep", |a| a.exposes_unseen(loc));
+    primitive::switch_point(SLEEP, None, loc);
     if dur.is_zero() {
         return;
     }
     let api = "interleave_test::thread::sleep";
-    let deadline = runtime::with_state(api, |a| a.now().saturating_add(dur));
-    if runtime::early(api, Some(deadline), false) == runtime::Early::TimedOut {
+    let deadline = primitive::with_state(api, |a| a.now().saturating_add(dur));
+    if primitive::early(api, Some(deadline), false) == primitive::Early::TimedOut {
         return;
     }
-    runtime::block(Blocked {
+    primitive::block(Blocked {
         what: Waits::Sleep,
         obj: None,
         thread: None,

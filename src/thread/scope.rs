@@ -7,7 +7,8 @@
 use std::panic::{AssertUnwindSafe, Location, catch_unwind, resume_unwind};
 
 use super::{Thread, join_thread};
-use crate::runtime::{self, ObjId, ObjectState, Tid};
+use crate::primitive::{ObjId, ObjectState, Tid};
+use crate::{primitive, threads};
 
 /// The threads spawned in one scope, for the implicit join at its end.
 #[derive(Debug, Default)]
@@ -43,8 +44,8 @@ where
     F: for<'scope> FnOnce(Scope<'scope, 'env>) -> T,
 {
     let loc = Location::caller();
-    runtime::switch_point(super::SCOPE, None, loc);
-    let obj = runtime::with_state("interleave_test::thread::scope", |a| {
+    primitive::switch_point(super::SCOPE, None, loc);
+    let obj = primitive::with_state("interleave_test::thread::scope", |a| {
         a.new_object("scope", loc)
     });
     std::thread::scope(|s| {
@@ -54,20 +55,20 @@ where
         // (`draining`), so std's wait never waits for a thread that waits for the baton.
         match catch_unwind(AssertUnwindSafe(|| f(scope))) {
             Ok(value) => {
-                runtime::draining(|| join_all(obj, loc));
+                threads::draining(|| join_all(obj, loc));
                 value
             }
             Err(payload) => {
-                runtime::scope_panicked(&*payload);
-                runtime::draining(|| join_all(obj, loc));
+                threads::scope_panicked(&*payload);
+                threads::draining(|| join_all(obj, loc));
                 resume_unwind(payload)
             }
         }
     })
 }
 
-fn join_all(obj: ObjId, loc: runtime::Loc) {
-    let threads = runtime::with_state("interleave_test::thread::scope", |a| {
+fn join_all(obj: ObjId, loc: primitive::Loc) {
+    let threads = primitive::with_state("interleave_test::thread::scope", |a| {
         std::mem::take(&mut a.obj::<ScopeState>(obj).threads)
     });
     for tid in threads {
@@ -91,25 +92,25 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         name: Option<String>,
         stack: Option<usize>,
         f: F,
-        loc: runtime::Loc,
+        loc: primitive::Loc,
     ) -> ScopedJoinHandle<'scope, T>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        runtime::switch_point(super::SPAWN, None, loc);
-        let spec = runtime::ThreadSpec {
+        primitive::switch_point(super::SPAWN, None, loc);
+        let spec = threads::ThreadSpec {
             name: name.clone(),
             stack,
             loc,
             scoped: true,
         };
-        let (exec, tid, _, _) = runtime::register_thread(&spec);
+        let (exec, tid, _, _) = threads::register_thread(&spec);
         let obj = self.obj;
-        runtime::with_state("interleave_test::thread::Scope::spawn", |a| {
+        primitive::with_state("interleave_test::thread::Scope::spawn", |a| {
             a.obj::<ScopeState>(obj).threads.push(tid)
         });
-        let inner = runtime::spawn_scoped(self.std, &exec, tid, f);
+        let inner = threads::spawn_scoped(self.std, &exec, tid, f);
         ScopedJoinHandle {
             inner,
             thread: Thread::new(tid, name.as_deref()),
@@ -133,8 +134,8 @@ impl<T> ScopedJoinHandle<'_, T> {
     /// Whether the thread has finished.
     #[track_caller]
     pub fn is_finished(&self) -> bool {
-        runtime::switch_point(super::IS_FINISHED, None, Location::caller());
-        runtime::with_state(
+        primitive::switch_point(super::IS_FINISHED, None, Location::caller());
+        primitive::with_state(
             "interleave_test::thread::ScopedJoinHandle::is_finished",
             |a| a.is_finished(self.thread.tid),
         )

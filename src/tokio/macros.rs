@@ -19,7 +19,7 @@ pub mod __private {
     /// DFS every start in turn. `k` is at least 2 (one branch decides nothing).
     #[track_caller]
     pub fn start(k: usize) -> usize {
-        crate::runtime::data::choose_as(
+        crate::primitive::data::choose_as(
             "interleave_test::tokio::select!'s start branch",
             k,
             crate::DFS_CHOOSE_LIMIT,

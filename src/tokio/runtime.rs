@@ -43,8 +43,9 @@ use parking_lot::Mutex;
 
 pub use super::local_runtime::{LocalOptions, LocalRuntime};
 use crate::future::{self, AbortHandle, JoinHandle};
-use crate::op::Tid;
-use crate::runtime::{self as engine, thread_slot};
+use crate::primitive::Tid;
+use crate::primitive::thread_slot;
+use crate::{primitive, threads};
 
 /// Which shape of runtime, as `tokio::runtime::RuntimeFlavor`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,14 +105,14 @@ enum Entry {
 /// The handle of the innermost runtime context the calling model thread entered (the
 /// contexts are a stack in the engine's per-thread slot: `runtime/thread_slot.rs`).
 fn current() -> Option<Handle> {
-    let key = engine::ids("interleave_test::tokio::runtime::Handle::current");
+    let key = threads::ids("interleave_test::tokio::runtime::Handle::current");
     thread_slot::top(key, |e: &Entered| e.handle.clone())
 }
 
 /// Whether the calling thread is a task a runtime drives (spawned, not blocking): Tokio
 /// refuses to block there.
 pub(crate) fn drives_tasks() -> bool {
-    engine::try_ids()
+    threads::try_ids()
         .and_then(|key| thread_slot::top(key, |e: &Entered| e.how == Entry::Drives))
         .unwrap_or(false)
 }
@@ -119,7 +120,7 @@ pub(crate) fn drives_tasks() -> bool {
 /// Whether the calling thread's innermost runtime context is a `block_on`'s or a task's a
 /// runtime drives, where Tokio refuses to start a runtime.
 fn runs_a_runtime() -> bool {
-    engine::try_ids()
+    threads::try_ids()
         .and_then(|key| thread_slot::top(key, |e: &Entered| e.how != Entry::Plain))
         .unwrap_or(false)
 }
@@ -174,7 +175,7 @@ impl Handle {
     /// [`enter`](Self::enter), saying how.
     #[track_caller]
     fn enter_as(&self, how: Entry) -> EnterGuard<'_> {
-        let key = engine::ids("interleave_test::tokio::runtime::Handle::enter");
+        let key = threads::ids("interleave_test::tokio::runtime::Handle::enter");
         let handle = self.clone();
         thread_slot::push(key, Entered { handle, how });
         EnterGuard {
@@ -303,8 +304,8 @@ impl Handle {
         );
         let _entered = self.enter_as(Entry::BlockOn);
         let api = "interleave_test::tokio::runtime::Runtime::block_on";
-        if self.shared.start_paused && !engine::timers::paused(api) {
-            engine::timers::set_paused(api, true);
+        if self.shared.start_paused && !threads::timers::paused(api) {
+            threads::timers::set_paused(api, true);
         }
         match &self.shared.outside {
             Some(kept) => kept.block_on(future, std::panic::Location::caller()),
@@ -428,7 +429,7 @@ impl Drop for Runtime {
     /// Aborts the tasks spawned on it that still run, as Tokio's shutdown drops them.
     fn drop(&mut self) {
         if let Some(kept) = &self.handle.shared.outside {
-            if engine::thread_ends() {
+            if threads::thread_ends() {
                 return; // kept in a thread-local: its tasks are forgotten (`future::kept`)
             }
             // Its tasks are dropped in its context, as Tokio's shutdown drops them, also
@@ -437,12 +438,15 @@ impl Drop for Runtime {
             kept.shut_down();
             if self.handle.shared.start_paused {
                 // The thread's clock was paused for this runtime only.
-                engine::timers::set_paused("interleave_test::tokio::runtime::Runtime::drop", false);
+                threads::timers::set_paused(
+                    "interleave_test::tokio::runtime::Runtime::drop",
+                    false,
+                );
             }
             return;
         }
         // During a panic the execution fails anyway; a misuse here would abort the process.
-        if !engine::in_model() || std::thread::panicking() {
+        if !primitive::in_model() || std::thread::panicking() {
             return;
         }
         let tasks = std::mem::take(&mut *self.handle.shared.tasks.lock());
@@ -607,7 +611,7 @@ impl Builder {
                     },
                     tasks: Mutex::new(Vec::new()),
                     alive: Mutex::new(Vec::new()),
-                    outside: (!engine::in_model_thread()).then(future::KeptExecutor::new),
+                    outside: (!threads::in_model_thread()).then(future::KeptExecutor::new),
                 }),
             },
         })
@@ -637,7 +641,7 @@ impl RuntimeMetrics {
     #[track_caller]
     pub fn num_alive_tasks(&self) -> usize {
         let loc = std::panic::Location::caller();
-        engine::switch_point(crate::thread::IS_FINISHED, None, loc);
+        primitive::switch_point(crate::thread::IS_FINISHED, None, loc);
         let mut alive = self.shared.alive.lock();
         alive.retain(|task| !task.ended_now());
         alive.len()

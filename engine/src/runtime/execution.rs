@@ -248,7 +248,7 @@ pub struct DecisionRecord {
 
 /// A timer or timed wait that a decision ended while other threads could still act.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fired {
+pub(crate) struct Fired {
     /// The call that made the timer, or for a timed wait of a thread, its operation's name
     /// and location.
     pub(crate) armed: super::timers::Armed,

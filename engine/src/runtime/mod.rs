@@ -22,10 +22,10 @@ mod host;
 mod life;
 pub mod local_tasks;
 pub mod locals;
-pub mod object;
+pub(crate) mod object;
 pub mod outcome;
 mod panic;
-pub mod per_exec;
+pub(crate) mod per_exec;
 mod sched;
 mod signals;
 pub(crate) mod spins;
@@ -48,7 +48,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use execution::{Blocked, DecisionRecord, ExecConfig, Waits, Wake};
-pub use execution::{Execution, FailureDraft, Fired};
+pub(crate) use execution::{Execution, FailureDraft, Fired};
 pub use host::{Core, pin_driver};
 pub use object::{ObjectHandle, ObjectState};
 pub use panic::{install_hook, is_abort, message_of, text_of};
@@ -61,7 +61,7 @@ pub use thread::{
 
 pub(crate) use execution::{ExecState, Unwinding};
 
-pub use crate::op::{Loc, ObjId, Op, OpKind, Tid};
+pub(crate) use crate::op::{Loc, ObjId, Op, OpKind, Tid};
 
 use crate::hb::Key;
 use crate::op::Role;

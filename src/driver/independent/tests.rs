@@ -10,6 +10,7 @@ use super::{Independent, run_independent};
 use crate::settings::StrategyKind;
 use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::sync::{Arc, Mutex};
+use crate::threads;
 use crate::{Builder, choose, thread};
 
 /// Random, and PCT of depth 3.
@@ -127,7 +128,7 @@ fn a_driver_that_unwinds_stops_the_others() {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
         let message = outcome
             .map(|_| String::new())
-            .unwrap_or_else(|p| crate::runtime::text_of(&*p).unwrap_or_default());
+            .unwrap_or_else(|p| threads::text_of(&*p).unwrap_or_default());
         done.send(message).unwrap();
     });
     let message = finished

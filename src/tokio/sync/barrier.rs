@@ -8,7 +8,7 @@ use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 use crate::future::budget;
 
-use crate::runtime::Loc;
+use crate::primitive::Loc;
 use crate::sync::Mutex;
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls

@@ -16,7 +16,7 @@
 
 use std::sync::OnceLock;
 
-use crate::runtime::PerExecution;
+use crate::primitive::PerExecution;
 
 /// A lock's state `S` per execution, made from a copy of an initial value `T` (see the
 /// module).

@@ -12,9 +12,9 @@ use parking_lot::lock_api::ArcMutexGuard;
 use super::TryLockError;
 use super::copied::Copied;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::op::Operation;
-use crate::runtime::Loc;
-use crate::runtime::object::Fresh;
+use crate::primitive::Fresh;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 
 /// How a `static` Tokio mutex starts afresh in every execution, as a report advises.
 const FRESH: Option<Fresh> = Some(Fresh {

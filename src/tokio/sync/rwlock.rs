@@ -10,9 +10,9 @@ use super::copied::Copied;
 use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
 use super::rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::op::Operation;
-use crate::runtime::Loc;
-use crate::runtime::object::Fresh;
+use crate::primitive::Fresh;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 
 /// How a `static` Tokio `RwLock` starts afresh in every execution, as a report advises.
 const FRESH: Option<Fresh> = Some(Fresh {

@@ -8,8 +8,8 @@ use std::panic::Location;
 
 use super::rwlock::{DOWNGRADE, READ_UNLOCK, WRITE_UNLOCK};
 use super::sem::{self, SemLock};
-use crate::op::Operation;
-use crate::runtime::Loc;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 
 /// Permits of a lock's semaphore, given back when dropped (as `what`, reported where the
 /// program took the lock, `loc`).

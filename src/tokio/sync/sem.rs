@@ -19,9 +19,9 @@ use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::op::Operation;
-use crate::runtime::Loc;
-use crate::runtime::object::Fresh;
+use crate::primitive::Fresh;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 use crate::sync::Mutex;
 
 /// The semaphore's state.

@@ -5,9 +5,9 @@ use std::panic::Location;
 use std::sync::OnceLock;
 
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::op::Operation;
-use crate::runtime::Loc;
-use crate::runtime::PerExecution;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
+use crate::primitive::PerExecution;
 
 /// What reports call `wait`: its look at the cell and its wait, and the drop of that wait.
 const WAIT: &AcquireNames = &[

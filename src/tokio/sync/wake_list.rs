@@ -12,8 +12,8 @@
 use std::ops::{Deref, DerefMut};
 use std::task::Waker;
 
-use crate::op::Operation;
-use crate::runtime::Loc;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 use crate::sync::{Mutex, MutexGuard};
 
 /// Wakers taken out of a primitive's waiter lists under its lock: to wake, or only to

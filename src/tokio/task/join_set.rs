@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use super::{AbortHandle, Id, JoinError, JoinHandle};
 use crate::future::budget;
+use crate::primitive;
 use crate::sync::atomic::{AtomicU64, Ordering};
 
 /// A set of tasks, as `tokio::task::JoinSet`: [`join_next`](Self::join_next) yields their
@@ -380,7 +381,7 @@ impl<T> Drop for JoinSet<T> {
     /// Aborts every task still in the set, as Tokio's.
     fn drop(&mut self) {
         // During a panic the execution fails anyway; a misuse here would abort the process.
-        if self.tasks.is_empty() || !crate::runtime::in_model() || std::thread::panicking() {
+        if self.tasks.is_empty() || !primitive::in_model() || std::thread::panicking() {
             return;
         }
         for entry in &self.tasks {

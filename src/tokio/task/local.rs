@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::primitive;
 use pin_project_lite::pin_project;
 
 /// Declares task-local keys, as `tokio::task_local!`: `static NAME: Type;`, each a
@@ -181,7 +182,7 @@ pin_project! {
         fn drop(this: Pin<&mut Self>) {
             // The future is dropped inside its scope, as Tokio does.
             let this = this.project();
-            if this.future.is_some() && crate::runtime::in_model() {
+            if this.future.is_some() && primitive::in_model() {
                 let mut future = this.future;
                 this.key.enter(this.value, || future.set(None));
             }

@@ -18,8 +18,9 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use crate::future::{self, AbortHandle, JoinHandle};
-use crate::runtime::{Loc, thread_slot};
+use crate::primitive::{Loc, thread_slot};
 use crate::tokio::runtime::Runtime;
+use crate::{primitive, threads};
 
 /// A set of `!Send` tasks on one thread, as `tokio::task::LocalSet`.
 ///
@@ -145,7 +146,7 @@ fn with_current<R>(set: &Rc<SetState>, f: impl FnOnce() -> R) -> R {
 /// `runtime/thread_slot.rs`).
 #[track_caller]
 fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
-    let key = crate::runtime::ids(api);
+    let key = threads::ids(api);
     thread_slot::push(key, Rc::downgrade(set));
     LocalEnterGuard {
         key,
@@ -157,7 +158,7 @@ fn enter(set: &Rc<SetState>, api: &str) -> LocalEnterGuard {
 /// context of the calling thread until it is dropped. `!Send`, as Tokio's.
 #[derive(Debug)]
 pub struct LocalEnterGuard {
-    key: (u64, crate::op::Tid),
+    key: (u64, crate::primitive::Tid),
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
@@ -173,7 +174,7 @@ pub(super) const SPAWN_LOCAL_OUTSIDE: &str =
 
 /// The set the calling model thread is polling a future of, innermost first.
 fn current_set() -> Option<Rc<SetState>> {
-    let key = crate::runtime::try_ids()?;
+    let key = threads::try_ids()?;
     thread_slot::top(key, Weak::upgrade).flatten()
 }
 
@@ -273,14 +274,14 @@ impl Drop for LocalSet {
         }
         // Tasks never given to an executor end here, cancelled (after the abort below).
         let unbound = self.set.unbound.take();
-        if crate::runtime::thread_ends() {
+        if threads::thread_ends() {
             // Kept in a thread-local of an OS thread that ends: the futures are forgotten,
             // as the crate's own thread-locals their destructors would use are gone.
             std::mem::forget(self.set.tasks.take());
             std::mem::forget(unbound);
             return;
         }
-        if crate::runtime::in_model() {
+        if primitive::in_model() {
             // In the set's context, as Tokio's: a task's drop sees it (`block_in_place`).
             let set = Rc::clone(&self.set);
             with_current(&set, || {
@@ -303,7 +304,7 @@ where
     F::Output: 'static,
 {
     // Makes the calling OS thread's ambient execution first, outside a model.
-    crate::runtime::ids("interleave_test::tokio::task::LocalSet::spawn_local");
+    threads::ids("interleave_test::tokio::task::LocalSet::spawn_local");
     set.live.set(set.live.get() + 1);
     let slot: Rc<Slot<F>> = Rc::new(RefCell::new(Some(Box::pin(future))));
     let gated = Gated {

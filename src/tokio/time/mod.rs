@@ -43,7 +43,7 @@ use std::task::{Context, Poll};
 /// `std::time::Duration`, as Tokio re-exports it.
 pub use std::time::Duration;
 
-use crate::runtime::timers;
+use crate::threads::timers;
 
 pub use interval::{Interval, MissedTickBehavior, interval, interval_at};
 pub use timer::{Sleep, sleep, sleep_until};

@@ -7,7 +7,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::Instant;
-use crate::runtime::timers::{self, Armed, TimerId};
+use crate::threads;
+use crate::threads::timers::{self, Armed, TimerId};
 
 /// A deadline and its registration with the runtime (see `runtime/timers.rs`).
 #[derive(Debug)]
@@ -88,7 +89,7 @@ impl Timer {
 /// `block_on` drives it, on the execution's clock), so nothing is refused there.
 #[track_caller]
 fn require_context() {
-    if crate::runtime::in_model_thread() || crate::tokio::runtime::Handle::try_current().is_ok() {
+    if threads::in_model_thread() || crate::tokio::runtime::Handle::try_current().is_ok() {
         return;
     }
     panic!(

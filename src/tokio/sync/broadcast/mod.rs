@@ -18,8 +18,8 @@ use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 
 mod weak;
-use crate::op::Operation;
-use crate::runtime::Loc;
+use crate::primitive::Loc;
+use crate::primitive::Operation;
 use crate::sync::Mutex;
 use crate::tokio::task::coop::cooperative;
 pub use weak::WeakSender;

@@ -8,7 +8,7 @@ use std::task::Poll;
 
 use super::{Receiver, Sender, Shared, lock, lock_at};
 
-use crate::runtime::Loc;
+use crate::primitive::Loc;
 
 /// A sender that does not keep the channel open, as `broadcast::WeakSender`: made by
 /// [`Sender::downgrade`], turned back into a sender by [`upgrade`](Self::upgrade) while
