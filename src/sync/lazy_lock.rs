@@ -68,13 +68,13 @@ impl<T: 'static, F: FnOnce() -> T + 'static> LazyLock<T, F> {
             Begin::Run(runner) => {
                 let value = this.initialize(loc);
                 this.core.switch(COMPLETE, loc);
-                let value = this.values.store(&this.core, site, value);
+                let value = this.values.store(site, value);
                 runner.complete();
                 return value;
             }
         }
         this.values
-            .get(&this.core, site)
+            .get(site)
             .expect("a completed LazyLock holds a value")
     }
 
@@ -126,7 +126,7 @@ impl<T: Default> Default for LazyLock<T> {
 impl<T: fmt::Debug, F> fmt::Debug for LazyLock<T, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_tuple("LazyLock");
-        match self.values.first.get() {
+        match self.values.first() {
             Some(value) => d.field(value),
             None => d.field(&format_args!("<uninit>")),
         };

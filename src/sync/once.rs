@@ -53,8 +53,6 @@ struct RunnerState {
     runner: Option<(Tid, Loc)>,
     /// The status in this execution (`INCOMPLETE` at first), if it is not the first.
     status: u8,
-    /// The slot of this execution's value, in the cell's values (`values.rs`).
-    slot: Option<usize>,
 }
 
 impl ObjectState for RunnerState {
@@ -157,18 +155,6 @@ impl OnceCore {
     /// Whether the initializer completed at `site` (no switch point).
     pub(super) fn completed_at(&self, site: Site) -> bool {
         self.status(site) == COMPLETE
-    }
-
-    /// The slot of the value at `site`, which is not the first execution's.
-    pub(super) fn slot(&self, site: Site) -> Option<usize> {
-        primitive::with_state(API, |a| a.obj_untracked::<RunnerState>(site.obj).slot)
-    }
-
-    /// Records where the value at `site` (not the first execution's) is.
-    pub(super) fn set_slot(&self, site: Site, slot: usize) {
-        primitive::with_state(API, |a| {
-            a.obj_untracked::<RunnerState>(site.obj).slot = Some(slot);
-        });
     }
 
     /// Whether the first execution's initializer completed (no switch point).

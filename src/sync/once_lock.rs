@@ -59,13 +59,13 @@ impl<T> OnceLock<T> {
     #[track_caller]
     pub fn get(&self) -> Option<&T> {
         let site = self.core.switch(GET, Location::caller());
-        self.values.get(&self.core, site)
+        self.values.get(site)
     }
 
     /// A mutable reference to the value, if any; no synchronization is needed.
     pub fn get_mut(&mut self) -> Option<&mut T> {
         self.core.released();
-        self.values.first.get_mut()
+        self.values.first_mut().get_mut()
     }
 
     /// Blocks until the cell holds a value and returns it.
@@ -74,7 +74,7 @@ impl<T> OnceLock<T> {
         let loc = Location::caller();
         let site = self.core.switch(WAIT, loc);
         loop {
-            if let Some(value) = self.values.get(&self.core, site) {
+            if let Some(value) = self.values.get(site) {
                 return value;
             }
             primitive::block(Blocked {
@@ -122,24 +122,24 @@ impl<T> OnceLock<T> {
         if let Begin::Run(runner) = self.core.begin(site, INITIALIZE, true, false, loc) {
             let value = f();
             self.core.switch(COMPLETE, loc);
-            let value = self.values.store(&self.core, site, value);
+            let value = self.values.store(site, value);
             runner.complete();
             return value;
         }
         self.values
-            .get(&self.core, site)
+            .get(site)
             .expect("a completed OnceLock holds a value")
     }
 
     /// Consumes the cell and returns its value, if any.
     pub fn into_inner(self) -> Option<T> {
-        self.values.first.into_inner()
+        self.values.into_first()
     }
 
     /// Takes the value out, leaving the cell empty; no synchronization is needed.
     pub fn take(&mut self) -> Option<T> {
         self.core.reset();
-        self.values.first.take()
+        self.values.first_mut().take()
     }
 }
 
@@ -171,7 +171,7 @@ impl<T: Clone> Clone for OnceLock<T> {
 impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_tuple("OnceLock");
-        match self.values.first.get() {
+        match self.values.first() {
             Some(value) => d.field(value),
             None => d.field(&format_args!("<uninit>")),
         };

@@ -21,7 +21,9 @@
 //!     used it, as a `static` `OnceLock` keeps each execution's value.
 //!
 //! A primitive uses one of the two for all its later states. The claim is made by the
-//! first use from any execution, an OS thread's ambient execution included.
+//! first use from any execution, an OS thread's ambient execution included; a primitive
+//! whose object the engine registers afresh in each execution (a once-cell) knows the first
+//! execution from its handle instead, and says so (`get_at`).
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -98,6 +100,29 @@ impl<T> PerExecution<T> {
             None => &self.home,
             Some(exec) => self.kept_state(exec, make),
         }
+    }
+
+    /// [`get`](Self::get) for a primitive that knows whether the calling execution is the
+    /// first (`home`): one whose object the engine registers afresh in each execution, whose
+    /// handle tells the first ([`first_used_here`](super::first_used_here)). The instance
+    /// then claims nothing itself: a primitive uses either this or `get` and `lend`.
+    pub fn get_at(&self, home: bool, make: impl FnOnce() -> T) -> &T {
+        match home {
+            true => &self.home,
+            false => self.kept_state(with_exec(|ctx| ctx.exec.id), make),
+        }
+    }
+
+    /// The state [`get_at`](Self::get_at) would return, if the calling execution has one
+    /// yet (the home state always exists).
+    pub fn find_at(&self, home: bool) -> Option<&T> {
+        if home {
+            return Some(&self.home);
+        }
+        let exec = with_exec(|ctx| ctx.exec.id);
+        let kept = self.kept.get()?;
+        let slot = kept.index.lock().iter().rev().find(|&&(e, _)| e == exec)?.1;
+        kept.states.get(slot)
     }
 
     /// The home state (the first execution's, or the only one), from any execution or
