@@ -14,9 +14,13 @@
 //! run: if its next operation is an `Acquire` of an object that another thread holds
 //! (as the object's [`ObjectState::holders`](super::ObjectState::holders) says), the
 //! execution fails with a `Misuse` that names the operation and says what to declare. The
-//! check sees the state the search is in, whichever thread it then runs, so the violating
-//! schedule need not be explored for the misuse to be found: in the one where the first
-//! thread holds the object and the second is about to take it, the second is a choice.
+//! check sees the state the search is in, whichever thread it then runs, so the schedule
+//! the promise would prune need not be explored for the misuse to be found. The reduction
+//! does explore a state that shows it: two acquires of one object by different threads
+//! conflict (`never_reversed` is false between them), so the search runs them in both
+//! orders, and in the second the thread that acquired first is about to acquire while the
+//! other holds the object; at the next decision it is runnable (the primitive lets it take
+//! effect) and the check sees it, whether or not it is then chosen.
 
 use super::execution::{ExecState, FailureDraft};
 use crate::op::{Role, Tid};

@@ -393,6 +393,11 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     // A thread that repeated a spin waits as a blocked thread does (`spins.rs`).
     spins::hold_back(st, &mut runnable);
     super::exclusive::check(st, &runnable);
+    if st.phase == Phase::TearingDown {
+        // The check failed the execution: teardown decides from here, with no decision.
+        st.scratch = runnable;
+        return Ok(Next::Run(me));
+    }
     let next = match runnable.len() {
         0 if st.threads.iter().all(|t| t.finished()) => Ok(Next::Done),
         0 => Ok(Next::Stuck),
