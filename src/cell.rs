@@ -44,8 +44,7 @@
 
 use std::panic::Location;
 
-use crate::primitive::ObjectHandle;
-use crate::primitive::atomics::cell_access;
+use crate::primitive::{Fresh, ObjectHandle, atomics::cell_access};
 
 /// A cell of plain memory shared between threads, whose accesses are checked for data races
 /// (see the [module](self)).
@@ -64,7 +63,10 @@ impl<T> UnsafeCell<T> {
     /// A cell holding `data`.
     pub const fn new(data: T) -> Self {
         UnsafeCell {
-            handle: ObjectHandle::new("UnsafeCell"),
+            handle: ObjectHandle::new("UnsafeCell").fresh(Some(Fresh {
+                ty: "UnsafeCell<T>",
+                or: "",
+            })),
             data: parking_lot::Mutex::new(data),
         }
     }

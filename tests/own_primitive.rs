@@ -392,7 +392,7 @@ fn a_static_that_is_not_restorable_is_misuse_in_a_second_execution() {
         "{report}"
     );
     assert!(
-        report.contains("static NAME: LazyLock<Semaphore<T>>"),
+        report.contains("static NAME: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(..))"),
         "{report}"
     );
 }

@@ -24,8 +24,7 @@ use parking_lot::Mutex;
 
 use super::task::{JoinHandle, Outcome, Shared};
 use super::unbound::Prepared;
-use crate::primitive::Tid;
-use crate::primitive::{Loc, thread_slot};
+use crate::primitive::{Loc, Tid, thread_slot};
 use crate::threads::{local_tasks, tasks};
 use crate::{primitive, threads};
 

@@ -17,9 +17,7 @@ use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
 
-use crate::primitive::Loc;
-use crate::primitive::Tid;
-use crate::primitive::{Effect, OpKind, Operation, Role};
+use crate::primitive::{Effect, Loc, OpKind, Operation, Role, Tid};
 use crate::threads::{task_panics, tasks};
 use crate::{primitive, threads};
 

@@ -10,8 +10,7 @@ use parking_lot::Mutex;
 
 use super::local::{Executor, current, end};
 use super::task::{JoinHandle, Outcome, Shared, Source};
-use crate::primitive::Loc;
-use crate::primitive::Tid;
+use crate::primitive::{Loc, Tid};
 use crate::threads::tasks;
 use crate::{primitive, threads};
 

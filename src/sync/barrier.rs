@@ -3,8 +3,9 @@
 use std::fmt;
 use std::panic::Location;
 
-use crate::primitive::{self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Waits};
-use crate::primitive::{Operation, Role};
+use crate::primitive::{
+    self, Blocked, ObjId, ObjectHandle, ObjectState, OpKind, Operation, Role, Waits,
+};
 
 /// `wait`: a write, as every arrival counts towards the release.
 const WAIT: OpKind = OpKind::new(&Operation::new("barrier wait").access(Role::Write));

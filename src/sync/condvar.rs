@@ -5,8 +5,9 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::{Mutex, MutexGuard};
-use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, OpKind, Waits, Wake};
-use crate::primitive::{Effect, Operation, Role};
+use crate::primitive::{
+    self, Blocked, Effect, Loc, ObjId, ObjectHandle, OpKind, Operation, Role, Waits, Wake,
+};
 
 /// `wait` (and the timed waits): a write, as the waiter joins the condvar's queue.
 const WAIT: OpKind = OpKind::new(&condvar_op("condvar wait", Role::Write));

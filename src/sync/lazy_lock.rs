@@ -7,8 +7,7 @@ use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, once_op};
 use super::values::Values;
-use crate::primitive::{self, Loc};
-use crate::primitive::{OpKind, Role};
+use crate::primitive::{self, Loc, OpKind, Role};
 
 /// `force` (and the dereference that forces it): a write, since the first one initializes.
 const FORCE: OpKind = OpKind::new(&once_op("lazylock force", Role::Write));

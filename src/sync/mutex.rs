@@ -6,9 +6,10 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::primitive::Fresh;
-use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
-use crate::primitive::{Effect, Operation, Role};
+use crate::primitive::{
+    self, Blocked, Effect, Fresh, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Operation, Role,
+    Tid, Waits,
+};
 
 /// `lock`.
 const LOCK: OpKind = OpKind::new(&lock_op("mutex lock"));
@@ -105,7 +106,10 @@ impl<T> Mutex<T> {
     /// A new unlocked mutex.
     pub const fn new(value: T) -> Self {
         Mutex {
-            handle: ObjectHandle::new("Mutex"),
+            handle: ObjectHandle::new("Mutex").fresh(Some(Fresh {
+                ty: "Mutex<T>",
+                or: "",
+            })),
             poison: poison::Flag::new(),
             data: parking_lot::Mutex::new(value),
         }

@@ -6,8 +6,9 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::primitive::claims::{self, Mark};
-use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
-use crate::primitive::{Operation, Role};
+use crate::primitive::{
+    self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Operation, Role, Tid, Waits,
+};
 
 /// What a thread waits to do while another runs a `Once`'s closure.
 const RUN: Waits = Waits::To("run");

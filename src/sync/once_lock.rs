@@ -5,8 +5,7 @@ use std::panic::Location;
 
 use super::once::{Begin, INITIALIZE, OnceCore, Site, once_op};
 use super::values::Values;
-use crate::primitive::{self, Blocked, Loc, Waits};
-use crate::primitive::{OpKind, Role};
+use crate::primitive::{self, Blocked, Loc, OpKind, Role, Waits};
 
 /// `get`: reads the cell.
 const GET: OpKind = OpKind::new(&once_op("oncelock get", Role::Read));

@@ -6,8 +6,10 @@ use std::panic::Location;
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::poison;
-use crate::primitive::{self, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Tid, Waits};
-use crate::primitive::{Effect, Operation, Role};
+use crate::primitive::{
+    self, Blocked, Effect, Fresh, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Operation, Role,
+    Tid, Waits,
+};
 
 /// `read`: takes the lock shared, waiting while a writer holds it.
 const READ: OpKind = OpKind::new(
@@ -161,7 +163,10 @@ impl<T> RwLock<T> {
     /// A new unlocked lock.
     pub const fn new(value: T) -> Self {
         RwLock {
-            handle: ObjectHandle::new("RwLock"),
+            handle: ObjectHandle::new("RwLock").fresh(Some(Fresh {
+                ty: "RwLock<T>",
+                or: "",
+            })),
             poison: poison::Flag::new(),
             data: parking_lot::RwLock::new(value),
         }

@@ -33,8 +33,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::primitive::{Blocked, Tid, Waits};
-use crate::primitive::{Effect, OpKind, Operation, Role};
+use crate::primitive::{Blocked, Effect, OpKind, Operation, Role, Tid, Waits};
 use crate::{primitive, threads};
 
 /// `spawn` (also of a scoped thread): creates the next thread id.

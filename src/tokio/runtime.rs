@@ -43,8 +43,7 @@ use parking_lot::Mutex;
 
 pub use super::local_runtime::{LocalOptions, LocalRuntime};
 use crate::future::{self, AbortHandle, JoinHandle};
-use crate::primitive::Tid;
-use crate::primitive::thread_slot;
+use crate::primitive::{Tid, thread_slot};
 use crate::{primitive, threads};
 
 /// Which shape of runtime, as `tokio::runtime::RuntimeFlavor`.

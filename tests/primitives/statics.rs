@@ -123,6 +123,30 @@ fn a_static_mutex_in_two_executions_is_misuse_saying_what_to_do() {
     );
 }
 
+/// A channel made outside the model closure is one execution's: a second one that uses it
+/// is told to make it inside, with no `LazyLock` advice (a channel is made by a function).
+#[test]
+fn a_channel_from_outside_in_two_executions_is_misuse_with_no_lazy_lock_advice() {
+    let (tx, _rx) = interleave_test::sync::mpsc::channel::<u32>();
+    let failure = Builder::new()
+        .seed(25)
+        .parallelism(1)
+        .iterations(10)
+        .check(|| {
+            let _ = tx.send(1);
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Misuse);
+    assert_eq!(failure.iteration(), 1);
+    let message = failure.message();
+    assert!(
+        message.contains("was first used in another execution")
+            && message.contains("share it with an Arc.")
+            && !message.contains("LazyLock<"),
+        "{message}"
+    );
+}
+
 /// A `static` `Once` runs its closure in every execution, once each, with executions one
 /// after another and at once.
 #[test]

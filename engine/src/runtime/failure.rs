@@ -239,9 +239,10 @@ pub(super) fn foreign_object(
 
 /// How a `static` primitive can start afresh in every execution, as its handle says.
 fn static_advice(Fresh { ty, or }: Fresh) -> String {
+    let path = ty.split('<').next().unwrap_or(ty);
     format!(
-        ", or, for a `static`, write `static NAME: LazyLock<{ty}<T>> = \
-         LazyLock::new(|| {ty}::new(..))`{or}: a static LazyLock starts afresh in every \
+        ", or, for a `static`, write `static NAME: LazyLock<{ty}> = \
+         LazyLock::new(|| {path}::new(..))`{or}: a static LazyLock starts afresh in every \
          execution"
     )
 }

@@ -106,10 +106,12 @@ pub struct ObjectHandle {
 }
 
 /// How a `static` primitive can start afresh in every execution, as a report advises: in a
-/// `LazyLock<ty<T>>` made by `ty::new(..)`, or as `or` adds (" (or `T::const_new(..)`, ...)").
+/// `LazyLock<ty>` made by `ty::new(..)` (the path without the parameters), or as `or` adds
+/// (" (or `T::const_new(..)`, ...)").
 #[derive(Clone, Copy, Debug)]
 pub struct Fresh {
-    /// The primitive's type path, as the program names it (`Mutex`, `tokio::sync::Mutex`).
+    /// The primitive's type as the program writes it, with its parameters (`Mutex<T>`,
+    /// `tokio::sync::Mutex<T>`, a user's `Semaphore`).
     pub ty: &'static str,
     /// Another way, after the `LazyLock` (or "").
     pub or: &'static str,

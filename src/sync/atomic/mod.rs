@@ -54,8 +54,7 @@ pub use int::{
     AtomicU64, AtomicUsize,
 };
 
-use crate::primitive::atomics;
-use crate::primitive::{self, ObjectHandle};
+use crate::primitive::{self, ObjectHandle, atomics};
 
 /// The ordering the facade's value is read and written with. It is written only through
 /// `&mut` (`get_mut`, `new`), and read only by the thread that holds the atomic or by a

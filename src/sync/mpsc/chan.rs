@@ -38,10 +38,9 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, SendError, TryRecvError, TrySendError};
 use std::time::Duration;
 
-use crate::primitive::Key;
-use crate::primitive::Role;
 use crate::primitive::{
-    self, Access, Blocked, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Published, Tid, Waits,
+    self, Access, Blocked, Key, Loc, ObjId, ObjectHandle, ObjectState, OpKind, Published, Role,
+    Tid, Waits,
 };
 
 /// The channel's operations. None has an access of its own: each declares the parts of the
@@ -261,7 +260,9 @@ impl<T> Chan<T> {
     /// A channel with one sender and a receiver; `bound` as in [`State::bound`].
     pub(super) fn new(bound: Option<usize>) -> Self {
         Chan {
-            handle: ObjectHandle::with_state("Channel", || Box::<ChannelState>::default()),
+            // Made by a function (`channel`), a channel has no `LazyLock` to advise.
+            handle: ObjectHandle::with_state("Channel", || Box::<ChannelState>::default())
+                .fresh(None),
             state: parking_lot::Mutex::new(State {
                 queue: VecDeque::new(),
                 bound,

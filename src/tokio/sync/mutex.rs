@@ -12,13 +12,11 @@ use parking_lot::lock_api::ArcMutexGuard;
 use super::TryLockError;
 use super::copied::Copied;
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::primitive::Fresh;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Fresh, Loc, Operation};
 
 /// How a `static` Tokio mutex starts afresh in every execution, as a report advises.
 const FRESH: Option<Fresh> = Some(Fresh {
-    ty: "tokio::sync::Mutex",
+    ty: "tokio::sync::Mutex<T>",
     or: " (or `tokio::sync::Mutex::const_new(..)`, for a value that is `Clone`)",
 });
 

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, WakeList};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
-use crate::primitive::PerExecution;
+use crate::primitive::{Loc, Operation, PerExecution};
 use crate::sync::Mutex;
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:

@@ -6,9 +6,7 @@ use std::panic::Location;
 use std::sync::OnceLock;
 
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
-use crate::primitive::PerExecution;
+use crate::primitive::{Loc, Operation, PerExecution};
 use crate::sync::PoisonError;
 
 /// What reports call `get_or_init` (and `get_or_try_init`): its look at the cell and its

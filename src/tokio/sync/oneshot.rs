@@ -8,8 +8,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::sync::Mutex;
 
 /// Errors of this module.

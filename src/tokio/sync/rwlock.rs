@@ -10,13 +10,11 @@ use super::copied::Copied;
 use super::rwlock_guards::{RwLockReadGuard, RwLockWriteGuard};
 use super::rwlock_owned::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::primitive::Fresh;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Fresh, Loc, Operation};
 
 /// How a `static` Tokio `RwLock` starts afresh in every execution, as a report advises.
 const FRESH: Option<Fresh> = Some(Fresh {
-    ty: "tokio::sync::RwLock",
+    ty: "tokio::sync::RwLock<T>",
     or: " (or `tokio::sync::RwLock::const_new(..)`, for a value that is `Clone`)",
 });
 

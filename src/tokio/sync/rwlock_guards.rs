@@ -8,8 +8,7 @@ use std::panic::Location;
 
 use super::rwlock::{DOWNGRADE, READ_UNLOCK, WRITE_UNLOCK};
 use super::sem::{self, SemLock};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 
 /// Permits of a lock's semaphore, given back when dropped (as `what`, reported where the
 /// program took the lock, `loc`).

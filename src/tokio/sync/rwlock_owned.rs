@@ -11,8 +11,7 @@ use parking_lot::RawRwLock;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 
 use super::rwlock::{DOWNGRADE, READ_UNLOCK, RwLock, WRITE_UNLOCK};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 
 /// `n` permits of `lock`'s semaphore, given back when dropped (as `what`, reported where
 /// the program took the lock, `loc`).

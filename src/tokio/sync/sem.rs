@@ -19,9 +19,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::primitive::Fresh;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Fresh, Loc, Operation};
 use crate::sync::Mutex;
 
 /// The semaphore's state.

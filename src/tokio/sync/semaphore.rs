@@ -5,9 +5,7 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::sem::{self, Acquire, AcquireNames, HasSem, Sem, SemLock};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
-use crate::primitive::{PerExecution, StateRef};
+use crate::primitive::{Loc, Operation, PerExecution, StateRef};
 
 /// What reports call the operations (`acquire_many` and the owned forms as `acquire`).
 const ACQUIRE: &AcquireNames = &[

@@ -5,9 +5,7 @@ use std::panic::Location;
 use std::sync::OnceLock;
 
 use super::sem::{self, Acquire, AcquireNames, Sem, SemLock};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
-use crate::primitive::PerExecution;
+use crate::primitive::{Loc, Operation, PerExecution};
 
 /// What reports call `wait`: its look at the cell and its wait, and the drop of that wait.
 const WAIT: &AcquireNames = &[

@@ -12,8 +12,7 @@
 use std::ops::{Deref, DerefMut};
 use std::task::Waker;
 
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::sync::{Mutex, MutexGuard};
 
 /// Wakers taken out of a primitive's waiter lists under its lock: to wake, or only to

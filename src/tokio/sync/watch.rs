@@ -18,8 +18,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
 use crate::tokio::task::coop::cooperative;
 

@@ -18,8 +18,7 @@ use super::wake_list::{self, Deferred, Section, WakeList};
 use super::watch::Wakers;
 
 mod weak;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::sync::Mutex;
 use crate::tokio::task::coop::cooperative;
 pub use weak::WeakSender;

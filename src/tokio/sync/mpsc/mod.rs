@@ -20,8 +20,7 @@ use std::task::{Context, Poll, Waker};
 use super::sem::{Acquire, AcquireNames, Sem};
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::future::budget;
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::sync::Mutex;
 
 /// What reports call a bounded sender's wait for a slot: `send`'s and `reserve`'s.

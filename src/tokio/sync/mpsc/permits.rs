@@ -15,8 +15,7 @@ use super::{
     Permit, Receiver, Sender, Shared, UnboundedReceiver, UnboundedSender, WeakSender,
     WeakUnboundedSender,
 };
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 use crate::tokio::sync::sem::{Acquire, AcquireNames, HasSem, Sem};
 
 /// What reports call the waits for slots.

@@ -7,8 +7,7 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::{Receiver, Sender, SenderEnd, Shared, UnboundedSender};
-use crate::primitive::Loc;
-use crate::primitive::Operation;
+use crate::primitive::{Loc, Operation};
 
 /// A sender that does not keep the channel open, as `mpsc::WeakSender`: made by
 /// [`Sender::downgrade`]; [`upgrade`](Self::upgrade) gives a [`Sender`] while another one is
