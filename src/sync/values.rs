@@ -5,8 +5,9 @@
 //! until the process exits), and this crate has no `unsafe` code to end such borrows. So an
 //! execution's value is never dropped or overwritten: each execution that initializes the
 //! cell keeps its own in the engine's [`PerExecution`] store, dropped with the cell. Which
-//! execution is the first the cell's [`OnceCore`] knows (its object is registered afresh in
-//! each execution), so the store is told rather than left to claim it.
+//! execution is the first the cell's [`OnceCore`](super::once::OnceCore) knows (its object
+//! is registered afresh in each execution), so the store is told rather than left to claim
+//! it.
 
 use std::sync::OnceLock as StdOnceLock;
 
