@@ -277,14 +277,15 @@ fn the_reduced_search_finds_what_the_full_search_finds_in_fewer_executions() {
     assert_eq!((mutex.executions, mutex.redundant), (2, 0));
 }
 
-#[test]
-fn an_acquire_declared_exclusive_that_is_not_is_misuse_not_a_proof() {
-    // Two permits let both threads hold one: a lock's `Acquire` promises otherwise, and the
-    // reduction, trusting it, would never run the two writes unordered.
-    let failure = dfs(Reduction::Dpor)
-        .check(two_writers(Guard::Locking(2)))
+/// The misuse `model` makes of a semaphore declared as a lock, under DFS with `reduction`
+/// on `substrate`: checked to name the operation and what to declare, and to replay.
+fn acquire_misuse(model: impl Fn() + Sync, reduction: Reduction, substrate: Substrate) {
+    let case = format!("{reduction:?} on {substrate:?}");
+    let failure = dfs(reduction)
+        .substrate(substrate)
+        .check(&model)
         .expect_err("the declaration is wrong, and the search says so");
-    assert_eq!(failure.kind(), FailureKind::Misuse, "{failure}");
+    assert_eq!(failure.kind(), FailureKind::Misuse, "{case}: {failure}");
     let report = failure.to_string();
     for words in [
         "can `locking acquire` Semaphore #",
@@ -292,21 +293,51 @@ fn an_acquire_declared_exclusive_that_is_not_is_misuse_not_a_proof() {
         "declared `Role::Acquire`",
         "as `Role::Write`",
     ] {
-        assert!(report.contains(words), "{words}: {report}");
+        assert!(report.contains(words), "{case}: {words}: {report}");
     }
-    let replayed = Builder::new().replay(two_writers(Guard::Locking(2)), failure.schedule());
-    assert_eq!(replayed.unwrap_err(), failure);
-    // The full search checks it too (random and PCT, which prove nothing, do not).
-    let full = dfs(Reduction::Off)
-        .check(two_writers(Guard::Locking(2)))
-        .expect_err("the declaration is wrong");
-    assert_eq!(full.kind(), FailureKind::Misuse, "{full}");
-    // One permit is a lock: the declaration holds, and the reduction explores as for a
-    // mutex.
-    let report = dfs(Reduction::Dpor)
-        .check(two_writers(Guard::Locking(1)))
-        .unwrap();
-    assert_eq!((report.executions, report.redundant), (2, 0));
+    let replayed = Builder::new()
+        .substrate(substrate)
+        .replay(&model, failure.schedule());
+    assert_eq!(replayed.unwrap_err(), failure, "{case}");
+}
+
+/// A thread takes a permit of a two-permit semaphore declared as a lock and ends holding
+/// it; the main thread takes one and gives it back. The first execution passes (the main
+/// thread's permit is back before the thread takes one); the search then runs the thread
+/// first, and it ends holding its permit while the main thread is about to take one: the
+/// check fails the execution as the thread ends, not at a switch point.
+fn permit_kept_at_the_end() {
+    let sem = Arc::new(Semaphore::locking(2));
+    let theirs = Arc::clone(&sem);
+    let t = thread::spawn(move || theirs.acquire());
+    sem.acquire();
+    sem.release();
+    t.join().unwrap();
+}
+
+#[test]
+fn an_acquire_declared_exclusive_that_is_not_is_misuse_not_a_proof() {
+    // Two permits let both threads hold one: a lock's `Acquire` promises otherwise, and the
+    // reduction, trusting it, would never run the two writes unordered. The full search
+    // checks it too (random and PCT, which prove nothing, do not).
+    for substrate in [Substrate::Coroutines, Substrate::Threads] {
+        for reduction in [Reduction::Dpor, Reduction::Off] {
+            acquire_misuse(two_writers(Guard::Locking(2)), reduction, substrate);
+            // Seen where the holder ends its life rather than at a switch point of its own.
+            acquire_misuse(permit_kept_at_the_end, reduction, substrate);
+        }
+        // One permit is a lock: the declaration holds, and the reduction explores as for a
+        // mutex.
+        let report = dfs(Reduction::Dpor)
+            .substrate(substrate)
+            .check(two_writers(Guard::Locking(1)))
+            .unwrap();
+        assert_eq!(
+            (report.executions, report.redundant),
+            (2, 0),
+            "{substrate:?}"
+        );
+    }
 }
 
 #[test]
@@ -371,8 +402,12 @@ fn a_restorable_static_starts_afresh_in_every_execution() {
     // The same counts as a semaphore made inside the model, in the first search of the
     // process and in a second one, whose executions all come after the one that first
     // used it.
-    for round in 0..2 {
+    for (round, substrate) in [Substrate::Coroutines, Substrate::Threads]
+        .into_iter()
+        .enumerate()
+    {
         let report = dfs(Reduction::Dpor)
+            .substrate(substrate)
             .check(|| two_writers_under(&SHARED))
             .unwrap_or_else(|f| panic!("round {round}: {f}"));
         assert!(report.exhausted, "round {round}: {report}");

@@ -24,19 +24,16 @@
 
 use super::execution::{ExecState, FailureDraft};
 use crate::op::{Role, Tid};
-use crate::schedule::FailureKind;
 
-/// Fails the execution if a thread of `runnable` is about to take an object exclusively
-/// that another thread holds (see the module).
+/// Whether a thread of `runnable` is about to take an object exclusively that another
+/// thread holds (see the module): the execution then failed.
 #[inline]
-pub(super) fn check(st: &mut ExecState, runnable: &[Tid]) {
-    if st.config.check_acquires {
-        check_each(st, runnable);
-    }
+pub(super) fn violated(st: &mut ExecState, runnable: &[Tid]) -> bool {
+    st.config.check_acquires && check_each(st, runnable)
 }
 
-/// [`check`], in a search.
-fn check_each(st: &mut ExecState, runnable: &[Tid]) {
+/// [`violated`], in a search.
+fn check_each(st: &mut ExecState, runnable: &[Tid]) -> bool {
     for &t in runnable {
         let op = &st.threads[t].pending;
         let Some(obj) = op.obj else { continue };
@@ -46,9 +43,10 @@ fn check_each(st: &mut ExecState, runnable: &[Tid]) {
         let holders = st.objects[obj].holders();
         if let Some(&(holder, at)) = holders.iter().find(|(h, _)| *h != t) {
             st.fail(|st| violation(st, t, holder, at));
-            return;
+            return true;
         }
     }
+    false
 }
 
 /// The failure of thread `t`, whose next operation takes its object exclusively while
@@ -58,23 +56,17 @@ fn violation(st: &ExecState, t: Tid, holder: Tid, at: crate::op::Loc) -> Failure
     let op = st.threads[t].pending;
     let obj = op.obj.expect("an operation on an object");
     let kind = st.objects[obj].kind;
-    FailureDraft {
-        kind: FailureKind::Misuse,
-        message: format!(
-            "thread {} can `{}` {kind} #{obj} while thread {} holds it (since {}), but the \
-             operation is declared `Role::Acquire`, which promises that one thread holds \
-             the object at a time: the reduction would skip the schedules in which the \
-             object is taken before the holder gives it back. Declare an operation that \
-             can take an object others hold as `Role::Write` (and the one that gives it \
-             back as `Role::Write` too).",
-            st.thread_info(t),
-            op.kind.name(),
-            st.thread_info(holder),
-            crate::report::SourceLocation::from(at),
-        ),
-        thread: Some(st.thread_info(t)),
-        location: Some(op.loc.into()),
-        backtrace: None,
-        threads: vec![],
-    }
+    let message = format!(
+        "thread {} can `{}` {kind} #{obj} while thread {} holds it (since {}), but the \
+         operation is declared `Role::Acquire`, which promises that one thread holds the \
+         object at a time: the reduction would skip the schedules in which the object is \
+         taken before the holder gives it back. Declare an operation that can take an \
+         object others hold as `Role::Write` (and the one that gives it back as \
+         `Role::Write` too).",
+        st.thread_info(t),
+        op.kind.name(),
+        st.thread_info(holder),
+        crate::report::SourceLocation::from(at),
+    );
+    super::failure::misuse(st, t, message, op.loc)
 }

@@ -121,7 +121,7 @@ impl<T> PerExecution<T> {
         }
         let exec = with_exec(|ctx| ctx.exec.id);
         let kept = self.kept.get()?;
-        let slot = kept.index.lock().iter().rev().find(|&&(e, _)| e == exec)?.1;
+        let slot = slot_of(&kept.index.lock(), exec)?;
         kept.states.get(slot)
     }
 
@@ -167,8 +167,8 @@ impl<T> PerExecution<T> {
             })
         });
         let mut index = kept.index.lock();
-        let slot = match index.iter().rev().find(|&&(e, _)| e == exec) {
-            Some(&(_, slot)) => slot,
+        let slot = match slot_of(&index, exec) {
+            Some(slot) => slot,
             None => {
                 let (slot, _) = kept.states.push(make());
                 index.push((exec, slot));
@@ -212,6 +212,16 @@ impl<T: std::fmt::Debug> std::fmt::Debug for PerExecution<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.home.fmt(f)
     }
+}
+
+/// The slot of execution `exec`'s kept state in `index`, if it has one (from the end: the
+/// newest entries are the likeliest).
+fn slot_of(index: &[(u64, usize)], exec: u64) -> Option<usize> {
+    index
+        .iter()
+        .rev()
+        .find(|&&(e, _)| e == exec)
+        .map(|&(_, slot)| slot)
 }
 
 /// The calling execution's state `key`, made by `make` on its first use and dropped when

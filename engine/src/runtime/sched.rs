@@ -392,9 +392,8 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     st.lone_steps += u64::from(runnable.len() == 1);
     // A thread that repeated a spin waits as a blocked thread does (`spins.rs`).
     spins::hold_back(st, &mut runnable);
-    super::exclusive::check(st, &runnable);
-    if st.phase == Phase::TearingDown {
-        // The check failed the execution: teardown decides from here, with no decision.
+    if super::exclusive::violated(st, &runnable) {
+        // The execution failed: teardown decides from here, with no decision.
         st.scratch = runnable;
         return Ok(Next::Run(me));
     }
