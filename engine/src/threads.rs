@@ -11,19 +11,22 @@
 //!   [`same_execution`] (a handle of another execution is a `Misuse`), [`in_model_thread`],
 //!   [`thread_ends`] (the thread exits: its thread-locals are being dropped),
 //!   [`thread_panicking`]; [`locals`] keeps a model thread's thread-locals.
-//! - **Futures**: a future is polled by a model thread ([`tasks`]: its wake token, its wait
-//!   between polls, abort and detach); the futures a `block_on` polls are reported as local
-//!   tasks ([`local_tasks`]); a task's panic is kept for its handle ([`task_panics`]);
-//!   timers and the virtual clock are [`timers`]. [`spinning`] marks a poll loop that
-//!   spins.
+//! - **Futures**: a future is polled by a model thread ([`wakes`]: its wake token and
+//!   `Waker`, its wait between polls, a task's abort, detach and end); what the executor
+//!   knows of the futures it polls is its own, in the thread's [`Notes`], which reports
+//!   read (the futures still pending, where one waits, which one a panic escaped); a task's
+//!   panic is kept for its handle ([`held`]); timers and the virtual clock are [`timers`].
+//!   [`spinning`] marks a poll loop that spins.
 //! - **Outside a model**: [`GATE`] and [`watched`] (an OS thread's ambient execution).
 //! - **Panics**: [`is_abort`] (the engine's own unwinding, never caught), [`message_of`] and
 //!   [`text_of`] (a payload's text), [`is_reentry`] (a call back into the engine from
 //!   inside it).
 
+pub use crate::report::TaskInfo;
+pub use crate::runtime::wakes::Notes;
 pub use crate::runtime::{
     GATE, ThreadSpec, draining, ids, in_model_thread, is_abort, is_reentry, message_of,
     register_thread, run_thread_body, same_execution, scope_panicked, spawn, spawn_scoped,
     spinning, text_of, thread_ends, thread_panicking, try_ids, watched,
 };
-pub use crate::runtime::{local_tasks, locals, task_panics, tasks, timers};
+pub use crate::runtime::{held, locals, timers, wakes};

@@ -25,7 +25,7 @@ use parking_lot::Mutex;
 use super::task::{JoinHandle, Outcome, Shared};
 use super::unbound::Prepared;
 use crate::primitive::{Loc, Tid, thread_slot};
-use crate::threads::{local_tasks, tasks};
+use crate::threads::wakes;
 use crate::{primitive, threads};
 
 const API: &str = "interleave_test::future::block_on";
@@ -116,7 +116,7 @@ impl Ready {
 
 /// The waker of one future of an executor.
 struct LocalWake {
-    thread: Arc<tasks::TaskWake>,
+    thread: Arc<wakes::TaskWake>,
     ready: Arc<Ready>,
     index: usize,
 }
@@ -138,7 +138,7 @@ struct Local {
     /// Its number among its thread's local tasks (its [`Id`](super::Id)'s).
     id: usize,
     future: Pin<Box<dyn Future<Output = ()>>>,
-    /// Its key for reports (`crate::threads::local_tasks`).
+    /// Its key for reports (`notes.rs`).
     key: u32,
     shared: Arc<Shared>,
     /// Records a panic of the future as its outcome.
@@ -148,13 +148,13 @@ struct Local {
 /// One `block_on`'s executor.
 pub(super) struct Executor {
     owner: Tid,
-    thread: Arc<tasks::TaskWake>,
+    thread: Arc<wakes::TaskWake>,
     ready: Arc<Ready>,
     /// By index; `MAIN`'s slot stays empty (`block_on` holds its future), and is made
     /// with the first local task.
     tasks: RefCell<Vec<Option<Local>>>,
     /// Each future's waker, by index, made at its first poll and cloned for the next
-    /// (a clone costs no allocation). They hold the thread's [`tasks::TaskWake`] whether
+    /// (a clone costs no allocation). They hold the thread's [`wakes::TaskWake`] whether
     /// or not the program keeps a copy, so a deadlock report does not say "no Waker of it
     /// is alive" of a `block_on`'s thread, only of a spawned task's.
     wakers: RefCell<Vec<Option<Waker>>>,
@@ -162,7 +162,7 @@ pub(super) struct Executor {
     polling: std::cell::Cell<(usize, usize)>,
     /// Polls since the executor last waited (see [`UNWAITED_POLLS`]).
     unwaited: std::cell::Cell<u32>,
-    /// The key of `block_on`'s own future for reports (`crate::threads::local_tasks`).
+    /// The key of `block_on`'s own future for reports (`notes.rs`).
     main_key: std::cell::Cell<u32>,
     /// The step count when the future being polled was picked, to tell whether its poll
     /// reached an operation.
@@ -181,7 +181,7 @@ impl Executor {
     pub(super) fn new(loc: Loc) -> Self {
         let ready = Arc::new(Ready::default());
         ready.push(MAIN);
-        let thread = tasks::thread_wake(API);
+        let thread = wakes::thread_wake(API);
         Executor {
             owner: thread.tid(),
             thread,
@@ -190,7 +190,7 @@ impl Executor {
             wakers: RefCell::new(Vec::new()),
             polling: std::cell::Cell::new((MAIN, 0)),
             unwaited: std::cell::Cell::new(0),
-            main_key: std::cell::Cell::new(local_tasks::joined(API, None, loc, true)),
+            main_key: std::cell::Cell::new(super::notes::joined(API, None, loc, true)),
             began: std::cell::Cell::new(0),
         }
     }
@@ -217,7 +217,7 @@ impl Executor {
     /// poll).
     fn next(&self, loc: Loc) -> usize {
         loop {
-            self.began.set(tasks::observe(API, self.owner));
+            self.began.set(wakes::observe(API, self.owner));
             let n = self.ready.len();
             if n > 0 {
                 if self.count_unwaited(loc) {
@@ -225,12 +225,12 @@ impl Executor {
                     // yield is no operation of the next future's poll.
                     continue;
                 }
-                let at = if n > 1 { tasks::poll_which(API, n) } else { 0 };
+                let at = if n > 1 { wakes::poll_which(API, n) } else { 0 };
                 return self.ready.take(at);
             }
             self.unwaited.set(0);
-            tasks::wait(loc, false);
-            self.began.set(tasks::observe(API, self.owner));
+            wakes::wait(loc, false, |_| None);
+            self.began.set(wakes::observe(API, self.owner));
             if self.ready.len() == 0 {
                 return MAIN;
             }
@@ -271,11 +271,11 @@ impl Executor {
         let began = self.began.get();
         match polled {
             Ok(Poll::Pending) => {
-                local_tasks::polled(API, task.key, began, true);
+                super::notes::polled(API, task.key, began, true);
                 self.tasks.borrow_mut()[index] = Some(task);
             }
             Ok(Poll::Ready(())) => {
-                local_tasks::polled(API, task.key, began, false);
+                super::notes::polled(API, task.key, began, false);
                 end(self.owner, &task.shared);
             }
             Err(payload) => {
@@ -307,7 +307,7 @@ impl Executor {
         self.polling.set((MAIN, 0));
         match dropped {
             Ok(()) => {
-                local_tasks::left(API, key);
+                super::notes::left(API, key);
                 end(self.owner, &shared);
             }
             Err(payload) => self.panicked((key, id), &shared, panicked, payload, None),
@@ -317,7 +317,7 @@ impl Executor {
     /// Task `key` (local task `id`) panicked with `payload` (in a poll, then `future` is its
     /// future, or while its future was dropped): its handle's outcome (`record` writes it),
     /// kept as the execution's failure until the handle receives it when task panics fail
-    /// it (`runtime/task_panics.rs`); with its handle dropped, the execution's failure.
+    /// it (`runtime/held.rs`); with its handle dropped, the execution's failure.
     fn panicked(
         &self,
         (key, id): (u32, usize),
@@ -329,14 +329,14 @@ impl Executor {
         if threads::is_abort(&*payload) || threads::is_reentry(&*payload) {
             resume_unwind(payload);
         }
-        if tasks::panics_fail(API) {
+        if wakes::panics_fail(API) {
             if shared.detached.load(Ordering::Acquire) {
-                local_tasks::panicked(API, key, threads::message_of(&*payload));
+                super::notes::panicked(API, key, threads::message_of(&*payload));
                 resume_unwind(payload);
             }
-            local_tasks::keep_panic(API, key, id, &*payload);
+            super::notes::keep_panic(API, key, id, &*payload);
         }
-        local_tasks::left(API, key);
+        super::notes::left(API, key);
         drop(future);
         record(payload);
         end(self.owner, shared);
@@ -378,7 +378,7 @@ impl Executor {
                 let value = future.await;
                 *done.lock() = Outcome::Done(Ok(value));
             }),
-            key: local_tasks::joined(API, name, loc, false),
+            key: super::notes::joined(API, name, loc, false),
             shared: task.shared,
             panicked: Box::new(move |payload| *failed.lock() = Outcome::Done(Err(payload))),
         };
@@ -398,7 +398,7 @@ impl Executor {
 /// A local task ended (its outcome written, unless it was cancelled): its handles see it
 /// and its joiner is woken.
 pub(super) fn end(owner: Tid, shared: &Shared) {
-    tasks::publish(API, owner);
+    wakes::publish(API, owner);
     shared.ended.store(true, Ordering::Release);
     shared.wake_joiner();
 }
@@ -411,12 +411,12 @@ impl Drop for Executor {
         for task in left {
             drop(task.future);
             if primitive::in_model() {
-                local_tasks::left(API, task.key);
+                super::notes::left(API, task.key);
                 end(self.owner, &task.shared);
             }
         }
         if primitive::in_model() {
-            local_tasks::left(API, self.main_key.get());
+            super::notes::left(API, self.main_key.get());
         }
     }
 }
@@ -444,8 +444,8 @@ pub(super) fn block_on<F: Future>(future: F, loc: Loc) -> F::Output {
 pub(super) fn block_on_kept<F: Future>(executor: &Rc<Executor>, future: F, loc: Loc) -> F::Output {
     let old = executor
         .main_key
-        .replace(local_tasks::joined(API, None, loc, true));
-    local_tasks::left(API, old);
+        .replace(super::notes::joined(API, None, loc, true));
+    super::notes::left(API, old);
     executor.ready.push(MAIN);
     run(executor, future, loc)
 }
@@ -462,7 +462,7 @@ fn run<F: Future>(executor: &Rc<Executor>, future: F, loc: Loc) -> F::Output {
                 let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
                 drop(budget);
                 let (key, began) = (executor.main_key.get(), executor.began.get());
-                local_tasks::polled(API, key, began, polled.is_pending());
+                super::notes::polled(API, key, began, polled.is_pending());
                 if let Poll::Ready(value) = polled {
                     return value;
                 }

@@ -65,6 +65,7 @@ pub(crate) mod budget;
 mod builder;
 mod kept;
 mod local;
+mod notes;
 mod task;
 mod unbound;
 mod waker;

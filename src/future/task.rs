@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 use parking_lot::Mutex;
 
 use crate::primitive::{Effect, Loc, OpKind, Operation, Role, Tid};
-use crate::threads::{task_panics, tasks};
+use crate::threads::{held, wakes};
 use crate::{primitive, threads};
 
 /// Spawning a future as a task (a model thread): creates the next thread id, as a thread's
@@ -28,7 +28,7 @@ pub(crate) const SPAWN: OpKind = OpKind::new(
         .access(Role::Write)
         .effect(Effect::Spawn),
 );
-/// Aborting a task: its wake-up of the task is declared by `runtime/tasks.rs`.
+/// Aborting a task: its wake-up of the task is declared by `runtime/wakes.rs`.
 const ABORT: OpKind = OpKind::new(&Operation::new("task abort"));
 
 const API: &str = "interleave_test::future::JoinHandle";
@@ -68,7 +68,7 @@ impl Shared {
     }
 }
 
-impl tasks::Finish for Shared {
+impl wakes::Finish for Shared {
     fn finished(&self) {
         self.wake_joiner();
     }
@@ -144,7 +144,7 @@ where
     };
     let tid = threads::spawn(&spec, body);
     let shared = Arc::new(Shared::default());
-    let exec = tasks::mark_spawned("interleave_test::future::spawn", tid, shared.clone());
+    let exec = wakes::mark_spawned("interleave_test::future::spawn", tid, shared.clone());
     JoinHandle::new(Source::Thread { exec, tid }, shared, outcome)
 }
 
@@ -154,7 +154,7 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
     let api = "interleave_test::future::spawn";
     let mut future = pin!(future);
     loop {
-        let waker = tasks::before_poll(api)?;
+        let waker = wakes::before_poll(api, super::notes::poll_begins)?;
         let budget = super::budget::task_poll();
         let polled = future.as_mut().poll(&mut Context::from_waker(&waker));
         drop(budget);
@@ -162,7 +162,7 @@ fn run<F: Future>(future: F, loc: Loc) -> Option<F::Output> {
             return Some(value);
         }
         drop(waker);
-        tasks::wait(loc, true);
+        wakes::wait(loc, true, super::notes::task_waits_at);
     }
 }
 
@@ -244,15 +244,15 @@ fn ended(source: &Source, shared: &Shared, awaited: Option<Loc>) -> bool {
         Source::Thread { tid, .. } => primitive::with_state(API, |a| {
             let ended = a.is_finished(*tid);
             if let Some(loc) = awaited.filter(|_| !ended) {
-                a.awaits(loc);
+                super::notes::awaits(a, loc);
             }
             ended
         }),
         Source::Local { owner, .. } => {
-            tasks::observe(API, *owner);
+            wakes::observe(API, *owner);
             let ended = shared.ended.load(Ordering::Acquire);
             if let Some(loc) = awaited.filter(|_| !ended) {
-                primitive::with_state(API, |a| a.awaits(loc));
+                primitive::with_state(API, |a| super::notes::awaits(a, loc));
             }
             ended
         }
@@ -296,15 +296,15 @@ impl<T> JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     /// Detaches the task; a panic of the task kept for this handle, which it did not
-    /// return, fails the execution (`runtime/task_panics.rs`).
+    /// return, fails the execution (`runtime/held.rs`).
     fn drop(&mut self) {
         match self.source {
-            Source::Thread { exec, tid } => tasks::detach(exec, tid),
+            Source::Thread { exec, tid } => wakes::detach(exec, tid),
             Source::Local { .. } => self.shared.detached.store(true, Ordering::Release),
         }
         if !matches!(*self.outcome.lock(), Outcome::Taken) {
             let id = self.source.task_id();
-            task_panics::dropped(self.source.exec(), id.thread, id.local);
+            held::dropped(self.source.exec(), id.thread, id.local);
         }
     }
 }
@@ -333,10 +333,10 @@ impl AbortHandle {
         self.source.check(api);
         let shared = &self.shared;
         match &self.source {
-            Source::Thread { tid, .. } => tasks::abort(api, *tid),
+            Source::Thread { tid, .. } => wakes::abort(api, *tid),
             Source::Local { owner, waker, .. } => {
-                // Declared whether the task ended or not (see `runtime/tasks.rs`, `wake`).
-                tasks::publish(api, *owner);
+                // Declared whether the task ended or not (see `runtime/wakes.rs`, `wake`).
+                wakes::publish(api, *owner);
                 if !shared.ended.load(Ordering::Acquire) {
                     shared.aborted.store(true, Ordering::Release);
                     // Unbound, it sees the request at its first poll.
@@ -451,11 +451,11 @@ impl JoinError {
     }
 
     /// The program looked at what the error is: the task's panic, if kept for it, is
-    /// received (`runtime/task_panics.rs`).
+    /// received (`runtime/held.rs`).
     fn read(&self) {
         let exec = self.unread.swap(UNREAD_NONE, Ordering::Relaxed);
         if exec != UNREAD_NONE {
-            task_panics::received(exec, self.id.thread, self.id.local);
+            held::received(exec, self.id.thread, self.id.local);
         }
     }
 
@@ -538,7 +538,7 @@ impl Drop for JoinError {
     fn drop(&mut self) {
         let exec = self.unread.swap(UNREAD_NONE, Ordering::Relaxed);
         if exec != UNREAD_NONE {
-            task_panics::dropped(exec, self.id.thread, self.id.local);
+            held::dropped(exec, self.id.thread, self.id.local);
         }
     }
 }

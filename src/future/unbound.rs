@@ -11,7 +11,6 @@ use parking_lot::Mutex;
 use super::local::{Executor, current, end};
 use super::task::{JoinHandle, Outcome, Shared, Source};
 use crate::primitive::{Loc, Tid};
-use crate::threads::tasks;
 use crate::{primitive, threads};
 
 const API: &str = "interleave_test::tokio::task::LocalSet::spawn_local";
@@ -32,7 +31,7 @@ impl<T> Prepared<T> {
         Prepared {
             exec,
             owner,
-            id: tasks::next_local_id(API),
+            id: super::notes::next_local_id(API),
             shared: Arc::new(Shared::default()),
             outcome: Arc::new(Mutex::new(Outcome::Running)),
             waker: Arc::new(OnceLock::new()),

@@ -1,5 +1,5 @@
 //! A future's wait that finds no wake blocks with no decision before it
-//! (`runtime::tasks::wait`). Checked here against the unpruned rule, a switch
+//! (`runtime::wakes::wait`). Checked here against the unpruned rule, a switch
 //! point before every wait: plain DFS (no reduction) under either rule must see exactly the
 //! same outcomes, with and without spurious polls, on models whose waits race wakes,
 //! timers, timeouts, aborts, a self-waking loop and a bounded channel; and the newer rule

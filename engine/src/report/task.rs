@@ -17,17 +17,21 @@ pub struct TaskInfo {
 }
 
 impl TaskInfo {
-    pub(crate) fn new(
+    /// A task numbered `number` on its thread (0 for a `block_on`'s own future), named
+    /// `name` if it was given one, spawned at `spawned_at`, which `waits` at a place in an
+    /// operation (its last poll's last one) if its executor knows.
+    pub fn new(
         number: u32,
         name: Option<String>,
-        spawned_at: SourceLocation,
-        waits: Option<(SourceLocation, &'static str)>,
+        spawned_at: crate::op::Loc,
+        waits: Option<(crate::op::Loc, &'static str)>,
     ) -> Self {
-        let (waits_at, waits_in) = waits.map_or((None, None), |(at, op)| (Some(at), Some(op)));
+        let (waits_at, waits_in) =
+            waits.map_or((None, None), |(at, op)| (Some(at.into()), Some(op)));
         TaskInfo {
             number,
             name,
-            spawned_at,
+            spawned_at: spawned_at.into(),
             waits_at,
             waits_in,
         }

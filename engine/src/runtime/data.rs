@@ -112,7 +112,7 @@ fn decide_data(
 /// Whether the calling thread runs a spawned task.
 #[track_caller]
 pub fn is_task(api: &str) -> bool {
-    with_state(api, |a| super::tasks::is_task(a.st, a.me))
+    with_state(api, |a| super::wakes::is_task(a.st, a.me))
 }
 
 /// The calling thread's name.

@@ -66,7 +66,7 @@ pub struct ExecConfig {
     /// another OS thread, not a livelock bound; its decisions are not all kept.
     pub ambient: bool,
     /// Tests only (the facade's unit tests set it): whether a future's wait between polls is
-    /// a switch point even when it blocks, the unpruned search `tasks::blocks_in_place` is
+    /// a switch point even when it blocks, the unpruned search `wakes::blocks_in_place` is
     /// checked against. Always `false` otherwise.
     pub blocking_wait_switches: bool,
 }
@@ -339,8 +339,8 @@ pub(crate) struct ExecState {
     pub(crate) arcs: Vec<super::arcs::ArcState>,
     /// The references once-cells hold (see `claims.rs`).
     pub(crate) claims: super::claims::Claims,
-    /// What threads that poll futures know as pollers, by thread id (see `tasks.rs`).
-    pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
+    /// What threads that poll futures know as pollers, by thread id (see `wakes.rs`).
+    pub(crate) tasks: Vec<Option<super::wakes::TaskState>>,
     /// Labels the program gave threads (`current::set_label`), by thread id; empty until
     /// one is given (kept out of `ThreadState`, which every switch point indexes).
     pub(crate) labels: Vec<Option<Box<str>>>,
@@ -368,7 +368,7 @@ impl std::fmt::Debug for ExecState {
 pub(crate) struct Spare {
     pub(crate) decisions: Vec<DecisionRecord>,
     pub(crate) threads: Vec<ThreadState>,
-    pub(crate) tasks: Vec<Option<super::tasks::TaskState>>,
+    pub(crate) tasks: Vec<Option<super::wakes::TaskState>>,
     /// `ExecState::scratch` and `scratch_ops`.
     pub(crate) scratch: (Vec<Tid>, Vec<Op>),
 }
@@ -550,7 +550,7 @@ impl ExecState {
     pub(crate) fn thread_info(&self, tid: Tid) -> ThreadInfo {
         let name = self.threads[tid].name.as_deref().map(str::to_owned);
         ThreadInfo::new(tid, name)
-            .with_task(super::tasks::is_task(self, tid))
+            .with_task(super::wakes::is_task(self, tid))
             .with_label(self.label(tid).map(str::to_owned))
     }
 

@@ -64,11 +64,14 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
                 st.thread_info(joined)
             )
         }
-        (None, None) if b.what == Waits::Wake => super::tasks::waiting_words(st, tid),
+        (None, None) if b.what == Waits::Wake => super::wakes::waiting_words(st, tid),
         (None, None) => format!("waits to {}", b.what.phrase()),
     };
-    ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by)
-        .with_tasks(super::local_tasks::pending(st, tid))
+    ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by).with_tasks(
+        super::wakes::notes(st, tid)
+            .map(|n| n.pending())
+            .unwrap_or_default(),
+    )
 }
 
 /// What thread `tid` waits for when its next operation cannot take effect, in the words of

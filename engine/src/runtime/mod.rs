@@ -6,7 +6,7 @@
 //! (the crate's documentation lists all it may use). Everything per-run lives in one
 //! [`Execution`], reached through [`host::with_current`]: the host knows which model thread
 //! runs. The facade's entry points start executions ([`run_execution`]) and threads
-//! ([`spawn`]); futures run as model threads that poll (`tasks.rs`, `local_tasks.rs`).
+//! ([`spawn`]); futures run as model threads that poll (`wakes.rs`, `held.rs`).
 
 mod abort;
 mod ambient;
@@ -18,9 +18,9 @@ mod events;
 mod exclusive;
 mod execution;
 mod failure;
+pub mod held;
 mod host;
 mod life;
-pub mod local_tasks;
 pub mod locals;
 pub(crate) mod object;
 pub mod outcome;
@@ -30,14 +30,13 @@ mod sched;
 mod signals;
 pub(crate) mod spins;
 mod state_lock;
-pub mod task_panics;
-pub mod tasks;
 mod teardown;
 mod thread;
 pub mod thread_slot;
 pub mod timers;
 mod trace;
 pub(crate) mod waits;
+pub mod wakes;
 pub(crate) mod watchdog;
 
 pub use abort::{Origin, Rescue};
@@ -255,10 +254,23 @@ impl Access<'_> {
         self.st.clock
     }
 
-    /// The calling thread awaits a `JoinHandle` at `loc`, a place in the program, not in the
-    /// crate that polls the handle (see `local_tasks::awaits`).
-    pub fn awaits(&mut self, loc: Loc) {
-        local_tasks::awaits(self.st, self.me, loc);
+    /// The calling thread's notes as a `T` (what the layer that polls futures on it keeps,
+    /// [`Notes`](wakes::Notes)), made on first use.
+    pub fn notes<T: wakes::Notes + Default>(&mut self) -> &mut T {
+        wakes::notes_mut(self.st, self.me)
+    }
+
+    /// The number of switch points the execution passed: a poll that began at step `s` and
+    /// ends at a later one reached an operation.
+    pub fn step(&self) -> u64 {
+        self.st.step
+    }
+
+    /// The calling thread's last operation, at its last switch point: where it is and its
+    /// name.
+    pub fn last_op(&self) -> (Loc, &'static str) {
+        let pending = &self.st.threads[self.me].pending;
+        (pending.loc, pending.name())
     }
 
     /// Whether thread `tid` has finished.

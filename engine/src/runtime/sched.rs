@@ -12,8 +12,8 @@ use super::execution::{
 use super::host::{self, Turn};
 use super::trace::{Event, TRACE_LEN};
 use super::{
-    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, panic, spins,
-    task_panics, teardown,
+    Context, Key, Loc, ObjId, ObjectHandle, Op, OpKind, Tid, events, failure, held, panic, spins,
+    teardown,
 };
 use crate::op::Effect;
 use crate::op::PickKind;
@@ -118,7 +118,7 @@ fn foreign_here(
 /// exits), the execution tears down, or the step would pass the limit (the switch point
 /// reports the livelock). For an operation that only the thread itself can observe, after
 /// which it blocks or ends its wait by a decision: a future's wait between polls that finds
-/// no wake (`tasks::wait`, where the argument is).
+/// no wake (`wakes::wait`, where the argument is).
 pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc) -> bool {
     let limit =
         st.step >= st.config.max_steps && (st.config.ambient || over_limit(st, st.step + 1));
@@ -131,9 +131,9 @@ pub(super) fn step_in_place(st: &mut ExecState, me: Tid, kind: OpKind, loc: Loc)
 
 /// Fails the execution, which cannot go on (a deadlock, a livelock): with the earliest
 /// task panic kept unreceived if there is one (it came first, and nobody can receive it
-/// now: `task_panics.rs`), else with `make`'s failure.
+/// now: `held.rs`), else with `make`'s failure.
 fn fail_unless_a_panic_is_kept(st: &mut ExecState, make: impl FnOnce(&ExecState) -> FailureDraft) {
-    match task_panics::first(st) {
+    match held::first(st) {
         Some(unreceived) => st.fail(|_| unreceived),
         None => st.fail(make),
     }
@@ -238,7 +238,7 @@ pub(super) fn exiting(ctx: &Context) {
 pub(super) fn finish(ctx: &Context) {
     let me = ctx.tid;
     let mut st = ctx.exec.state.lock();
-    if let Some(hook) = super::tasks::take_on_finish(&mut st, me) {
+    if let Some(hook) = super::wakes::take_on_finish(&mut st, me) {
         drop(st);
         hook.finished();
         st = ctx.exec.state.lock();
@@ -262,7 +262,7 @@ pub(super) fn finish(ctx: &Context) {
         Phase::Running => match pick_next(&mut st, me) {
             Ok(Next::Run(_)) if st.phase == Phase::TearingDown => teardown::next(&mut st),
             Ok(Next::Run(t)) => Target::Thread(t),
-            Ok(Next::Done) => match task_panics::first(&mut st) {
+            Ok(Next::Done) => match held::first(&mut st) {
                 Some(unreceived) => {
                     st.fail(|_| unreceived);
                     teardown::next(&mut st)
@@ -383,7 +383,7 @@ fn pick_next(st: &mut ExecState, me: Tid) -> Result<Next, Refusal> {
     collect_runnable(st, &mut runnable);
     // Shutting detached tasks down comes first: the program's work is done, and a task
     // that waits for a timer between polls (an `interval` loop) is dropped, not fired.
-    if runnable.is_empty() && super::tasks::shut_down(st) {
+    if runnable.is_empty() && super::wakes::shut_down(st) {
         collect_runnable(st, &mut runnable);
     }
     if runnable.is_empty() && fire_timeouts(st) {

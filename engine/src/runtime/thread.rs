@@ -401,13 +401,13 @@ pub fn run_thread_body<T>(f: impl FnOnce() -> T) -> Option<std::thread::Result<T
 
 /// Decides what a panic escaping a thread body means; returns the payload when `join` is to
 /// receive it, `None` when it became the execution's failure.
-/// A spawned task's panic goes to its handle while one can receive it (`task_panics.rs`).
+/// A spawned task's panic goes to its handle while one can receive it (`held.rs`).
 fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> {
     with_ctx("a model thread's body", |ctx| {
         let ours = ctx.tid != 0 && reentered(&*payload).is_none();
         let (fails, handle_waits) = {
             let st = ctx.exec.state.lock();
-            let waits = super::task_panics::handle_waits(&st, ctx.tid);
+            let waits = super::held::handle_waits(&st, ctx.tid);
             (st.config.thread_panics_fail, waits)
         };
         if ours && !fails {
@@ -417,7 +417,7 @@ fn thread_panicked(payload: Box<dyn Any + Send>) -> Option<Box<dyn Any + Send>> 
         if ours && handle_waits {
             let draft = panic_failure(ctx, panic::take_last(&*payload));
             let mut st = ctx.exec.state.lock();
-            super::task_panics::keep(&mut st, ctx.tid, 0, draft);
+            super::held::keep(&mut st, ctx.tid, 0, draft);
             return Some(payload);
         }
         record_failure_of(ctx, &*payload);
@@ -456,7 +456,7 @@ fn record_panic_failure(ctx: &Context, record: panic::PanicRecord) {
 /// the thread, if any).
 fn panic_failure(ctx: &Context, record: panic::PanicRecord) -> FailureDraft {
     let mut st = ctx.exec.state.lock();
-    let task = super::local_tasks::escaped(&mut st, ctx.tid, &record.message);
+    let task = super::wakes::escaped(&mut st, ctx.tid, &record.message);
     record.failure(st.thread_info(ctx.tid).with_local_task(task))
 }
 

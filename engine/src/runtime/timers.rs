@@ -3,7 +3,7 @@
 //!
 //! A timer holds a deadline and the waker of the poll that last found it pending, and
 //! belongs to the thread that made that poll (its *owner*: a spawned task's thread, or the
-//! thread of a `block_on`). The owner's wait between polls (`tasks::wait`) is then a timed
+//! thread of a `block_on`). The owner's wait between polls (`wakes::wait`) is then a timed
 //! wait whose deadline is its earliest timer's, so it ends as every timed wait of the
 //! runtime does:
 //! - when every thread is blocked, the clock jumps to the earliest deadline of all

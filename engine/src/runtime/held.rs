@@ -18,7 +18,7 @@
 //! local tasks (0: the thread's own spawned task), as `future::Id` is.
 
 use super::execution::{ExecState, FailureDraft};
-use super::tasks::{task, task_mut};
+use super::wakes::{task, task_mut};
 use super::{Tid, host};
 
 /// A panic kept for a handle: the step at which it happened, the task's local number, and
@@ -31,6 +31,27 @@ pub(super) fn handle_waits(st: &ExecState, tid: Tid) -> bool {
     st.config.thread_panics_fail
         && st.phase == super::execution::Phase::Running
         && task(st, tid).is_some_and(|t| t.spawned && !t.detached)
+}
+
+/// The panic `payload` escaped a poll of local task `local` of the calling thread (reports
+/// name it `task`, the executor's record of it), whose handle is held: it is kept for the
+/// handle as the failure it would be, in that task. Nothing while the execution tears down.
+#[track_caller]
+pub fn keep_panic(
+    api: &str,
+    local: usize,
+    payload: &(dyn std::any::Any + Send),
+    task: Option<crate::report::TaskInfo>,
+) {
+    let record = super::panic::take_last(payload);
+    super::with_state(api, |a| {
+        let (st, me) = (&mut *a.st, a.me);
+        if st.phase != super::execution::Phase::Running {
+            return;
+        }
+        let draft = record.failure(st.thread_info(me).with_local_task(task));
+        keep(st, me, local, draft);
+    });
 }
 
 /// Keeps `draft`, the failure of task `local` of thread `tid`, for its handle.

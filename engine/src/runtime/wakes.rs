@@ -1,13 +1,18 @@
-//! Futures as model tasks: the runtime side.
+//! Waiting for a `Waker`: the engine's side of futures, which the facade's executors
+//! (`future::block_on`, a spawned task's poll loop) are written on.
 //!
 //! A future is polled by a model thread: a spawned task has a thread of its own (it runs
 //! the task's poll loop, so it is preempted at any switch point and a blocking call inside a
 //! poll blocks only it, as on a worker of a multi-threaded runtime), and `block_on` polls on
-//! the thread that calls it. Between two polls the thread waits for a wake ([`wait`]: a
-//! step, and a switch point unless it blocks at once), and a wake ([`wake`]) is a token, as
-//! `unpark`'s, so a wake that arrives during a poll is not lost. The wait may also end
-//! without a wake (a spurious poll, a decision like a spurious wake-up), so a future that
-//! assumes one poll per wake is caught.
+//! the thread that calls it. The engine knows such a thread by its wake token, its
+//! `Waker`, and, for a *task* (a thread whose end a handle awaits, [`mark_spawned`]),
+//! whether it was asked to stop, whether its handle was dropped and what to tell when it
+//! ends; what an executor knows of the futures it polls is the layer above's, kept beside
+//! in a per-thread slot ([`Notes`]) that reports read. Between two polls the thread waits
+//! for a wake ([`wait`]: a step, and a switch point unless it blocks at once), and a wake
+//! ([`wake`]) is a token, as `unpark`'s, so a wake that arrives during a poll is not lost.
+//! The wait may also end without a wake (a spurious poll, a decision like a spurious
+//! wake-up), so a future that assumes one poll per wake is caught.
 //!
 //! Synchronization: a wake writes the woken thread's park key (`Key::Park`) and the poll
 //! after it reads it back, so for the memory model the wake releases and the next poll
@@ -15,13 +20,17 @@
 //! finished thread, or waking from outside the waker's execution, does nothing.
 //!
 //! What a thread knows as a poller lives in [`TaskState`], in a table of the execution
-//! beside the threads' (most threads never poll a future).
+//! beside the threads' (most threads never poll a future). The scheduler asks it what a
+//! task tells when it ends ([`take_on_finish`]) and whether detached tasks can be stopped
+//! when nothing else can run ([`shut_down`]); deadlock reports, in what words a thread
+//! waits for a wake ([`waiting_words`]) and what its slot lists ([`notes`]).
 
 use std::sync::Arc;
 
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
-use super::{Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
+use super::{Access, Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
 use crate::op::{Effect, Operation, PickKind, Role};
+use crate::report::TaskInfo;
 
 /// A task's (or `block_on`'s) wait for a wake between two polls of its future: consumes the
 /// thread's wake token, as `park` does, and changes nothing else until it is woken.
@@ -53,17 +62,36 @@ pub(crate) struct TaskState {
     /// Told when the thread finishes, outside the state's lock (it wakes a `JoinHandle`'s
     /// waker).
     on_finish: Option<Arc<dyn Finish>>,
-    /// The futures its `block_on`s poll, for reports.
-    pub(super) locals: super::local_tasks::LocalTasks,
-    /// The step count when its spawned task's last poll began.
-    poll_began: u64,
-    /// The operation its spawned task's last poll that returned `Pending` waits in.
-    waits_in: Option<&'static str>,
-    /// How many local tasks (`spawn_local`) it spawned: their ids.
-    locals_spawned: usize,
+    /// What the layer above keeps of the thread's futures ([`Notes`]).
+    notes: Option<Box<dyn Notes>>,
     /// Panics of its tasks (its own, 0, or local ones) kept for their handles
-    /// (`task_panics.rs`).
-    pub(super) kept_panics: Vec<super::task_panics::Kept>,
+    /// (`held.rs`).
+    pub(super) kept_panics: Vec<super::held::Kept>,
+}
+
+/// What the layer that polls futures on a model thread keeps of them, beside the engine's
+/// state of the thread and under the same lock ([`Access::notes`](super::Access::notes)):
+/// one value per thread that polls, made on first use, dropped with the execution. The
+/// engine reads it only for reports; every method has a default that adds nothing.
+pub trait Notes: std::any::Any + Send {
+    /// The operation the thread's future waits in, when the thread waits for a wake: a
+    /// deadlock report adds "; it waits in `{op}`".
+    fn waits_in(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The futures the thread polls that have not finished, for a deadlock report's line
+    /// of the thread.
+    fn pending(&self) -> Vec<TaskInfo> {
+        Vec::new()
+    }
+
+    /// The future whose poll a panic with `message`, which ends the thread, escaped from:
+    /// the report names it. Taken: asked once per panic.
+    fn escaped(&mut self, message: &str) -> Option<TaskInfo> {
+        let _ = message;
+        None
+    }
 }
 
 /// What a spawned task's thread tells when it finishes.
@@ -89,6 +117,34 @@ pub(super) fn task_mut(st: &mut ExecState, tid: Tid) -> &mut TaskState {
         st.tasks.resize_with(tid + 1, || None);
     }
     st.tasks[tid].get_or_insert_with(TaskState::default)
+}
+
+/// The notes of thread `tid` as a `T`, made on first use; panics if the layer above keeps
+/// another type there (one layer polls futures).
+pub(super) fn notes_mut<T: Notes + Default>(st: &mut ExecState, tid: Tid) -> &mut T {
+    let notes = task_mut(st, tid)
+        .notes
+        .get_or_insert_with(|| Box::new(T::default()));
+    let notes: &mut dyn std::any::Any = &mut **notes;
+    notes
+        .downcast_mut()
+        .expect("one type of notes per thread that polls futures")
+}
+
+/// The notes of thread `tid`, if it has any.
+pub(super) fn notes(st: &ExecState, tid: Tid) -> Option<&dyn Notes> {
+    task(st, tid).and_then(|t| t.notes.as_deref())
+}
+
+/// The future whose poll the panic with `message` escaped on thread `tid`, as its notes
+/// say.
+pub(super) fn escaped(st: &mut ExecState, tid: Tid, message: &str) -> Option<TaskInfo> {
+    st.tasks
+        .get_mut(tid)?
+        .as_mut()?
+        .notes
+        .as_deref_mut()?
+        .escaped(message)
 }
 
 /// The poller state of thread `tid`, if it has one.
@@ -173,17 +229,6 @@ pub fn thread_wake(api: &str) -> Arc<TaskWake> {
     })
 }
 
-/// The number of the calling thread's next local task (`spawn_local`), from 1: with the
-/// thread, its task id, unique in the execution whichever `block_on` runs it.
-#[track_caller]
-pub fn next_local_id(api: &str) -> usize {
-    with_state(api, |a| {
-        let task = task_mut(a.st, a.me);
-        task.locals_spawned += 1;
-        task.locals_spawned
-    })
-}
-
 /// Which of `ready` futures (two or more) the calling thread's `block_on` polls next: a
 /// decision, recorded like the choice of a thread.
 #[track_caller]
@@ -200,7 +245,7 @@ pub fn publish(api: &str, owner: Tid) {
 }
 
 /// Reads thread `owner`'s park key: see [`publish`]. Returns the step count (for
-/// `local_tasks::polled`).
+/// the executor's notes of a poll).
 #[track_caller]
 pub fn observe(api: &str, owner: Tid) -> u64 {
     with_state(api, |a| {
@@ -218,20 +263,19 @@ pub fn panics_fail(api: &str) -> bool {
 
 /// Before a poll of the calling thread's future: its waker, or `None` if the task was
 /// aborted (it must not be polled again). Reads the thread's park key, so that an abort and
-/// this check are ordered by the search.
+/// this check are ordered by the search. `begins` runs under the same lock unless the task
+/// was aborted (what the executor notes of a poll's start).
 #[track_caller]
-pub fn before_poll(api: &str) -> Option<std::task::Waker> {
+pub fn before_poll(api: &str, begins: impl FnOnce(&mut Access<'_>)) -> Option<std::task::Waker> {
     with_ctx(api, |ctx| {
         let (exec, me) = (ctx.exec.id, ctx.tid);
         let mut st = ctx.exec.state.lock();
         events::declare(&mut st, Key::Park(me), crate::op::Role::Read);
-        let step = st.step;
-        let task = task_mut(&mut st, me);
-        if task.aborted {
+        if task_mut(&mut st, me).aborted {
             return None;
         }
-        task.poll_began = step;
-        task.waits_in = None;
+        begins(&mut Access { st: &mut st, me });
+        let task = task_mut(&mut st, me);
         let wake = task
             .waker
             .get_or_insert_with(|| Arc::new(TaskWake { exec, tid: me }));
@@ -293,23 +337,21 @@ pub(crate) fn take_on_finish(st: &mut ExecState, tid: Tid) -> Option<Arc<dyn Fin
 /// the thread goes on), or ends the wait without one (a spurious poll). A wait that finds
 /// no wake blocks with no decision before it (see [`blocks_in_place`]). Returns when the
 /// future is to be polled again.
-/// `task_loop`: the wait is a spawned task's own, between two polls of the task; it is
-/// then placed where the task waits, at the last operation of its poll (`waits_at`), not
-/// at its spawn.
+/// `task_loop`: the wait is a spawned task's own, between two polls of the task (only
+/// there can a shutdown stop it, [`shut_down`]). `place` says where the wait is, if not at
+/// `loc` (a spawned task's wait is reported where its poll stopped, not at its spawn); it
+/// runs under the lock the wait takes.
 ///
 /// The thread's timers (`timers.rs`) make it a timed wait, with the deadline of the
 /// earliest: it ends when the clock reaches it, or at once as a decision while others could
 /// still act. A timer already due ends it at once. Afterwards the wakers of the due timers
 /// are woken.
 #[track_caller]
-pub fn wait(loc: Loc, task_loop: bool) {
+pub fn wait(loc: Loc, task_loop: bool, place: impl FnOnce(&mut Access<'_>) -> Option<Loc>) {
     let api = "a future's wait for a wake";
     // Where it waits, and, when no wake came, the whole wait up to blocking, under one lock.
     let first = super::atomics::with_memory(api, |st, me| {
-        let loc = match task_loop {
-            true => waits_at(st, me).unwrap_or(loc),
-            false => loc,
-        };
+        let loc = place(&mut Access { st, me }).unwrap_or(loc);
         if !blocks_in_place(st, me, loc) {
             return Ok(Err(loc));
         }
@@ -396,16 +438,6 @@ fn look(
     Ok((deadline, None))
 }
 
-/// Where a spawned task that returned `Pending` waits, as its wait between polls is
-/// reported: the last operation of its poll, if the poll reached one (whose name the
-/// deadlock report gives, `waiting_words`).
-fn waits_at(st: &mut ExecState, me: Tid) -> Option<Loc> {
-    let began = task_mut(st, me).poll_began;
-    let waits = super::local_tasks::waits_at(st, me, began);
-    task_mut(st, me).waits_in = waits.map(|(_, op)| op);
-    waits.map(|(at, _)| at)
-}
-
 /// Nothing can run: if every thread left is a detached task (its `JoinHandle` dropped), the
 /// program's work is done and the tasks are shut down as a runtime's shutdown drops them:
 /// those that wait between polls are woken to drop their future (inside the model, at
@@ -455,7 +487,7 @@ pub(crate) fn waiting_words(st: &ExecState, tid: Tid) -> String {
         0 => "returned Pending and nothing woke it; no Waker of it is alive".to_owned(),
         _ => "returned Pending and nothing woke it".to_owned(),
     };
-    if let Some(op) = task(st, tid).and_then(|t| t.waits_in) {
+    if let Some(op) = notes(st, tid).and_then(|n| n.waits_in()) {
         words.push_str(&format!("; it waits in `{op}`"));
     }
     words
