@@ -204,7 +204,7 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.strategy.map_or(StrategyName::Replay, |s| s.name());
+        let name = self.strategy.map_or(StrategyName::REPLAY, |s| s.name());
         f.write_str(name.name())?;
         if let Some(seed) = self.seed {
             write!(f, " (seed {seed})")?;

@@ -76,7 +76,7 @@ impl Builder {
             substrate: self.substrate,
             settings: crate::schedule::settings_of(schedule),
         };
-        let rules = crate::schedule::replay_rules(schedule);
+        let rules = crate::strategy::replay_rules(schedule);
         let exec = ExecConfig {
             spins: rules.spins,
             untracked_start: false,

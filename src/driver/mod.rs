@@ -31,7 +31,8 @@ use crate::primitive::Loc;
 use crate::report::Failure;
 use crate::run::{DecisionRecord, ExecConfig, ExecOutcome, Reuse};
 use crate::schedule::{Schedule, Settings};
-use crate::settings::{Drive, StrategyName};
+use crate::settings::StrategyName;
+use crate::strategy::Drive;
 use crate::strategy::{Expected, ReplayStrategy, Setup, Strategy, execution_seed};
 use crate::summary::Report;
 
@@ -186,13 +187,13 @@ fn schedule_hash(decisions: &[DecisionRecord]) -> u64 {
     })
 }
 
-/// Runs `model` under the strategy `plan` names, made by its row of `strategy::MAKERS` and
-/// driven as its name's row says: independent executions (each strategy made from the
-/// execution's seed, and from what the epochs before it learned if the row has epochs), or
-/// one search.
+/// Runs `model` under the strategy `plan` names, made by the maker of its row
+/// (`strategy/listing.rs`) and driven as the row says: independent executions (each
+/// strategy made from the execution's seed, and from what the epochs before it learned if
+/// the row has epochs), or one search.
 pub(crate) fn run<F: Fn() + Sync>(plan: &Plan, model: &F, loc: Loc) -> Result<Report, Failure> {
     let name = plan.strategy.name();
-    let make = crate::strategy::maker(name).expect("a strategy a user chooses has a maker");
+    let make = name.maker().expect("a strategy a user chooses has a maker");
     let setup = |seed, learned| Setup {
         kind: plan.strategy,
         reduction: plan.reduction.unwrap_or_default(),

@@ -31,7 +31,6 @@ mod error;
 mod failure_kind;
 mod file;
 mod json;
-mod rules;
 mod signature;
 
 use std::path::Path;
@@ -43,7 +42,6 @@ use crate::settings::Clock;
 pub use error::ScheduleError;
 pub use error::shorten;
 pub use failure_kind::FailureKind;
-pub use rules::replay_rules;
 pub use signature::{Build, Signature, build};
 
 /// `schedule`, recording that it was stored by a test binary built as `build`.

@@ -206,130 +206,32 @@ pub enum StrategyKind {
 
 /// A search algorithm without its parameters, by the name schedule files and reports give
 /// it: the strategies of [`StrategyKind`], and the two that follow a recorded schedule.
-/// Each has one row in [`StrategyName::ROWS`]; one a user can choose is also made by its
-/// row in `strategy::MAKERS`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StrategyName {
-    /// [`StrategyKind::Random`].
-    Random,
-    /// [`StrategyKind::Pct`].
-    Pct,
-    /// [`StrategyKind::Dfs`].
-    Dfs,
-    /// Replays a schedule decision for decision.
-    Replay,
-    /// Follows a schedule's prefix, then picks at random.
-    Prefix,
-}
-
-/// How a run drives the strategy of a name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Drive {
-    /// Independent executions, each with a strategy of its own made from its index, several
-    /// at once; in epochs of doubling size if `epochs`, each execution's strategy learning
-    /// the length of an execution from the epochs before (PCT's `k`).
-    Independent {
-        /// Whether in epochs.
-        epochs: bool,
-    },
-    /// One strategy searches through every execution, one after another, until it has
-    /// explored everything: no cap on executions unless one is set, the reduction applies,
-    /// a thread that repeats a spin is held back (`fair_spins`), each thread ends at most
-    /// one wait early per execution; and its schedules replay under the same rules.
-    Search,
-    /// One execution follows a recorded schedule (a replay, or a look again at a stored
-    /// failure); a user does not choose it.
-    Follow,
-}
-
-/// One row of [`StrategyName::ROWS`].
-struct Row {
-    name: StrategyName,
-    /// The name as schedule files and reports write it.
-    text: &'static str,
-    drive: Drive,
-    /// The strategy, with its parameters read from their own variables, when
-    /// `INTERLEAVE_STRATEGY` names it (`None`: a user cannot choose it).
-    from_env: Option<fn() -> StrategyKind>,
-}
+/// What a run does with one (how it drives it, how it is made) is its row in the strategy
+/// layer's list (`strategy/listing.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct StrategyName(&'static str);
 
 impl StrategyName {
-    /// Every strategy's name, how a run drives it, and how the environment chooses it.
-    const ROWS: &[Row] = &[
-        Row {
-            name: StrategyName::Random,
-            text: "random",
-            drive: Drive::Independent { epochs: false },
-            from_env: Some(|| StrategyKind::Random),
-        },
-        Row {
-            name: StrategyName::Pct,
-            text: "pct",
-            drive: Drive::Independent { epochs: true },
-            from_env: Some(|| StrategyKind::Pct {
-                depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
-            }),
-        },
-        Row {
-            name: StrategyName::Dfs,
-            text: "dfs",
-            drive: Drive::Search,
-            from_env: Some(|| StrategyKind::Dfs {
-                max_preemptions: env_bound(),
-            }),
-        },
-        Row {
-            name: StrategyName::Replay,
-            text: "replay",
-            drive: Drive::Follow,
-            from_env: None,
-        },
-        Row {
-            name: StrategyName::Prefix,
-            text: "prefix",
-            drive: Drive::Follow,
-            from_env: None,
-        },
-    ];
-
-    /// Every name, in the order of its row.
-    #[cfg(test)]
-    const ALL: [StrategyName; Self::ROWS.len()] = {
-        let mut all = [StrategyName::Random; Self::ROWS.len()];
-        let mut i = 0;
-        while i < all.len() {
-            all[i] = Self::ROWS[i].name;
-            i += 1;
-        }
-        all
-    };
-
-    fn row(self) -> &'static Row {
-        Self::ROWS
-            .iter()
-            .find(|r| r.name == self)
-            .expect("every StrategyName has a row in StrategyName::ROWS")
-    }
+    /// [`StrategyKind::Random`].
+    pub const RANDOM: StrategyName = StrategyName("random");
+    /// [`StrategyKind::Pct`].
+    pub const PCT: StrategyName = StrategyName("pct");
+    /// [`StrategyKind::Dfs`].
+    pub const DFS: StrategyName = StrategyName("dfs");
+    /// Replays a schedule decision for decision.
+    pub const REPLAY: StrategyName = StrategyName("replay");
+    /// Follows a schedule's prefix, then picks at random.
+    pub const PREFIX: StrategyName = StrategyName("prefix");
 
     /// The name, as written in schedule files and reports.
     pub fn name(self) -> &'static str {
-        self.row().text
+        self.0
     }
+}
 
-    /// How a run drives this strategy.
-    pub fn drive(self) -> Drive {
-        self.row().drive
-    }
-
-    /// Whether a run of this strategy is one search through every execution
-    /// ([`Drive::Search`]).
-    pub fn searches(self) -> bool {
-        self.drive() == Drive::Search
-    }
-
-    /// The strategy called `name`, if any.
-    pub(crate) fn from_name(name: &str) -> Option<StrategyName> {
-        Self::ROWS.iter().find(|r| r.text == name).map(|r| r.name)
+impl std::fmt::Debug for StrategyName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StrategyName({:?})", self.0)
     }
 }
 
@@ -337,9 +239,9 @@ impl StrategyKind {
     /// Its name (see [`StrategyName`]).
     pub const fn name(&self) -> StrategyName {
         match self {
-            StrategyKind::Random => StrategyName::Random,
-            StrategyKind::Pct { .. } => StrategyName::Pct,
-            StrategyKind::Dfs { .. } => StrategyName::Dfs,
+            StrategyKind::Random => StrategyName::RANDOM,
+            StrategyKind::Pct { .. } => StrategyName::PCT,
+            StrategyKind::Dfs { .. } => StrategyName::DFS,
         }
     }
 
@@ -351,16 +253,26 @@ impl StrategyKind {
         }
     }
 
+    /// Every strategy a user chooses, by name, with its parameters read from their own
+    /// variables.
+    const FROM_ENV: [(StrategyName, fn() -> StrategyKind); 3] = [
+        (StrategyName::RANDOM, || StrategyKind::Random),
+        (StrategyName::PCT, || StrategyKind::Pct {
+            depth: env_u32(env::PCT_DEPTH).unwrap_or(DEFAULT_PCT_DEPTH),
+        }),
+        (StrategyName::DFS, || StrategyKind::Dfs {
+            max_preemptions: env_bound(),
+        }),
+    ];
+
     /// The strategy named by the environment (see [`env`](mod@env)), `None` if it names none.
     pub fn from_env() -> Option<Self> {
         let value = std::env::var(env::STRATEGY).ok()?;
-        let named = StrategyName::from_name(value.trim()).and_then(|n| n.row().from_env);
-        let Some(from_env) = named else {
-            let choices: Vec<&str> = StrategyName::ROWS
-                .iter()
-                .filter(|r| r.from_env.is_some())
-                .map(|r| r.text)
-                .collect();
+        let named = Self::FROM_ENV
+            .iter()
+            .find(|(n, _)| n.name() == value.trim());
+        let Some((_, from_env)) = named else {
+            let choices: Vec<&str> = Self::FROM_ENV.iter().map(|(n, _)| n.name()).collect();
             panic!(
                 "{}={value:?} is not a strategy; the strategies are: {}",
                 env::STRATEGY,
@@ -382,7 +294,7 @@ pub enum SpinRule {
 
 #[cfg(test)]
 mod tests {
-    use super::{Clock, StrategyKind, StrategyName};
+    use super::{Clock, StrategyKind};
 
     #[test]
     fn every_clock_name_reads_back() {
@@ -394,16 +306,9 @@ mod tests {
     }
 
     #[test]
-    fn every_strategy_name_reads_back() {
-        for name in StrategyName::ALL {
-            assert_eq!(StrategyName::from_name(name.name()), Some(name));
+    fn every_strategy_the_environment_names_has_that_name() {
+        for (name, from_env) in StrategyKind::FROM_ENV {
+            assert_eq!(from_env().name(), name);
         }
-        assert_eq!(StrategyName::from_name("DFS"), None);
-        assert_eq!(StrategyName::from_name(""), None);
-        let dfs = StrategyKind::Dfs {
-            max_preemptions: Some(2),
-        };
-        assert_eq!(dfs.name(), StrategyName::Dfs);
-        assert_eq!(StrategyKind::Pct { depth: 3 }.name().name(), "pct");
     }
 }

@@ -16,4 +16,4 @@ pub use env_vars::{
 };
 pub use kinds::MIN_STACK_SIZE;
 pub use kinds::{Clock, DEFAULT_PCT_DEPTH, DEFAULT_STACK_SIZE, Reduction, StrategyKind, Substrate};
-pub use kinds::{Drive, SpinRule, StrategyName};
+pub use kinds::{SpinRule, StrategyName};

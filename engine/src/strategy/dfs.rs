@@ -18,7 +18,7 @@ use crate::op::PickKind;
 use crate::op::{Op, Tid};
 use crate::settings::{Reduction, StrategyKind};
 
-/// DFS's row of `MAKERS`: the search of a run, with partial-order reduction (`dpor/`) or
+/// DFS's maker (its row in `listing.rs`): the search of a run, with partial-order reduction (`dpor/`) or
 /// without (this file), within the preemption bound if there is one.
 pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
     let StrategyKind::Dfs { max_preemptions } = setup.kind else {

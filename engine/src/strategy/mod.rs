@@ -5,32 +5,37 @@
 //! Each algorithm lives in its own file behind the [`Strategy`] trait; a depth-first search
 //! also implements [`Exhaustive`].
 //!
-//! A strategy a user chooses ([`StrategyKind`]) is made by its row of [`MAKERS`], from a
-//! [`Setup`]; its name's row in `settings/kinds.rs` says how a run drives it (independent
-//! executions or one search) and how `INTERLEAVE_STRATEGY` chooses it; `driver::run` reads
-//! both. Replay and prefix follow a stored schedule: the driver makes them from it.
+//! Every strategy has one row in `listing.rs`: its name, how a run drives it ([`Drive`]:
+//! independent executions, one search, or following a schedule) and, for one a user
+//! chooses ([`StrategyKind`]), its maker, which makes it from a [`Setup`]; `driver::run`
+//! reads the row. Replay and prefix follow a stored schedule: the driver makes them from
+//! it, under the rules the schedule was recorded with ([`replay_rules`]).
 
 mod dfs;
 mod dpor;
 mod estimate;
+mod listing;
 mod pct;
 mod prefix;
 mod random;
 mod replay;
+mod rules;
 mod walk;
 
-// Made through `MAKERS`; unit tests make them directly.
+// Made by their makers (`listing.rs`); unit tests make them directly.
 pub use dfs::DfsStrategy;
 pub use dpor::DporStrategy;
 pub use estimate::{Estimate, Search};
+pub use listing::Drive;
 pub use pct::PctStrategy;
 pub use prefix::{Followed, PrefixStrategy};
 pub use random::{RandomStrategy, execution_seed};
 pub use replay::{Expected, ReplayStrategy};
+pub use rules::{ReplayRules, replay_rules};
 
 use crate::hb::Hb;
 use crate::op::{Op, PickKind, Tid};
-use crate::settings::{Reduction, StrategyKind, StrategyName};
+use crate::settings::{Reduction, StrategyKind};
 
 /// What a strategy a user chose is made from.
 #[derive(Clone, Copy, Debug)]
@@ -50,22 +55,6 @@ pub struct Setup {
 
 /// Makes a strategy from a [`Setup`] whose `kind` has the maker's name.
 pub(crate) type Make = fn(&Setup) -> Box<dyn Strategy>;
-
-/// How each strategy a user can choose is made: one row each, the function beside the
-/// strategy in its file.
-const MAKERS: &[(StrategyName, Make)] = &[
-    (StrategyName::Random, random::make),
-    (StrategyName::Pct, pct::make),
-    (StrategyName::Dfs, dfs::make),
-];
-
-/// The maker of the strategy called `name`, if a user can choose it.
-pub fn maker(name: StrategyName) -> Option<Make> {
-    MAKERS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|&(_, make)| make)
-}
 
 /// What a strategy sees at a decision.
 #[derive(Debug)]

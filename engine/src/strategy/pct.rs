@@ -63,7 +63,7 @@ pub struct PctStrategy {
     last: Option<Tid>,
 }
 
-/// PCT's row of `MAKERS`: the strategy of one execution, from its seed, the depth and what
+/// PCT's maker (its row in `listing.rs`): the strategy of one execution, from its seed, the depth and what
 /// the execution learned of `k`.
 pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
     let StrategyKind::Pct { depth } = setup.kind else {

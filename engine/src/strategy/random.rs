@@ -11,7 +11,7 @@ use rand_pcg::Pcg64Mcg;
 use super::{Choice, Pick, Refusal, Setup, Strategy};
 use crate::op::Tid;
 
-/// Random's row of `MAKERS`: the strategy of one execution, from its seed.
+/// Random's maker (its row in `listing.rs`): the strategy of one execution, from its seed.
 pub(super) fn make(setup: &Setup) -> Box<dyn Strategy> {
     Box::new(RandomStrategy::new(setup.seed))
 }

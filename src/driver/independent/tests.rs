@@ -116,7 +116,7 @@ fn a_driver_that_unwinds_stops_the_others() {
             Box::new(crate::strategy::PctStrategy::new(i, 3, k))
         };
         let how = Independent {
-            name: crate::settings::StrategyName::Pct,
+            name: crate::settings::StrategyName::PCT,
             epochs: true,
             make: &make,
         };

@@ -3,7 +3,7 @@
 //! replaying side applies as a whole. There is one live format (`super::VERSION`), so no
 //! rule depends on a format version.
 
-use super::Schedule;
+use crate::schedule::Schedule;
 use crate::settings::{Clock, SpinRule, StrategyName};
 
 /// The execution settings a schedule's decisions were recorded under.
@@ -29,22 +29,15 @@ pub struct ReplayRules {
 
 /// How `schedule` replays.
 pub fn replay_rules(schedule: &Schedule) -> ReplayRules {
-    schedule.replay_rules()
-}
-
-impl Schedule {
-    /// How this schedule replays.
-    pub fn replay_rules(&self) -> ReplayRules {
-        let searched = StrategyName::from_name(&self.strategy).is_some_and(|n| n.searches());
-        ReplayRules {
-            spins: match (searched, self.fair_spins()) {
-                (true, Some(false)) | (false, _) => SpinRule::Off,
-                (true, _) => SpinRule::Repeats,
-            },
-            spurious_wakeups: self.spurious_wakeups(),
-            early_limit: searched.then_some(1),
-            clock: self.clock(),
-            searched,
-        }
+    let searched = StrategyName::from_name(schedule.strategy()).is_some_and(|n| n.searches());
+    ReplayRules {
+        spins: match (searched, schedule.fair_spins()) {
+            (true, Some(false)) | (false, _) => SpinRule::Off,
+            (true, _) => SpinRule::Repeats,
+        },
+        spurious_wakeups: schedule.spurious_wakeups(),
+        early_limit: searched.then_some(1),
+        clock: schedule.clock(),
+        searched,
     }
 }
