@@ -185,43 +185,21 @@ pub mod __private {
         crate::run::holding_state(f)
     }
 
-    /// The body of an `async fn` test: `future` run by a Tokio-shaped runtime's
-    /// `block_on`, current-thread unless `multi_thread` (with `workers` if given), as
-    /// `#[tokio::test]` runs it.
+    /// The body of an `async fn` test: `future` run to its end by `future::block_on` on
+    /// the model's main thread, with the runtime its arguments ask for (`flavor =
+    /// "multi_thread"`, `worker_threads`, `start_paused`, `flavor = "local"`) made by the
+    /// runtime layered over the crate when the body first needs one, as `#[tokio::test]`
+    /// runs it (`future::test_runtime`).
     #[track_caller]
-    pub fn block_on_runtime<F: core::future::Future>(
+    pub fn block_on_test<F: core::future::Future>(
         multi_thread: bool,
         workers: Option<usize>,
         start_paused: bool,
+        local: bool,
         future: F,
     ) -> F::Output {
-        let mut builder = match multi_thread {
-            true => crate::tokio::runtime::Builder::new_multi_thread(),
-            false => crate::tokio::runtime::Builder::new_current_thread(),
-        };
-        if let Some(workers) = workers {
-            builder.worker_threads(workers);
-        }
-        let runtime = builder
-            .start_paused(start_paused)
-            .build()
-            .expect("the runtime of an async test");
-        runtime.block_on(future)
-    }
-
-    /// The body of an `async fn` test with `flavor = "local"`: `future` run by a
-    /// `LocalRuntime`'s `block_on` (a current-thread runtime whose body may
-    /// `spawn_local` without a `LocalSet`), as `#[tokio::test(flavor = "local")]` runs it.
-    #[track_caller]
-    pub fn block_on_local_runtime<F: core::future::Future>(
-        start_paused: bool,
-        future: F,
-    ) -> F::Output {
-        crate::tokio::runtime::Builder::new_current_thread()
-            .start_paused(start_paused)
-            .build_local(Default::default())
-            .expect("the runtime of an async test")
-            .block_on(future)
+        let args = crate::future::RuntimeArgs::new(multi_thread, workers, start_paused, local);
+        crate::future::block_on_test(args, future, core::panic::Location::caller())
     }
 
     /// `future`, whose output the compiler now knows: an `async` test body's `?` needs it.

@@ -184,17 +184,18 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
         mut sig,
         block,
     } = function;
-    // An `async fn` is the future a Tokio-shaped runtime's `block_on` runs on the model's
-    // main thread, as in `#[tokio::test]`: current-thread unless `flavor` says otherwise.
+    // An `async fn` is the future `future::block_on` runs on the model's main thread,
+    // with the runtime its arguments ask for, as in `#[tokio::test]`: current-thread
+    // unless `flavor` says otherwise.
     let runtime = args.runtime.as_ref().map(|(r, _)| *r).unwrap_or_default();
-    let (multi_thread, start_paused) = (runtime.multi_thread, runtime.start_paused);
-    let local = runtime.local;
+    let (multi_thread, start_paused, local) =
+        (runtime.multi_thread, runtime.start_paused, runtime.local);
     let workers = option(
         runtime
             .worker_threads
             .map(|n| Literal::usize_unsuffixed(n as usize)),
     );
-    let runtime = quote!(#multi_thread, #workers, #start_paused);
+    let runtime = quote!(#multi_thread, #workers, #start_paused, #local);
     // A `Result` the body returns (`?` inside it returns from the body alone) is checked
     // by `test_outcome`, and the test returns `()`.
     let output = match &sig.output {
@@ -205,18 +206,9 @@ fn test_fn(args: &Args, function: ItemFn) -> TokenStream {
         sig.output = ReturnType::Default;
     }
     let body = match (sig.asyncness.take(), &output) {
-        (Some(_), None) if local => {
-            quote!(#krate::__private::block_on_local_runtime(#start_paused, async #block))
-        }
-        (Some(_), Some(ty)) if local => quote!(#krate::__private::test_outcome::<#ty>(
-            #krate::__private::block_on_local_runtime(
-                #start_paused,
-                #krate::__private::returning::<#ty, _>(async #block),
-            )
-        )),
-        (Some(_), None) => quote!(#krate::__private::block_on_runtime(#runtime, async #block)),
+        (Some(_), None) => quote!(#krate::__private::block_on_test(#runtime, async #block)),
         (Some(_), Some(ty)) => quote!(#krate::__private::test_outcome::<#ty>(
-            #krate::__private::block_on_runtime(
+            #krate::__private::block_on_test(
                 #runtime,
                 #krate::__private::returning::<#ty, _>(async #block),
             )

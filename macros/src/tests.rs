@@ -171,27 +171,27 @@ fn an_async_fn_becomes_a_test_whose_model_blocks_on_its_body() {
     // Current-thread and not paused by default, as `#[tokio::test]`.
     let runtime = |args: &str| {
         format!(
-            ":: interleave_test :: __private :: block_on_runtime ({args} , async {{ g () . await ; }})"
+            ":: interleave_test :: __private :: block_on_test ({args} , async {{ g () . await ; }})"
         )
     };
     let none = ":: core :: option :: Option :: None";
     let cases = [
-        (quote!(), format!("false , {none} , false")),
+        (quote!(), format!("false , {none} , false , false")),
         (
             quote!(flavor = "current_thread"),
-            format!("false , {none} , false"),
+            format!("false , {none} , false , false"),
         ),
         (
             quote!(flavor = "multi_thread", worker_threads = 4),
-            "true , :: core :: option :: Option :: Some (4) , false".to_string(),
+            "true , :: core :: option :: Option :: Some (4) , false , false".to_string(),
         ),
         (
             quote!(start_paused = true),
-            format!("false , {none} , true"),
+            format!("false , {none} , true , false"),
         ),
         (
             quote!(flavor = "current_thread", start_paused = false),
-            format!("false , {none} , false"),
+            format!("false , {none} , false , false"),
         ),
     ];
     for (attr, args) in cases {
@@ -209,8 +209,11 @@ fn the_local_flavor_runs_the_body_on_a_local_runtime() {
         quote!(flavor = "local", start_paused = true),
         quote! { async fn f() { g().await; } },
     );
-    let wanted = ":: interleave_test :: __private :: block_on_local_runtime (true , async { g () . await ; })";
-    assert!(got.contains(wanted), "{got}");
+    let none = ":: core :: option :: Option :: None";
+    let wanted = format!(
+        ":: interleave_test :: __private :: block_on_test (false , {none} , true , true , async {{ g () . await ; }})"
+    );
+    assert!(got.contains(&wanted), "{got}");
     let refused = expand(
         quote!(flavor = "local", worker_threads = 2),
         quote! { async fn f() {} },

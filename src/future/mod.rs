@@ -67,6 +67,7 @@ mod kept;
 mod local;
 mod notes;
 mod task;
+mod test_body;
 mod unbound;
 mod waker;
 
@@ -82,6 +83,8 @@ pub use local::spawn_local;
 pub(crate) use local::{in_block_on, spawn_local_at};
 pub(crate) use task::current_id;
 pub use task::{AbortHandle, Id, JoinError, JoinHandle};
+pub(crate) use test_body::block_on_test;
+pub use test_body::{RuntimeArgs, test_runtime};
 pub(crate) use unbound::{Unbound, spawn_unbound};
 pub use waker::AtomicWaker;
 

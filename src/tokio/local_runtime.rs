@@ -68,6 +68,11 @@ impl LocalRuntime {
         self.rt.handle()
     }
 
+    /// The set its `block_on` drives.
+    pub(super) fn local_set(&self) -> &LocalSet {
+        &self.set
+    }
+
     /// Spawns a `!Send` `future` on the runtime: it runs while a `block_on` of the
     /// runtime runs (as a `LocalSet`'s task). A switch point.
     #[track_caller]

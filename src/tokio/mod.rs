@@ -29,6 +29,7 @@ mod macros;
 pub mod runtime;
 pub mod sync;
 pub mod task;
+mod test_body;
 pub mod time;
 /// `#[tokio::test]`: the [`#[interleave]`](crate::interleave) attribute under Tokio's name,
 /// so a test written `#[tokio::test]` (with `flavor`, `worker_threads`, `start_paused`)

@@ -101,27 +101,37 @@ enum Entry {
     BlockOn,
 }
 
-/// The handle of the innermost runtime context the calling model thread entered (the
-/// contexts are a stack in the engine's per-thread slot: `runtime/thread_slot.rs`).
+/// The innermost runtime context of the calling model thread, and how it was entered: the
+/// top of the contexts it entered (a stack in the engine's per-thread slot:
+/// `runtime/thread_slot.rs`), else the runtime of the `async fn` test body it runs, as
+/// that runtime's `block_on` (`test_body.rs`).
+fn context(key: (u64, Tid)) -> Option<(Handle, Entry)> {
+    match thread_slot::top(key, |e: &Entered| (e.handle.clone(), e.how)) {
+        Some(entered) => Some(entered),
+        None => super::test_body::handle().map(|handle| (handle, Entry::BlockOn)),
+    }
+}
+
+/// The handle of the innermost runtime context of the calling model thread.
 fn current() -> Option<Handle> {
     let key = threads::ids("interleave_test::tokio::runtime::Handle::current");
-    thread_slot::top(key, |e: &Entered| e.handle.clone())
+    context(key).map(|(handle, _)| handle)
 }
 
 /// Whether the calling thread is a task a runtime drives (spawned, not blocking): Tokio
 /// refuses to block there.
 pub(crate) fn drives_tasks() -> bool {
     threads::try_ids()
-        .and_then(|key| thread_slot::top(key, |e: &Entered| e.how == Entry::Drives))
-        .unwrap_or(false)
+        .and_then(context)
+        .is_some_and(|(_, how)| how == Entry::Drives)
 }
 
 /// Whether the calling thread's innermost runtime context is a `block_on`'s or a task's a
 /// runtime drives, where Tokio refuses to start a runtime.
 fn runs_a_runtime() -> bool {
     threads::try_ids()
-        .and_then(|key| thread_slot::top(key, |e: &Entered| e.how != Entry::Plain))
-        .unwrap_or(false)
+        .and_then(context)
+        .is_some_and(|(_, how)| how != Entry::Plain)
 }
 
 /// Leaves a runtime context when dropped, as `tokio::runtime::EnterGuard`.

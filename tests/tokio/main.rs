@@ -30,6 +30,7 @@ mod task_api;
 mod task_errors;
 mod task_panics;
 mod task_rules;
+mod test_body;
 mod time;
 mod time_pinned;
 mod time_wakers;

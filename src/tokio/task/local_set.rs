@@ -172,10 +172,14 @@ impl Drop for LocalEnterGuard {
 pub(super) const SPAWN_LOCAL_OUTSIDE: &str =
     "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`";
 
-/// The set the calling model thread is polling a future of, innermost first.
+/// The set the calling model thread is polling a future of, innermost first; else the set
+/// of the `flavor = "local"` test body it runs, which that body drives throughout.
 fn current_set() -> Option<Rc<SetState>> {
     let key = threads::try_ids()?;
-    thread_slot::top(key, Weak::upgrade).flatten()
+    match thread_slot::top(key, Weak::upgrade) {
+        Some(set) => set,
+        None => crate::tokio::test_body::local_set(|set| Rc::clone(&set.set)),
+    }
 }
 
 /// Whether the calling code runs in a set's context: a future of its `run_until`, one of
@@ -229,6 +233,12 @@ impl LocalSet {
         F::Output: 'static,
     {
         spawn_on(&self.set, future, Location::caller())
+    }
+
+    /// Drives the set from now until it is dropped: the set of a `flavor = "local"` test
+    /// body, driven while the body runs, as its `block_on` would.
+    pub(crate) fn drive_from_start(&self) {
+        self.set.drive();
     }
 
     /// Runs `future` to its end, driving the set meanwhile: its tasks run while the future
