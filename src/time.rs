@@ -86,7 +86,7 @@ impl Instant {
 
     /// Its time since the start of the execution's clock, zero for an instant before it (a
     /// deadline already past when the execution started).
-    pub(crate) fn since_start(self) -> Duration {
+    pub fn since_start(self) -> Duration {
         self.0.saturating_sub(EPOCH)
     }
 }

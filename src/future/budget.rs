@@ -3,6 +3,8 @@
 //! the operations Tokio charges spend one each (`tokio::task::coop`). Deterministic: the
 //! budget depends only on what the task did in this poll, so running out is no decision;
 //! only the yield that follows (the task returns `Pending` and waits) is a switch point.
+//! A runtime layered over this crate charges its operations with [`charged`] (the Tokio
+//! module's `sync` and `JoinSet` do) and honours `unconstrained` with [`unconstrained`].
 
 use std::cell::RefCell;
 use std::task::{Context, Poll};
@@ -11,7 +13,7 @@ use crate::primitive::Tid;
 use crate::threads;
 
 /// Units a task has at the start of each poll, as Tokio's.
-pub(crate) const PER_POLL: u8 = 128;
+pub const PER_POLL: u8 = 128;
 
 /// What a model thread has left in its current poll: `None` while unconstrained.
 type Left = Option<u8>;
@@ -46,7 +48,7 @@ fn with_left<R>(f: impl FnOnce(&mut Left) -> R) -> Option<R> {
 /// A task poll begins: the full budget again, until the returned guard drops, when the
 /// budget is back as it was (none, outside any task's poll, as Tokio's).
 #[must_use = "the poll's budget ends when the guard drops"]
-pub(crate) fn task_poll() -> impl Drop {
+pub fn task_poll() -> impl Drop {
     let before = with_left(|left| left.replace(PER_POLL)).flatten();
     Restore(before)
 }
@@ -62,7 +64,7 @@ impl Drop for Restore {
 }
 
 /// Spends a unit: `false` (and nothing spent) when none is left.
-pub(crate) fn spend() -> bool {
+pub fn spend() -> bool {
     with_left(|left| match left {
         Some(0) => false,
         Some(n) => {
@@ -75,7 +77,7 @@ pub(crate) fn spend() -> bool {
 }
 
 /// Gives back a unit spent by an operation that then did not make progress.
-pub(crate) fn refund() {
+pub fn refund() {
     with_left(|left| {
         if let Some(n) = left {
             *n = n.saturating_add(1).min(PER_POLL);
@@ -86,10 +88,7 @@ pub(crate) fn refund() {
 /// Polls `op` as an operation Tokio charges (`poll_proceed`, then `made_progress` once it
 /// is ready): a unit is spent first, and with none left the task is woken and `Pending`
 /// returned without calling `op`; the unit is given back if `op` returns `Pending`.
-pub(crate) fn charged<T>(
-    cx: &mut Context<'_>,
-    op: impl FnOnce(&mut Context<'_>) -> Poll<T>,
-) -> Poll<T> {
+pub fn charged<T>(cx: &mut Context<'_>, op: impl FnOnce(&mut Context<'_>) -> Poll<T>) -> Poll<T> {
     if !spend() {
         cx.waker().wake_by_ref();
         return Poll::Pending;
@@ -102,13 +101,13 @@ pub(crate) fn charged<T>(
 }
 
 /// Whether a unit is left (always while unconstrained).
-pub(crate) fn remaining() -> bool {
+pub fn remaining() -> bool {
     with_left(|left| *left != Some(0)).unwrap_or(true)
 }
 
 /// Runs `f` unconstrained (no unit spent, none refused), as `tokio::task::unconstrained`
 /// polls its future; the budget is back as it was afterwards.
-pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
+pub fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
     let before = with_left(|left| left.take()).flatten();
     let _restore = Restore(before);
     f()

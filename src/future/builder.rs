@@ -65,14 +65,10 @@ impl<'a> Builder<'a> {
         Ok(local::spawn_local_at(future, name, Location::caller()))
     }
 
-    /// Spawns `future` on `kept`, with the builder's options (a runtime's built outside a
-    /// model: see `kept.rs`).
+    /// Spawns `future` on `kept`, with the builder's options: a task of a runtime built
+    /// outside any model (see [`KeptExecutor`](super::KeptExecutor)).
     #[track_caller]
-    pub(crate) fn spawn_kept<F>(
-        self,
-        kept: &super::KeptExecutor,
-        future: F,
-    ) -> JoinHandle<F::Output>
+    pub fn spawn_kept<F>(self, kept: &super::KeptExecutor, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,

@@ -43,17 +43,28 @@ std::thread_local! {
 /// The next key.
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-/// An executor kept between `block_on`s, made on first use (see the module).
+/// An executor kept from one `block_on` to the next, for a runtime built outside any model
+/// (a plain `#[test]`'s `Runtime::new()`): a task spawned in one `block_on`, or between
+/// two, goes on in the next, and [`shut_down`](Self::shut_down) drops the tasks left, as a
+/// runtime keeps its tasks until it is dropped. The executor is made on first use and kept
+/// by the OS thread that first runs it (this is only a key to it, `Send` and `Sync` as a
+/// runtime is); another OS thread that runs it is refused with a message.
 #[derive(Debug)]
-pub(crate) struct KeptExecutor {
+pub struct KeptExecutor {
     key: u64,
     /// The OS thread that ran it first, which keeps it.
     keeper: Mutex<Option<ThreadId>>,
 }
 
+impl Default for KeptExecutor {
+    fn default() -> Self {
+        KeptExecutor::new()
+    }
+}
+
 impl KeptExecutor {
     /// A key to an executor not made yet.
-    pub(crate) fn new() -> KeptExecutor {
+    pub fn new() -> KeptExecutor {
         KeptExecutor {
             key: NEXT.fetch_add(1, Ordering::Relaxed),
             keeper: Mutex::new(None),
@@ -88,19 +99,14 @@ impl KeptExecutor {
     }
 
     /// Runs `future` to completion on the calling thread, polling the kept tasks as well.
-    pub(crate) fn block_on<F: Future>(&self, future: F, loc: Loc) -> F::Output {
+    pub fn block_on<F: Future>(&self, future: F, loc: Loc) -> F::Output {
         let executor = self.executor("Runtime::block_on", loc);
         threads::watched(|| local::block_on_kept(&executor, future, loc))
     }
 
     /// Spawns `future` (named `name`, at `loc`) as a task of the executor, polled by the
     /// `block_on` that runs now or by the next one.
-    pub(crate) fn spawn<F>(
-        &self,
-        future: F,
-        name: Option<String>,
-        loc: Loc,
-    ) -> JoinHandle<F::Output>
+    pub fn spawn<F>(&self, future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -112,7 +118,7 @@ impl KeptExecutor {
     /// Drops the tasks left, as a runtime's shutdown does (their handles then yield a
     /// cancelled `JoinError`); on an OS thread that does not keep them, they are left to
     /// that thread's end.
-    pub(crate) fn shut_down(&self) {
+    pub fn shut_down(&self) {
         let taken = SHELF.try_with(|shelf| {
             let mut shelf = shelf.borrow_mut();
             let at = shelf.0.iter().position(|(key, _)| *key == self.key)?;

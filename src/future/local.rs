@@ -422,7 +422,7 @@ impl Drop for Executor {
 }
 
 /// Whether the calling thread runs a `block_on`.
-pub(crate) fn in_block_on() -> bool {
+pub fn in_block_on() -> bool {
     current().is_some()
 }
 
@@ -502,7 +502,7 @@ where
 }
 
 /// [`spawn_local`] of a task named `name`, called at `loc`.
-pub(crate) fn spawn_local_at<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
+pub fn spawn_local_at<F>(future: F, name: Option<String>, loc: Loc) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,

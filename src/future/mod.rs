@@ -60,8 +60,21 @@
 //!   (the report then says "under fair scheduling of spin loops"). Their `select!` starts
 //!   at a branch drawn from a random number generator outside the model, which replay
 //!   cannot repeat: use `select_biased!` (or this crate's decisions) in models.
+//!
+//! # For a runtime layered over this crate
+//! The Tokio module is written against these, as another runtime would be: local tasks
+//! spawned at the caller's place ([`spawn_local_at`], [`Builder::spawn_kept`]) and tasks
+//! given to the first `block_on` that runs ([`spawn_unbound`], [`Unbound`]); an executor
+//! kept between `block_on`s outside any model ([`KeptExecutor`]); whether the calling code
+//! runs in a `block_on` ([`in_block_on`]) and in which task ([`current_id`]); whether a
+//! task ended, as the runtime's count of live tasks reads it ([`AbortHandle::ended_now`]);
+//! the cooperative [`budget`]; and the runtime an `async fn` test body asks for
+//! ([`test_runtime`], [`RuntimeArgs`]). Alongside: `sync::section` with
+//! `Mutex::named` and `Mutex::lock_section_at` (a primitive's state in a model mutex,
+//! one step per operation), `RwLock::read_at`, the atomics' `rmw_at` with `sync::atomic::ops`,
+//! `thread::IS_FINISHED` and `time::Instant::since_start`.
 
-pub(crate) mod budget;
+pub mod budget;
 mod builder;
 mod kept;
 mod local;
@@ -78,14 +91,14 @@ use std::task::{Context, Poll};
 use crate::primitive;
 
 pub use builder::Builder;
-pub(crate) use kept::KeptExecutor;
+pub use kept::KeptExecutor;
 pub use local::spawn_local;
-pub(crate) use local::{in_block_on, spawn_local_at};
-pub(crate) use task::current_id;
+pub use local::{in_block_on, spawn_local_at};
+pub use task::current_id;
 pub use task::{AbortHandle, Id, JoinError, JoinHandle};
 pub(crate) use test_body::block_on_test;
 pub use test_body::{RuntimeArgs, test_runtime};
-pub(crate) use unbound::{Unbound, spawn_unbound};
+pub use unbound::{Unbound, spawn_unbound};
 pub use waker::AtomicWaker;
 
 /// Spawns `future` as a task, as `tokio::spawn`: it runs as a model task of its own,

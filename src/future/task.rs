@@ -360,10 +360,11 @@ impl AbortHandle {
         ended(&self.source, &self.shared, None)
     }
 
-    /// Whether the task has finished, read in the caller's step (it passed the switch
-    /// point): for reads of many tasks' ends at once.
+    /// Whether the task has finished, read in the caller's step with no switch point of
+    /// its own: for reads of many tasks' ends at once, after one switch point of the
+    /// caller's (a runtime's count of live tasks passes `thread::IS_FINISHED`'s).
     #[track_caller]
-    pub(crate) fn ended_now(&self) -> bool {
+    pub fn ended_now(&self) -> bool {
         ended(&self.source, &self.shared, None)
     }
 }
@@ -398,7 +399,7 @@ impl std::fmt::Display for Id {
 /// The id of the task that runs the calling code: a spawned task, or a local task of a
 /// `block_on`; `None` in a `block_on`'s own future or a plain thread.
 #[track_caller]
-pub(crate) fn current_id() -> Option<Id> {
+pub fn current_id() -> Option<Id> {
     if let Some((thread, local)) = super::local::current_task() {
         return Some(Id { thread, local });
     }

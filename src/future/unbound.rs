@@ -53,7 +53,7 @@ impl<T> Prepared<T> {
 /// one): [`bind`](Unbound::bind) gives it to the executor of the `block_on` that runs the
 /// calling code; dropped unbound, its future is dropped and its handle yields a cancelled
 /// `JoinError`.
-pub(crate) struct Unbound {
+pub struct Unbound {
     task: Option<Bind>,
 }
 
@@ -69,7 +69,7 @@ impl std::fmt::Debug for Unbound {
 
 /// Spawns `future`, called at `loc`, as a local task of the calling thread that no
 /// executor runs yet (see [`Unbound`]). A switch point, as `spawn_local`.
-pub(crate) fn spawn_unbound<F>(future: F, loc: Loc) -> (JoinHandle<F::Output>, Unbound)
+pub fn spawn_unbound<F>(future: F, loc: Loc) -> (JoinHandle<F::Output>, Unbound)
 where
     F: Future + 'static,
     F::Output: 'static,
@@ -99,7 +99,7 @@ impl Unbound {
     ///
     /// # Panics
     /// Outside code a `block_on` of the thread that spawned it runs.
-    pub(crate) fn bind(mut self) {
+    pub fn bind(mut self) {
         let executor = current().expect(
             "a LocalSet with tasks spawned before it ran was driven outside a block_on: \
              drive it (run_until, or the set awaited) from the future of a block_on",

@@ -41,7 +41,7 @@ pub use arc::{Arc, Weak};
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
 pub use lazy_lock::LazyLock;
-pub(crate) use mutex::section;
+pub use mutex::section;
 pub use mutex::{Mutex, MutexGuard};
 pub use once::{Once, OnceState};
 pub use once_lock::OnceLock;

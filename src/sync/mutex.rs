@@ -34,10 +34,11 @@ const fn lock_op(name: &'static str) -> Operation {
         .observes_only()
 }
 
-/// One step of a primitive whose state a model mutex keeps (see [`Mutex::lock_section_at`]),
-/// named after what the program called (`tokio mpsc send`): to the engine, a lock of that
-/// mutex.
-pub(crate) const fn section(name: &'static str) -> Operation {
+/// For a primitive layered over this crate: one step of a primitive whose state a model
+/// mutex keeps (see [`Mutex::lock_section_at`]), named after what the program called
+/// (`tokio mpsc send`): to the engine, a lock of that mutex. Declare it as a constant:
+/// `static SEND: Operation = section("tokio mpsc send");`.
+pub const fn section(name: &'static str) -> Operation {
     lock_op(name).in_section()
 }
 
@@ -115,10 +116,12 @@ impl<T> Mutex<T> {
         }
     }
 
-    /// An unlocked mutex that reports call `kind` (a Tokio primitive whose state it keeps:
-    /// its operations are listed under that name), and whose `static` can start afresh in
-    /// every execution as `fresh` says (`None`: it cannot).
-    pub(crate) const fn named(value: T, kind: &'static str, fresh: Option<Fresh>) -> Self {
+    /// For a primitive layered over this crate: an unlocked mutex that keeps that
+    /// primitive's state, which reports call `kind` (`tokio mpsc channel`: its operations
+    /// are listed under that name), and whose `static` can start afresh in every execution
+    /// as `fresh` says (`None`: it cannot, and a second execution's use is a `Misuse` with
+    /// `fresh`'s advice).
+    pub const fn named(value: T, kind: &'static str, fresh: Option<Fresh>) -> Self {
         Mutex {
             handle: ObjectHandle::new(kind).fresh(fresh),
             poison: poison::Flag::new(),
@@ -163,7 +166,7 @@ impl<T: ?Sized> Mutex<T> {
     /// recorded at `loc`: the Tokio primitive's caller in the program, which the section's
     /// code cannot see through `.await` (`#[track_caller]` does not cross a future's
     /// `poll`). To the search it is this mutex's lock; schedules and reports name it.
-    pub(crate) fn lock_section_at(&self, loc: Loc, what: &'static Operation) -> MutexGuard<'_, T> {
+    pub fn lock_section_at(&self, loc: Loc, what: &'static Operation) -> MutexGuard<'_, T> {
         // The switch point and the first try share one hold of the state.
         let (obj, taken) =
             primitive::switch_point_then(OpKind::new(what), &self.handle, loc, |a, obj| {

@@ -186,9 +186,9 @@ impl<T: ?Sized> RwLock<T> {
         self.read_at(Location::caller())
     }
 
-    /// [`read`](Self::read) for an operation of the program at `loc` (a Tokio
-    /// primitive's caller).
-    pub(crate) fn read_at(&self, loc: Loc) -> LockResult<RwLockReadGuard<'_, T>> {
+    /// [`read`](Self::read) for an operation of the program at `loc`: for a primitive
+    /// layered over this crate, its caller (`#[track_caller]` does not cross a `poll`).
+    pub fn read_at(&self, loc: Loc) -> LockResult<RwLockReadGuard<'_, T>> {
         let obj = self.obj(primitive::switch_point(READ, Some(&self.handle), loc));
         self.acquire(Side::Read, obj, loc);
         self.result(self.read_guard(obj, loc))

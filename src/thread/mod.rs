@@ -49,9 +49,9 @@ static JOIN: Operation = Operation::new("thread join")
     .effect(Effect::Join)
     .waits("join")
     .observes_only();
-/// `is_finished` (of a thread's or a task's handle).
-pub(crate) const IS_FINISHED: OpKind =
-    OpKind::new(&Operation::new("thread is_finished").observes_only());
+/// `is_finished` (of a thread's or a task's handle): a layer over this crate reads whether
+/// its tasks ended as this operation (a runtime's count of live tasks).
+pub const IS_FINISHED: OpKind = OpKind::new(&Operation::new("thread is_finished").observes_only());
 /// `yield_now` (and a `block_on` that gives way between polls).
 pub(crate) const YIELD: OpKind = OpKind::new(
     &Operation::new("thread yield")

@@ -41,7 +41,7 @@
 mod atomic_bool;
 mod atomic_ptr;
 mod int;
-pub(crate) mod ops;
+pub mod ops;
 
 use std::panic::Location;
 
@@ -323,9 +323,11 @@ macro_rules! common_methods {
             super::Bits::from_bits(read.unwrap_or_else(|bits| bits))
         }
 
-        /// A read-modify-write that always writes `f(old)`, as operation `kind` at `loc`.
+        /// A read-modify-write that always writes `f(old)`, as operation `kind` (one of
+        /// [`ops`](crate::sync::atomic::ops)) at `loc`: for a primitive layered over this crate, which records its
+        /// caller's place rather than its own.
         #[inline]
-        pub(crate) fn rmw_at(
+        pub fn rmw_at(
             &self,
             kind: crate::primitive::OpKind,
             loc: crate::primitive::Loc,

@@ -1,5 +1,7 @@
 //! The operations of the atomics, as they declare them: the memory model orders each by its
-//! `Ordering` ([`Effect::Atomic`]); loads only observe.
+//! `Ordering` ([`Effect::Atomic`]); loads only observe. A primitive layered over this crate
+//! passes one to an atomic's `rmw_at` (`AtomicU64::rmw_at`), to record its own caller's
+//! place for the operation.
 
 use crate::primitive::{Effect, OpKind, Operation, Role};
 
@@ -9,19 +11,18 @@ const fn atomic(name: &'static str, role: Role) -> Operation {
 }
 
 /// `load`.
-pub(crate) const LOAD: OpKind = OpKind::new(&atomic("atomic load", Role::Read).observes_only());
+pub const LOAD: OpKind = OpKind::new(&atomic("atomic load", Role::Read).observes_only());
 /// `store`.
-pub(crate) const STORE: OpKind = OpKind::new(&atomic("atomic store", Role::Write));
+pub const STORE: OpKind = OpKind::new(&atomic("atomic store", Role::Write));
 /// `swap`.
-pub(crate) const SWAP: OpKind = OpKind::new(&atomic("atomic swap", Role::Write));
+pub const SWAP: OpKind = OpKind::new(&atomic("atomic swap", Role::Write));
 /// `compare_exchange`.
-pub(crate) const COMPARE_EXCHANGE: OpKind =
-    OpKind::new(&atomic("atomic compare_exchange", Role::Write));
+pub const COMPARE_EXCHANGE: OpKind = OpKind::new(&atomic("atomic compare_exchange", Role::Write));
 /// `compare_exchange_weak`.
-pub(crate) const COMPARE_EXCHANGE_WEAK: OpKind =
+pub const COMPARE_EXCHANGE_WEAK: OpKind =
     OpKind::new(&atomic("atomic compare_exchange_weak", Role::Write));
 /// `fence` (and `compiler_fence`): it accesses no object.
-pub(crate) const FENCE: OpKind = OpKind::new(
+pub const FENCE: OpKind = OpKind::new(
     &Operation::new("fence")
         .effect(Effect::Atomic)
         .observes_only(),
@@ -31,7 +32,7 @@ pub(crate) const FENCE: OpKind = OpKind::new(
 macro_rules! rmw {
     ($($name:ident $method:literal,)*) => {$(
         #[doc = concat!("`", $method, "`.")]
-        pub(crate) const $name: OpKind =
+        pub const $name: OpKind =
             OpKind::new(&atomic(concat!("atomic ", $method), Role::Write));
     )*};
 }
