@@ -121,14 +121,10 @@ mod choose;
 mod config;
 mod corpus;
 mod driver;
-#[cfg(test)]
-mod search_tests;
 mod summary;
 mod test_support;
 
 // The engine's modules, named as this crate's own (`crate::primitive`, `crate::run`).
-#[cfg(test)]
-use interleave_engine::hb;
 use interleave_engine::{primitive, report, run, schedule, settings, strategy, threads};
 
 pub mod cell;

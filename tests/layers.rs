@@ -50,7 +50,7 @@ const FACADE: Tree = Tree {
         ("Limit", "summary"),
         ("Report", "summary"),
     ],
-    tests: &["search_tests"],
+    tests: &[],
 };
 
 /// The engine, `interleave-engine`.

@@ -13,6 +13,7 @@ use crate::report::Failure;
 use crate::run::ExecConfig;
 use crate::schedule::Schedule;
 use crate::settings::{Clock, SpinRule};
+use crate::strategy::Strategy;
 use crate::summary::Report;
 
 mod async_model;
@@ -123,10 +124,13 @@ pub struct Builder {
     /// `for_test`): where a schedule is stored when the process must abort before the
     /// failure can be returned (a destructor panicked during unwinding).
     pub(crate) regressions: Option<crate::corpus::Corpus>,
-    /// Unit tests only: run with the unpruned rule that a future's wait between polls is
-    /// always a switch point (the unpruned search the newer rule is checked against).
-    #[cfg(test)]
-    pub(crate) blocking_wait_switches: bool,
+    /// Whether a future's wait between polls that finds no wake is a switch point of its
+    /// own (default `false`). Off, it is a step with no decision before it: the wait reads
+    /// only the thread's own wake token, timers and the clock, and what another thread could
+    /// do first that it would see (wake it, pass its deadline) ends the blocked wait just as
+    /// well afterwards, so the same outcomes are explored with fewer executions. On, the
+    /// unpruned rule, which the crate's tests check that pruning against.
+    pub switch_before_waits: bool,
     /// Unit tests only: a random or PCT run starts all its drivers after its first
     /// execution (see `driver::Widening`).
     #[cfg(test)]
@@ -165,8 +169,7 @@ impl Builder {
                 .unwrap_or(DEFAULT_STACK_SIZE),
             watchdog: crate::settings::watchdog_from_env(),
             regressions: None,
-            #[cfg(test)]
-            blocking_wait_switches: false,
+            switch_before_waits: false,
             #[cfg(test)]
             widen_at_once: false,
         }
@@ -292,6 +295,13 @@ impl Builder {
         self
     }
 
+    /// Sets whether a future's wait between polls that finds no wake is a switch point
+    /// (see the field).
+    pub fn switch_before_waits(mut self, on: bool) -> Self {
+        self.switch_before_waits = on;
+        self
+    }
+
     /// Sets whether DFS holds back threads that repeat a spin (see the field).
     pub fn fair_spins(mut self, on: bool) -> Self {
         self.fair_spins = on;
@@ -367,10 +377,7 @@ impl Builder {
             check_acquires: search,
             keep_names: false,
             ambient: false,
-            #[cfg(test)]
-            blocking_wait_switches: self.blocking_wait_switches,
-            #[cfg(not(test))]
-            blocking_wait_switches: false,
+            blocking_wait_switches: self.switch_before_waits,
         }
     }
 
@@ -385,6 +392,32 @@ impl Builder {
         crate::run::install_hook();
         self.validate();
         driver::run(&self.plan(), &model, Location::caller())
+    }
+
+    /// [`check`](Self::check) under a strategy of the caller's: `make` builds it (again
+    /// when a search starts over with every execution tracked by the memory model) in place
+    /// of the builder's [`strategy`](Self::strategy), on one driver thread; the other
+    /// settings apply. The builder's strategy still says whether the run is a search (then
+    /// it runs until `make`'s strategy has explored everything, unless `iterations` says
+    /// otherwise) and is the name schedules record. The strategy is the engine's
+    /// [`Strategy`] (a search also implements its `Exhaustive` hooks): not yet a stable
+    /// interface.
+    #[track_caller]
+    #[must_use = "a failure is returned, not raised"]
+    pub fn check_with_strategy<S, F>(
+        &self,
+        make: impl Fn() -> S + Sync,
+        model: F,
+    ) -> Result<Report, Failure>
+    where
+        S: Strategy + 'static,
+        F: Fn() + Sync,
+    {
+        crate::run::assert_not_in_model();
+        crate::run::install_hook();
+        self.validate();
+        let make = || -> Box<dyn Strategy> { Box::new(make()) };
+        driver::run_sequential(&self.plan(), &make, None, &model, Location::caller())
     }
 
     pub(crate) fn plan(&self) -> Plan {

@@ -2,6 +2,7 @@
 #![allow(dead_code, reason = "each test binary uses only some of the models")]
 
 pub(crate) mod fixture;
+pub(crate) mod oracle;
 
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use interleave_test::sync::{Condvar, Mutex};

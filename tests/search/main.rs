@@ -17,6 +17,8 @@ mod corpus;
 mod dfs;
 mod distinct_schedules;
 mod dpor;
+mod dpor_oracle;
+mod dpor_oracle_async;
 mod dpor_soundness;
 mod early_endings;
 mod one_schedule;

@@ -1,190 +1,19 @@
-//! Optimality of the reduction (the engine's DPOR, run on the facade's primitives): on small models covering every kind of primitive, reduced
-//! DFS runs exactly one execution per Mazurkiewicz trace, plus the redundant (sleep-set
-//! blocked) executions it reports, which are pinned.
-//!
-//! The traces are counted independently of the reduction: plain DFS runs every schedule and
-//! a [`TraceCounter`] reduces each to its canonical form, per key the sequence of write-like
-//! accesses with the set of read-like accesses between each two (reads commute), each
-//! access named by its thread and the index of the event in that thread, and per thread the
-//! options its decisions other than the choice of a thread took. Two schedules are the same
-//! trace exactly when these agree.
+//! Optimality of the reduction on the std-shaped primitives: on small models covering every
+//! kind of primitive, reduced DFS runs exactly one execution per Mazurkiewicz trace, plus
+//! the redundant executions it reports, which are pinned (the oracle: `common/oracle.rs`).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::panic::Location;
-use std::sync::Arc as StdArc;
+use std::collections::BTreeSet;
 
-use crate::hb::{Hb, Key};
-use crate::primitive::Tid;
-use crate::strategy::{Choice, DfsStrategy, DporStrategy, Exhaustive, Pick, Refusal, Strategy};
-use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use crate::sync::mpsc::{channel, sync_channel};
-use crate::sync::{Condvar, Mutex, OnceLock, RwLock};
-use crate::{Builder, Reduction, StrategyKind, thread};
+use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use interleave_test::sync::mpsc::{channel, sync_channel};
+use interleave_test::sync::{Condvar, Mutex, OnceLock, RwLock};
+use interleave_test::{Reduction, thread};
 // Plumbing: the modelled `Arc`'s drops are switch points of their own (`arc_drops` below).
 use std::sync::Arc;
 
-mod async_tests;
-mod async_wait_tests;
+use interleave_engine::strategy::DporStrategy;
 
-/// One access in a canonical form: thread, event index in that thread.
-type Id = (Tid, u32);
-
-/// Per key (as text, for ordering), the groups of accesses in order: a write-like access, or
-/// the set of read-like ones between two of those.
-type Signature = BTreeMap<String, Vec<Group>>;
-
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Group {
-    Write(Id),
-    Reads(BTreeSet<Id>),
-}
-
-/// A DFS strategy that also collects the canonical form of every execution.
-struct TraceCounter<S> {
-    inner: S,
-    traces: StdArc<std::sync::Mutex<BTreeSet<Signature>>>,
-    current: Signature,
-    counts: Vec<u32>,
-}
-
-impl<S: Strategy + Exhaustive> Strategy for TraceCounter<S> {
-    fn begin_execution(&mut self) -> bool {
-        self.current.clear();
-        self.counts.clear();
-        self.inner.begin_execution()
-    }
-
-    fn choose(&mut self, choice: &Choice<'_>) -> Result<Tid, Refusal> {
-        self.inner.choose(choice)
-    }
-
-    fn pick(&mut self, pick: &Pick) -> Result<usize, Refusal> {
-        let option = self.inner.pick(pick)?;
-        // A trace with other values for its decisions (which future a `block_on` polls
-        // next, ...) is another behaviour: each thread's picks, in its order, are part of
-        // the canonical form (as `(option, n)`: the `n`th pick of the thread took `option`).
-        let picks = self.current.entry(format!("picks of {}", pick.tid));
-        let picks = picks.or_default();
-        let n = picks.len() as u32;
-        picks.push(Group::Write((option, n)));
-        Ok(option)
-    }
-
-    fn end_execution(&mut self) -> Result<(), Refusal> {
-        let signature = std::mem::take(&mut self.current);
-        self.traces.lock().unwrap().insert(signature);
-        self.inner.end_execution()
-    }
-
-    fn exhaustive(&mut self) -> Option<&mut dyn Exhaustive> {
-        Some(self)
-    }
-}
-
-impl<S: Strategy + Exhaustive> Exhaustive for TraceCounter<S> {
-    fn redundant(&self) -> u64 {
-        self.inner.redundant()
-    }
-
-    fn wants_events(&self) -> bool {
-        true
-    }
-
-    fn event(&mut self, hb: &Hb, index: usize) {
-        self.inner.event(hb, index);
-        let tid = hb.event(index).tid;
-        if self.counts.len() <= tid {
-            self.counts.resize(tid + 1, 0);
-        }
-        let id = (tid, self.counts[tid]);
-        self.counts[tid] += 1;
-        // An event next to an explicit yield writes `Key::Unseen`, which every event reads.
-        let read = (Key::Unseen, crate::primitive::Role::Read);
-        let touches = hb.touches(index).iter().map(|t| (t.key, t.role));
-        let yields = hb.touches(index).iter().any(|t| t.key == Key::Unseen);
-        let all: Vec<_> = touches
-            .filter(|t| t.0 != Key::Unseen)
-            .chain([if yields {
-                (Key::Unseen, crate::primitive::Role::Write)
-            } else {
-                read
-            }])
-            .collect();
-        for (key, role) in all {
-            let groups = self.current.entry(format!("{key:?}")).or_default();
-            match (role.read_like(), groups.last_mut()) {
-                (true, Some(Group::Reads(set))) => {
-                    set.insert(id);
-                }
-                (true, _) => groups.push(Group::Reads(BTreeSet::from([id]))),
-                (false, _) => groups.push(Group::Write(id)),
-            }
-        }
-    }
-}
-
-/// Plain DFS on coroutines: what is counted is the search, not the substrate.
-fn plain_dfs() -> Builder {
-    Builder::new()
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: None,
-        })
-        .reduction(Reduction::Off)
-        .substrate(crate::Substrate::Coroutines)
-}
-
-/// The number of Mazurkiewicz traces of `model`.
-fn traces(model: &(dyn Fn() + Sync)) -> usize {
-    count(|| DfsStrategy::new(None), model).0
-}
-
-/// Runs `inner` to exhaustion on `model`: the traces it saw, and its executions.
-fn count<S: Strategy + Exhaustive + 'static>(
-    inner: impl Fn() -> S + Sync,
-    model: &(dyn Fn() + Sync),
-) -> (usize, u64) {
-    let found = StdArc::new(std::sync::Mutex::new(BTreeSet::new()));
-    let make = || -> Box<dyn Strategy> {
-        // A search that starts over (tracked) counts afresh.
-        found.lock().unwrap().clear();
-        Box::new(TraceCounter {
-            inner: inner(),
-            traces: StdArc::clone(&found),
-            current: Signature::new(),
-            counts: Vec::new(),
-        })
-    };
-    let report =
-        crate::driver::run_sequential(&plain_dfs().plan(), &make, None, &model, Location::caller())
-            .unwrap();
-    assert!(report.exhausted, "{report}");
-    let n = found.lock().unwrap().len();
-    (n, report.executions)
-}
-
-/// Checks that reduced DFS on `model` runs one execution per trace, plus `redundant`
-/// redundant ones, and that the reduction agrees with the plain search's own count.
-#[track_caller]
-pub(super) fn assert_optimal(name: &str, model: impl Fn() + Sync, redundant: u64) {
-    let traces = traces(&model) as u64;
-    let reduced = plain_dfs()
-        .reduction(Reduction::Dpor)
-        .check(&model)
-        .unwrap();
-    assert!(reduced.exhausted, "{name}: {reduced}");
-    assert_eq!(
-        reduced.executions - reduced.redundant,
-        traces,
-        "{name}: {reduced}"
-    );
-    assert_eq!(reduced.redundant, redundant, "{name}: {reduced}");
-    // Every execution that is not redundant is a trace of its own.
-    let (seen, executions) = count(|| DporStrategy::new(None), &model);
-    assert_eq!(
-        seen as u64, traces,
-        "{name}: distinct traces among {executions} executions"
-    );
-}
+use crate::common::oracle::{assert_optimal, count, plain_dfs};
 
 fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
     let body = Arc::new(body);
@@ -439,8 +268,8 @@ fn arc_drops_reach_every_outcome() {
                     }
                 }
                 let x = Arc::new(AtomicUsize::new(0));
-                let shared = crate::sync::Arc::new(Stores(Arc::clone(&x)));
-                let mine = crate::sync::Arc::clone(&shared);
+                let shared = interleave_test::sync::Arc::new(Stores(Arc::clone(&x)));
+                let mine = interleave_test::sync::Arc::clone(&shared);
                 let named = |name: &str| thread::Builder::new().name(name.to_owned());
                 let t = named("t").spawn(move || drop(mine)).unwrap();
                 let u = named("u").spawn(move || drop(shared)).unwrap();

@@ -1,6 +1,6 @@
 //! The reduction on async models: futures as tasks, wakes, joins and aborts. As for the
-//! thread models (`tests.rs`), reduced DFS must run one execution per trace of the plain
-//! search, counted by the [`TraceCounter`](super) oracle from the declared accesses;
+//! thread models (`dpor_oracle.rs`), reduced DFS must run one execution per trace of the plain
+//! search, counted by the trace oracle (`common/oracle.rs`) from the declared accesses;
 //! since a missing declaration would fool the oracle and the reduction alike, each model
 //! also records what it observed, and the reduced search must see exactly the outcomes the
 //! plain one sees.
@@ -11,11 +11,12 @@ use std::pin::Pin;
 use std::sync::Arc as StdArc;
 use std::task::{Context, Poll};
 
-use super::assert_optimal;
-use crate::future::{self, AtomicWaker};
-use crate::sync::Mutex;
-use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use crate::{Builder, Reduction, StrategyKind};
+use interleave_test::future::{self, AtomicWaker};
+use interleave_test::sync::Mutex;
+use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use interleave_test::{Builder, Reduction, StrategyKind};
+
+use crate::common::oracle::assert_optimal;
 
 /// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
 fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
@@ -168,77 +169,6 @@ fn local_tasks_polled_in_either_order() {
                 let first = future::spawn_local(async move { a.fetch_add(1, SeqCst) });
                 let second = future::spawn_local(async move { b.fetch_add(2, SeqCst) });
                 (first.await.unwrap(), second.await.unwrap())
-            })
-        },
-        0,
-    );
-}
-
-#[test]
-fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
-    use crate::tokio::runtime::Builder as Runtime;
-    use crate::tokio::sync::mpsc;
-    use crate::tokio::task::JoinSet;
-    // Three tasks of a `JoinSet` on a current-thread runtime (as `#[tokio::test]` runs
-    // them) each send their number on a channel of one slot; the runtime's thread
-    // receives the values and joins the set. Outcome: the order of the values and the
-    // order the set returned the tasks in.
-    check_async(
-        "join set",
-        || {
-            let runtime = Runtime::new_current_thread().build().unwrap();
-            runtime.block_on(async {
-                let (tx, mut rx) = mpsc::channel::<usize>(1);
-                let mut set = JoinSet::new();
-                for n in 0..3 {
-                    let tx = tx.clone();
-                    set.spawn(async move {
-                        tx.send(n).await.unwrap();
-                        n
-                    });
-                }
-                drop(tx);
-                let mut values = Vec::new();
-                while let Some(v) = rx.recv().await {
-                    values.push(v);
-                }
-                let mut joined = Vec::new();
-                while let Some(done) = set.join_next().await {
-                    joined.push(done.unwrap());
-                }
-                (values, joined)
-            })
-        },
-        0,
-    );
-}
-
-#[test]
-fn a_spawned_task_and_the_main_thread_on_a_bounded_channel() {
-    use crate::tokio::sync::mpsc;
-    use crate::tokio::task::JoinSet;
-    // The multi-thread shape of the model above, with one task: the task is a thread of its
-    // own, preempted at every operation of the channel (each a section of its model lock,
-    // one switch point), so the reduction meets the channel's wakes and closing.
-    check_async(
-        "join set, one task",
-        || {
-            future::block_on(async {
-                let (tx, mut rx) = mpsc::channel::<usize>(1);
-                let mut set = JoinSet::new();
-                let task_tx = tx.clone();
-                set.spawn(async move {
-                    task_tx.send(1).await.unwrap();
-                    task_tx.capacity()
-                });
-                let mine = tx.try_send(2).is_ok();
-                drop(tx);
-                let mut values = Vec::new();
-                while let Some(v) = rx.recv().await {
-                    values.push(v);
-                }
-                let capacity = set.join_next().await.unwrap().unwrap();
-                (values, mine, capacity)
             })
         },
         0,

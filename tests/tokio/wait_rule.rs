@@ -1,5 +1,5 @@
 //! A future's wait that finds no wake blocks with no decision before it
-//! (`runtime::wakes::wait`). Checked here against the unpruned rule, a switch
+//! (`interleave_engine::threads::wakes::wait`). Checked here against the unpruned rule, a switch
 //! point before every wait: plain DFS (no reduction) under either rule must see exactly the
 //! same outcomes, with and without spurious polls, on models whose waits race wakes,
 //! timers, timeouts, aborts, a self-waking loop and a bounded channel; and the newer rule
@@ -9,11 +9,11 @@ use std::collections::BTreeSet;
 use std::sync::Arc as StdArc;
 use std::time::Duration;
 
-use crate::future;
-use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use crate::tokio::sync::{Notify, mpsc, oneshot};
-use crate::tokio::{task, time};
-use crate::{Builder, Reduction, StrategyKind, Substrate};
+use interleave_test::future;
+use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use interleave_test::tokio::sync::{Notify, mpsc, oneshot};
+use interleave_test::tokio::{task, time};
+use interleave_test::{Builder, Reduction, StrategyKind, Substrate};
 
 /// The outcomes `model` gives under plain DFS on `substrate`, each execution recording
 /// one, and the number of executions; `legacy`: every wait between polls is a switch
@@ -25,15 +25,15 @@ fn outcomes<T: Ord + Send>(
     model: impl Fn() -> T + Sync,
 ) -> (BTreeSet<T>, u64) {
     let seen = std::sync::Mutex::new(BTreeSet::new());
-    let mut builder = Builder::new()
+    let builder = Builder::new()
         .strategy(StrategyKind::Dfs {
             max_preemptions: None,
         })
         .reduction(Reduction::Off)
         .substrate(substrate)
         .spurious_wakeups(spurious)
+        .switch_before_waits(legacy)
         .parallelism(1);
-    builder.blocking_wait_switches = legacy;
     let report = builder
         .check(|| {
             let outcome = model();

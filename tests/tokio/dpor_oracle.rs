@@ -1,0 +1,118 @@
+//! The reduction on Tokio models: a `JoinSet`'s tasks over a bounded channel, on a
+//! current-thread runtime and as tasks of their own. As for the
+//! thread models (`dpor_oracle.rs`), reduced DFS must run one execution per trace of the plain
+//! search, counted by the trace oracle (`common/oracle.rs`) from the declared accesses;
+//! since a missing declaration would fool the oracle and the reduction alike, each model
+//! also records what it observed, and the reduced search must see exactly the outcomes the
+//! plain one sees.
+
+use std::collections::BTreeSet;
+
+use interleave_test::future;
+use interleave_test::{Builder, Reduction, StrategyKind};
+
+use crate::common::oracle::assert_optimal;
+
+/// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
+fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
+    let seen = std::sync::Mutex::new(BTreeSet::new());
+    let report = Builder::new()
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+        .reduction(reduction)
+        .spurious_wakeups(false)
+        .parallelism(1)
+        .check(|| {
+            let outcome = model();
+            seen.lock().unwrap().insert(outcome);
+        })
+        .unwrap();
+    assert!(report.exhausted, "{report}");
+    seen.into_inner().unwrap()
+}
+
+/// Checks the reduction on `model`: optimal against the oracle (with `redundant` redundant
+/// executions), and the same outcomes as the plain search.
+#[track_caller]
+fn check_async<T: Ord + Send + std::fmt::Debug>(
+    name: &str,
+    model: impl Fn() -> T + Sync,
+    redundant: u64,
+) {
+    assert_optimal(name, || drop(model()), redundant);
+    let plain = outcomes(Reduction::Off, &model);
+    let reduced = outcomes(Reduction::Dpor, &model);
+    assert_eq!(reduced, plain, "{name}: outcomes");
+}
+
+#[test]
+fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
+    use interleave_test::tokio::runtime::Builder as Runtime;
+    use interleave_test::tokio::sync::mpsc;
+    use interleave_test::tokio::task::JoinSet;
+    // Three tasks of a `JoinSet` on a current-thread runtime (as `#[tokio::test]` runs
+    // them) each send their number on a channel of one slot; the runtime's thread
+    // receives the values and joins the set. Outcome: the order of the values and the
+    // order the set returned the tasks in.
+    check_async(
+        "join set",
+        || {
+            let runtime = Runtime::new_current_thread().build().unwrap();
+            runtime.block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                for n in 0..3 {
+                    let tx = tx.clone();
+                    set.spawn(async move {
+                        tx.send(n).await.unwrap();
+                        n
+                    });
+                }
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let mut joined = Vec::new();
+                while let Some(done) = set.join_next().await {
+                    joined.push(done.unwrap());
+                }
+                (values, joined)
+            })
+        },
+        0,
+    );
+}
+
+#[test]
+fn a_spawned_task_and_the_main_thread_on_a_bounded_channel() {
+    use interleave_test::tokio::sync::mpsc;
+    use interleave_test::tokio::task::JoinSet;
+    // The multi-thread shape of the model above, with one task: the task is a thread of its
+    // own, preempted at every operation of the channel (each a section of its model lock,
+    // one switch point), so the reduction meets the channel's wakes and closing.
+    check_async(
+        "join set, one task",
+        || {
+            future::block_on(async {
+                let (tx, mut rx) = mpsc::channel::<usize>(1);
+                let mut set = JoinSet::new();
+                let task_tx = tx.clone();
+                set.spawn(async move {
+                    task_tx.send(1).await.unwrap();
+                    task_tx.capacity()
+                });
+                let mine = tx.try_send(2).is_ok();
+                drop(tx);
+                let mut values = Vec::new();
+                while let Some(v) = rx.recv().await {
+                    values.push(v);
+                }
+                let capacity = set.join_next().await.unwrap().unwrap();
+                (values, mine, capacity)
+            })
+        },
+        0,
+    );
+}
