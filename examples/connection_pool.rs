@@ -22,10 +22,10 @@ use std::time::Duration;
 
 use interleave_test::sync::atomic::{AtomicU32, Ordering};
 use interleave_test::sync::{Arc, Mutex};
-use interleave_test::tokio::runtime::Builder as Runtime;
-use interleave_test::tokio::sync::Semaphore;
-use interleave_test::tokio::task::JoinSet;
-use interleave_test::tokio::time::{sleep, timeout};
+use interleave_test_tokio::runtime::Builder as Runtime;
+use interleave_test_tokio::sync::Semaphore;
+use interleave_test_tokio::task::JoinSet;
+use interleave_test_tokio::time::{sleep, timeout};
 
 #[path = "support/mod.rs"]
 mod support;

@@ -17,10 +17,10 @@
 
 use std::time::Duration;
 
-use interleave_test::tokio::runtime::Builder as Runtime;
-use interleave_test::tokio::sync::mpsc;
-use interleave_test::tokio::time::interval;
-use interleave_test::tokio::{self, select};
+use interleave_test_tokio::runtime::Builder as Runtime;
+use interleave_test_tokio::sync::mpsc;
+use interleave_test_tokio::time::interval;
+use interleave_test_tokio::{self as tokio, select};
 
 #[path = "support/mod.rs"]
 mod support;

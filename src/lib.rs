@@ -135,7 +135,6 @@ pub mod rand;
 pub mod sync;
 pub mod thread;
 pub mod time;
-pub mod tokio;
 
 pub use choose::{Choices, DFS_CHOOSE_LIMIT, choose, choose_from};
 pub use config::{Builder, check, check_async, explore, explore_async, replay};
@@ -157,16 +156,6 @@ pub use interleave_test_macros::interleave;
 
 #[doc(hidden)]
 pub mod protocol;
-
-/// The macros of the Tokio switch crate (`interleave-tokio`), whose expansions find this
-/// crate at `::tokio::__interleave`, through the switch. Not public API.
-#[doc(hidden)]
-pub mod __switch {
-    pub use interleave_test_macros::{
-        switch_join as join, switch_main as main, switch_select as select, switch_test as test,
-        switch_try_join as try_join,
-    };
-}
 
 /// What `#[interleave]` expands to. Not public API: it may change in any release.
 #[doc(hidden)]
@@ -229,12 +218,12 @@ pub mod __private {
         }
     }
 
-    /// The `main` of a `#[tokio::main]` program built with `interleave_test::tokio`: it is
+    /// The `main` of a `#[tokio::main]` program built with `interleave_test_tokio`: it is
     /// not a model, so it stops with what to run instead.
     #[track_caller]
     pub fn tokio_main() -> ! {
         panic!(
-            "this program's `#[tokio::main]` is interleave_test::tokio's (the `cfg` switch is \
+            "this program's `#[tokio::main]` is interleave_test_tokio's (the `cfg` switch is \
              on): a program's main is not a model and does not run under it. Run the model \
              tests (`#[tokio::test]`, `#[interleave]`) with the switch, and the program \
              without it"

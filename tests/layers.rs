@@ -31,7 +31,6 @@ const FACADE: Tree = Tree {
     layers: &[
         &["test_support"],
         &["config"],
-        &["tokio"],
         &["future", "current"],
         &[
             "driver", "sync", "thread", "cell", "time", "hint", "choose", "rand",
@@ -222,7 +221,7 @@ const ENGINE_USE: &[(&[&str], &[&str])] = &[
         &["sync", "cell", "hint", "time", "choose", "rand", "current"],
         &["primitive"],
     ),
-    (&["thread", "future", "tokio"], &["primitive", "threads"]),
+    (&["thread", "future"], &["primitive", "threads"]),
     (
         &["config", "driver"],
         &[
@@ -279,6 +278,56 @@ fn each_part_of_the_facade_names_only_its_interfaces_of_the_engine() {
     );
 }
 
+/// The Tokio crate is a layer over the facade's public interface and the engine's
+/// interfaces for primitives and threads: it names no other module of the engine, and
+/// nothing of the facade that is not public API (`__private`, `__switch`, ...).
+#[test]
+fn the_tokio_crate_uses_only_public_interfaces_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("interleave-test-tokio/src");
+    let mut wrong = Vec::new();
+    for (file, rel, _) in modules_of(&src) {
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for (i, _) in code.match_indices("interleave_engine::") {
+            let rest = &code[i + "interleave_engine::".len()..];
+            // `interleave_engine::{primitive, threads}` names each module of the group.
+            let ident = |n: &str| {
+                let n = n.trim();
+                n[..n
+                    .find(|c: char| !c.is_alphanumeric() && c != '_')
+                    .unwrap_or(n.len())]
+                    .to_owned()
+            };
+            let names: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(ident)
+                    .collect(),
+                None => vec![ident(rest)],
+            };
+            for name in names.iter().map(String::as_str) {
+                if !["primitive", "threads"].contains(&name) {
+                    wrong.push(format!(
+                        "{}: names `interleave_engine::{name}`",
+                        rel.display()
+                    ));
+                }
+            }
+        }
+        for (i, _) in code.match_indices("interleave_test::__") {
+            let path: String = code[i..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            wrong.push(format!("{}: names `{path}`", rel.display()));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the Tokio crate names what is not a public interface:\n{}",
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn the_checker_sees_an_upward_import() {
     let code = code_of(
@@ -311,6 +360,7 @@ const CRATES: &[&[(&str, &str)]] = &[
         ("interleave-std", "interleave-std"),
         ("interleave-tokio", "interleave-tokio"),
     ],
+    &[("interleave-test-tokio", "interleave-test-tokio")],
     &[(".", "interleave-test")],
     &[
         ("engine", "interleave-engine"),
@@ -376,7 +426,10 @@ fn every_crate_depends_only_on_the_crates_below_it() {
         edges,
         BTreeSet::from([
             ("interleave-std", "interleave-test"),
-            ("interleave-tokio", "interleave-test"),
+            ("interleave-tokio", "interleave-test-tokio"),
+            ("interleave-test-tokio", "interleave-test"),
+            ("interleave-test-tokio", "interleave-engine"),
+            ("interleave-test-tokio", "interleave-test-macros"),
             ("interleave-test", "interleave-engine"),
             ("interleave-test", "interleave-test-macros"),
         ])

@@ -61,7 +61,7 @@ async fn async_dfs_passes() {
 /// when the body awaits, so the count before the await is always 0.
 #[interleave(strategy = "dfs")]
 async fn async_test_runs_in_a_current_thread_runtime() {
-    use interleave_test::tokio::{self, runtime::Handle, runtime::RuntimeFlavor};
+    use interleave_test_tokio::{self as tokio, runtime::Handle, runtime::RuntimeFlavor};
     assert_eq!(
         Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
@@ -78,7 +78,7 @@ async fn async_test_runs_in_a_current_thread_runtime() {
 /// so both orders of the two increments are seen.
 #[interleave(strategy = "dfs", flavor = "multi_thread", worker_threads = 2)]
 async fn async_test_in_a_multi_thread_runtime() {
-    use interleave_test::tokio::{self, runtime::Handle, runtime::RuntimeFlavor};
+    use interleave_test_tokio::{self as tokio, runtime::Handle, runtime::RuntimeFlavor};
     assert_eq!(
         Handle::current().runtime_flavor(),
         RuntimeFlavor::MultiThread
@@ -93,7 +93,7 @@ async fn async_test_in_a_multi_thread_runtime() {
 /// `start_paused = true`: a sleep ends exactly at its deadline on the virtual clock.
 #[interleave(strategy = "dfs", start_paused = true)]
 async fn async_test_with_time_paused() {
-    use interleave_test::tokio::time::{self, Duration, Instant};
+    use interleave_test_tokio::time::{self, Duration, Instant};
     let start = Instant::now();
     time::sleep(Duration::from_secs(60)).await;
     assert_eq!(start.elapsed(), Duration::from_secs(60));
@@ -122,7 +122,7 @@ fn returns_ok() -> Result<(), String> {
 #[interleave(strategy = "dfs", flavor = "multi_thread")]
 async fn async_returns_ok_through_question_marks()
 -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let task = interleave_test::tokio::spawn(async { 7 });
+    let task = interleave_test_tokio::spawn(async { 7 });
     assert_eq!(task.await?, 7);
     let parsed: u32 = "12".parse()?;
     assert_eq!(parsed, 12);

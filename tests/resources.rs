@@ -7,8 +7,8 @@ mod common;
 
 use common::SUBSTRATES;
 use interleave_test::sync::{Arc, Barrier, Mutex};
-use interleave_test::tokio::sync::{Notify, Semaphore};
 use interleave_test::{Builder, FailureKind, Substrate, thread};
+use interleave_test_tokio::sync::{Notify, Semaphore};
 
 /// The tests of this file choose their substrates themselves: CI's second pass, on OS
 /// threads, skips them (`--skip own_substrates::`), since it would only repeat the first.

@@ -81,7 +81,7 @@ fn the_state_held_for_ever() {
 /// one thread reaches: Tokio would run another task on another worker to reach it; here
 /// every task shares the calling thread, which would hang for ever.
 fn outside_a_barrier_of_two() {
-    use interleave_test::tokio::{self as tokio_mod, runtime};
+    use interleave_test_tokio::{self as tokio_mod, runtime};
     let rt = runtime::Runtime::new().unwrap();
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
     rt.block_on(async move {
@@ -95,7 +95,7 @@ fn outside_a_barrier_of_two() {
 
 /// Outside any model, a real sleep longer than the watchdog's limit is no hang.
 fn outside_a_long_sleep() {
-    use interleave_test::tokio::{runtime, time};
+    use interleave_test_tokio::{runtime, time};
     let rt = runtime::Builder::new_current_thread().build().unwrap();
     rt.block_on(async { time::sleep(std::time::Duration::from_millis(1500)).await });
     eprintln!("slept");

@@ -38,8 +38,8 @@ fn atomics_2x20() {
 /// mutex, which `block_on`'s future receives and adds under the same mutex.
 fn tokio_channel_mutex() {
     future::block_on(async {
-        let (tx, mut rx) = interleave_test::tokio::sync::mpsc::channel::<u32>(1);
-        let total = std::sync::Arc::new(interleave_test::tokio::sync::Mutex::new(0u32));
+        let (tx, mut rx) = interleave_test_tokio::sync::mpsc::channel::<u32>(1);
+        let total = std::sync::Arc::new(interleave_test_tokio::sync::Mutex::new(0u32));
         let mine = std::sync::Arc::clone(&total);
         let sender = future::spawn(async move {
             for v in 1..=3 {

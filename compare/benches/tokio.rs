@@ -1,4 +1,4 @@
-//! interleave-test's Tokio module (`interleave_test::tokio`) against shuttle-tokio (the
+//! interleave-test's Tokio module (`interleave_test_tokio`) against shuttle-tokio (the
 //! `shuttle-tokio` crate with its `shuttle` feature) on identical Tokio-shaped models, in
 //! one process: executions per second per core, executions to the first failure of three
 //! bugs, and the start-up of a `check` of one execution.
@@ -54,7 +54,7 @@ mod support;
 use support::randomized::{Kind, shuttle_runs};
 use support::{count_cell, print_table, quick_mode};
 
-tokio_models!(ours, interleave_test, interleave_test::tokio);
+tokio_models!(ours, interleave_test, interleave_test_tokio);
 tokio_models!(theirs, shuttle, shuttle_tokio);
 
 /// Ours: `executions` executions from `seed`, one at a time.

@@ -13,10 +13,10 @@
 //! Every `use tokio::...`, `tokio::spawn`, `#[tokio::test]`, `tokio::select!` of the crate
 //! then names Tokio itself in a normal build (this crate re-exports all of it, with the
 //! features given), and under `RUSTFLAGS="--cfg interleave" cargo test` names
-//! `interleave_test::tokio`: each `#[tokio::test]` becomes a model test whose interleavings
+//! `interleave_test_tokio`, the model of Tokio: each `#[tokio::test]` becomes a model test whose interleavings
 //! are searched, and the runtime, tasks, `sync` and `time` are the model's (time on the
-//! execution's virtual clock). The crate needs no dependency on `interleave-test` of its
-//! own.
+//! execution's virtual clock). The crate needs no dependency on `interleave-test` or
+//! `interleave-test-tokio` of its own.
 //!
 //! # What stays Tokio's under the switch
 //! The model has no I/O: `io`, `net`, `fs`, `process` and `signal` are Tokio's own under
@@ -46,18 +46,14 @@
 pub use tokio::*;
 
 #[cfg(interleave)]
-pub use interleave_test::tokio::*;
+pub use interleave_test_tokio::*;
 
 /// The macros, from the switch's entry points: their expansions name the model through
-/// this crate, so the user's crate needs no `interleave_test` dependency. They take the
-/// place of the glob's `test`, `main`, `select!`, `join!` and `try_join!`.
+/// this crate (`::tokio`, and `::tokio::__interleave`, the glob's re-export of
+/// `interleave_test`), so the user's crate needs no other dependency. They take the place
+/// of the glob's `test`, `main`, `select!`, `join!` and `try_join!`.
 #[cfg(interleave)]
-pub use interleave_test::__switch::{join, main, select, test, try_join};
-
-/// Where the macros' expansions find the model. Not public API.
-#[cfg(interleave)]
-#[doc(hidden)]
-pub use interleave_test as __interleave;
+pub use interleave_test_tokio::__switch::{join, main, select, test, try_join};
 
 #[cfg(all(interleave, feature = "fs"))]
 pub use tokio::fs;

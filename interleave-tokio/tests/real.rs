@@ -351,7 +351,7 @@ macro_rules! programs {
     };
 }
 
-programs!(ours, interleave_test::tokio);
+programs!(ours, interleave_test_tokio);
 programs!(real, real_tokio);
 
 /// Runs `program` on real Tokio, 10 times on a current-thread runtime and 100 times on a

@@ -60,12 +60,12 @@ pub(crate) fn parse_biased(input: ParseStream<'_>) -> syn::Result<bool> {
     Ok(is_biased)
 }
 
-/// The path of the runtime support the expansions call, from [`crate::root::root`] (a
-/// renamed `interleave_test` dependency is not supported, as Tokio's macros do not support
-/// a renamed `tokio`).
+/// The path of the runtime support the expansions call, from [`crate::root::tokio_root`] (a
+/// renamed `interleave_test_tokio` dependency is not supported, as Tokio's macros do not
+/// support a renamed `tokio`).
 pub(crate) fn private() -> TokenStream {
-    let root = crate::root::root();
-    quote!(#root::tokio::__private)
+    let root = crate::root::tokio_root();
+    quote!(#root::__private)
 }
 
 /// A local variable of an expansion: hygienic, so the user's code neither sees it nor has

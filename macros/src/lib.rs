@@ -2,10 +2,11 @@
 //! `select!`, `join!` and `try_join!`.
 //!
 //! Use them through their re-exports, `interleave_test::interleave` and
-//! `interleave_test::tokio::{select, join, try_join}`: the expansions call into
+//! `interleave_test_tokio::{select, join, try_join}`: the expansions call into
 //! `interleave_test`, so this crate is of no use on its own.
 
 use proc_macro::TokenStream;
+use root::Entry;
 
 mod args;
 mod errors;
@@ -92,17 +93,17 @@ mod select;
 ///
 /// # `async fn` tests
 ///
-/// `#[interleave]` on an `async fn` stands in for `#[tokio::test]` (and is re-exported as
-/// `interleave_test::tokio::test`, so `#[tokio::test]` itself works under the `cfg`
-/// switch): the body is the future
-/// a runtime of `interleave_test::tokio` runs with `block_on` on the model's main thread,
-/// a current-thread one unless `flavor = "multi_thread"`. On the current-thread runtime,
+/// `#[interleave]` on an `async fn` stands in for `#[tokio::test]` (which
+/// `interleave_test_tokio::test` is, so `#[tokio::test]` itself works with the Tokio crate
+/// or the `cfg` switch): the body is the future `future::block_on` runs on the model's main
+/// thread, inside the runtime of `interleave_test_tokio` its arguments ask for, made when
+/// the body first needs one: a current-thread one unless `flavor = "multi_thread"`. On the current-thread runtime,
 /// tasks spawned with `tokio::spawn` run on the test's thread, only while it awaits; on
 /// the multi-thread one each task is preempted at any switch point.
 ///
 /// ```
 /// use interleave_test::interleave;
-/// use interleave_test::tokio::{self, sync::Mutex};
+/// use interleave_test_tokio::{self as tokio, sync::Mutex};
 /// use interleave_test::sync::Arc;
 ///
 /// #[interleave(strategy = "dfs", flavor = "multi_thread")]
@@ -167,17 +168,28 @@ pub fn interleave(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::interleave(attr.into(), item.into()).into()
 }
 
-/// `#[tokio::main]` under the `cfg` switch, as `interleave_test::tokio::main`: a program's
+/// `#[tokio::test]` of `interleave-test-tokio` (`interleave_test_tokio::test`): [`interleave`]
+/// with its paths from `::interleave_test_tokio::__interleave`, so a crate that names only
+/// the Tokio crate needs no `interleave_test` dependency.
+#[proc_macro_attribute]
+pub fn tokio_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    root::through(Entry::Tokio, || {
+        expand::interleave(attr.into(), item.into())
+    })
+    .into()
+}
+
+/// `#[tokio::main]` under the `cfg` switch, as `interleave_test_tokio::main`: a program's
 /// `main` is not a model, so the body is type-checked but not run, and `main` panics with
 /// a message saying to run the model tests instead. Tokio's arguments are accepted.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
-    main_fn::main(attr.into(), item.into()).into()
+    root::through(Entry::Tokio, || main_fn::main(attr.into(), item.into())).into()
 }
 
 /// Waits on several async expressions at once, runs the handler of the first to complete
 /// (whose output matches its pattern) and drops the others: Tokio's `select!`, whose start
-/// branch is a decision of the model checker. Use it as `interleave_test::tokio::select!`.
+/// branch is a decision of the model checker. Use it as `interleave_test_tokio::select!`.
 ///
 /// # Syntax
 ///
@@ -222,7 +234,7 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use interleave_test::future::block_on;
-/// use interleave_test::tokio;
+/// use interleave_test_tokio as tokio;
 /// use interleave_test::{Builder, StrategyKind};
 /// use std::sync::Mutex;
 ///
@@ -277,7 +289,7 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   taken for a constant, a unit struct or a unit variant, so a binding named so does not
 ///   compile (its handler does not see it). A macro in a pattern binds nothing the handler
 ///   sees.
-/// - The expansion names `::interleave_test::tokio::__private`: a renamed `interleave_test`
+/// - The expansion names `::interleave_test_tokio::__private`: a renamed `interleave_test_tokio`
 ///   dependency is not supported, as Tokio's macros do not support a renamed `tokio`.
 ///
 /// # Errors
@@ -287,11 +299,11 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// after a handler that is not a block.
 #[proc_macro]
 pub fn select(input: TokenStream) -> TokenStream {
-    select::select(input.into()).into()
+    root::through(Entry::Tokio, || select::select(input.into())).into()
 }
 
 /// Polls several futures concurrently until all are done, and returns their outputs as a
-/// tuple in written order: Tokio's `join!`. Use it as `interleave_test::tokio::join!`.
+/// tuple in written order: Tokio's `join!`. Use it as `interleave_test_tokio::join!`.
 ///
 /// # Syntax
 ///
@@ -311,7 +323,7 @@ pub fn select(input: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use interleave_test::future::{self, block_on};
-/// use interleave_test::tokio;
+/// use interleave_test_tokio as tokio;
 ///
 /// interleave_test::check(|| {
 ///     let task = future::spawn(async { 40 });
@@ -323,16 +335,16 @@ pub fn select(input: TokenStream) -> TokenStream {
 ///
 /// # Differences from Tokio
 ///
-/// None in behaviour. The expansion names `::interleave_test::tokio::__private`: a renamed
-/// `interleave_test` dependency is not supported, as Tokio's macros do not support a renamed
+/// None in behaviour. The expansion names `::interleave_test_tokio::__private`: a renamed
+/// `interleave_test_tokio` dependency is not supported, as Tokio's macros do not support a renamed
 /// `tokio`.
 #[proc_macro]
 pub fn join(input: TokenStream) -> TokenStream {
-    join::join(join::Kind::Join, input.into()).into()
+    root::through(Entry::Tokio, || join::join(join::Kind::Join, input.into())).into()
 }
 
 /// Polls several futures whose outputs are `Result`s concurrently, until all are `Ok` or one
-/// is `Err`: Tokio's `try_join!`. Use it as `interleave_test::tokio::try_join!`.
+/// is `Err`: Tokio's `try_join!`. Use it as `interleave_test_tokio::try_join!`.
 ///
 /// # Syntax
 ///
@@ -348,7 +360,7 @@ pub fn join(input: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use interleave_test::future::block_on;
-/// use interleave_test::tokio;
+/// use interleave_test_tokio as tokio;
 ///
 /// interleave_test::check(|| {
 ///     block_on(async {
@@ -363,11 +375,14 @@ pub fn join(input: TokenStream) -> TokenStream {
 ///
 /// # Differences from Tokio
 ///
-/// None in behaviour; a renamed `interleave_test` dependency is not supported, as for
+/// None in behaviour; a renamed `interleave_test_tokio` dependency is not supported, as for
 /// [`join!`](macro@join).
 #[proc_macro]
 pub fn try_join(input: TokenStream) -> TokenStream {
-    join::join(join::Kind::TryJoin, input.into()).into()
+    root::through(Entry::Tokio, || {
+        join::join(join::Kind::TryJoin, input.into())
+    })
+    .into()
 }
 
 /// `#[tokio::test]` of the Tokio switch crate (`interleave-tokio`): [`interleave`] with its
@@ -375,7 +390,10 @@ pub fn try_join(input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro_attribute]
 pub fn switch_test(attr: TokenStream, item: TokenStream) -> TokenStream {
-    root::through_switch(|| expand::interleave(attr.into(), item.into())).into()
+    root::through(Entry::Switch, || {
+        expand::interleave(attr.into(), item.into())
+    })
+    .into()
 }
 
 /// `#[tokio::main]` of the Tokio switch crate: [`main`] with its paths from
@@ -383,7 +401,7 @@ pub fn switch_test(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro_attribute]
 pub fn switch_main(attr: TokenStream, item: TokenStream) -> TokenStream {
-    root::through_switch(|| main_fn::main(attr.into(), item.into())).into()
+    root::through(Entry::Switch, || main_fn::main(attr.into(), item.into())).into()
 }
 
 /// `select!` of the Tokio switch crate: [`select!`] with its paths from
@@ -391,7 +409,7 @@ pub fn switch_main(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn switch_select(input: TokenStream) -> TokenStream {
-    root::through_switch(|| select::select(input.into())).into()
+    root::through(Entry::Switch, || select::select(input.into())).into()
 }
 
 /// `join!` of the Tokio switch crate: [`join!`] with its paths from
@@ -399,7 +417,7 @@ pub fn switch_select(input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn switch_join(input: TokenStream) -> TokenStream {
-    root::through_switch(|| join::join(join::Kind::Join, input.into())).into()
+    root::through(Entry::Switch, || join::join(join::Kind::Join, input.into())).into()
 }
 
 /// `try_join!` of the Tokio switch crate: [`try_join!`] with its paths from
@@ -407,7 +425,10 @@ pub fn switch_join(input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn switch_try_join(input: TokenStream) -> TokenStream {
-    root::through_switch(|| join::join(join::Kind::TryJoin, input.into())).into()
+    root::through(Entry::Switch, || {
+        join::join(join::Kind::TryJoin, input.into())
+    })
+    .into()
 }
 
 #[cfg(test)]

@@ -1,44 +1,69 @@
-//! Where an expansion finds the runtime it calls. Through `interleave_test` itself (the
-//! re-exports `interleave_test::interleave`, `interleave_test::tokio::{test, select, ...}`)
-//! that is `::interleave_test`, or the `crate` argument of the test attribute. Through the
-//! Tokio switch crate `interleave-tokio`, which a user's `Cargo.toml` names `tokio`, it is
-//! `::tokio::__interleave`: the user's crate may have no `interleave_test` dependency of its
-//! own, and Tokio's macros assume the same of the name `tokio` (a renamed switch takes the
-//! `crate` argument, as a renamed Tokio does).
+//! Where an expansion finds the crates it calls: `interleave_test` (the test attribute's
+//! runtime: `__private::run_test`, `block_on_test`, ...) and `interleave_test_tokio` (what
+//! `select!`, `join!` and `try_join!` call: its `__private`). Which paths depend on the
+//! entry point the user named:
+//! - `interleave_test::interleave` (`#[interleave]`): `::interleave_test`, or the `crate`
+//!   argument of the attribute.
+//! - the entries `interleave_test_tokio` re-exports (`#[tokio::test]`, `#[tokio::main]`,
+//!   `select!`, `join!`, `try_join!`): `::interleave_test_tokio`, and `interleave_test`
+//!   through it (`::interleave_test_tokio::__interleave`), so a crate that names only the
+//!   Tokio crate needs no `interleave_test` dependency.
+//! - the switch crate `interleave-tokio`'s entries, which a user's `Cargo.toml` names
+//!   `tokio`: `::tokio` (which re-exports the Tokio crate's items) and
+//!   `::tokio::__interleave`. Tokio's macros assume the name `tokio` the same way (a
+//!   renamed switch takes the `crate` argument, as a renamed Tokio does).
 //!
-//! The entry points of the switch crate set the root for the length of one expansion; a
-//! flag on the expanding thread carries it to the expansion's helpers, which would
-//! otherwise all take it as an argument.
+//! An entry point sets its paths for the length of one expansion; a flag on the expanding
+//! thread carries them to the expansion's helpers, which would otherwise all take them as an
+//! argument.
 
 use std::cell::Cell;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// Which entry point the expansion under way came through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// `interleave_test`'s own (`#[interleave]`).
+    Facade,
+    /// `interleave_test_tokio`'s.
+    Tokio,
+    /// The switch crate's, named `tokio`.
+    Switch,
+}
+
 thread_local! {
-    /// Whether the expansion under way came through the switch crate.
-    static SWITCH: Cell<bool> = const { Cell::new(false) };
+    /// The entry point of the expansion under way.
+    static ENTRY: Cell<Entry> = const { Cell::new(Entry::Facade) };
 }
 
 /// The path of the `interleave_test` crate for the expansion under way.
 pub(crate) fn root() -> TokenStream {
-    if SWITCH.get() {
-        quote!(::tokio::__interleave)
-    } else {
-        quote!(::interleave_test)
+    match ENTRY.get() {
+        Entry::Facade => quote!(::interleave_test),
+        Entry::Tokio => quote!(::interleave_test_tokio::__interleave),
+        Entry::Switch => quote!(::tokio::__interleave),
     }
 }
 
-/// Runs `expand` with [`root`] naming the switch crate's path; the flag is cleared even if
-/// `expand` panics.
-pub(crate) fn through_switch<R>(expand: impl FnOnce() -> R) -> R {
-    struct Clear;
-    impl Drop for Clear {
+/// The path of the `interleave_test_tokio` crate for the expansion under way.
+pub(crate) fn tokio_root() -> TokenStream {
+    match ENTRY.get() {
+        Entry::Facade | Entry::Tokio => quote!(::interleave_test_tokio),
+        Entry::Switch => quote!(::tokio),
+    }
+}
+
+/// Runs `expand` with [`root`] and [`tokio_root`] naming the paths of `entry`; the flag is
+/// put back even if `expand` panics.
+pub(crate) fn through<R>(entry: Entry, expand: impl FnOnce() -> R) -> R {
+    struct Restore(Entry);
+    impl Drop for Restore {
         fn drop(&mut self) {
-            SWITCH.set(false);
+            ENTRY.set(self.0);
         }
     }
-    SWITCH.set(true);
-    let _clear = Clear;
+    let _restore = Restore(ENTRY.replace(entry));
     expand()
 }

@@ -541,32 +541,45 @@ fn tokio_main_keeps_the_body_type_checked_and_stops() {
 
 #[test]
 fn through_the_switch_paths_start_at_the_switch_and_only_for_that_expansion() {
+    use crate::root::{Entry, through};
     let item = quote! { fn t() {} };
-    let switched = crate::root::through_switch(|| expand(quote!(), item.clone()));
+    let switched = through(Entry::Switch, || expand(quote!(), item.clone()));
     assert!(
         switched.contains(":: tokio :: __interleave :: __private :: run_test"),
         "{switched}"
     );
     assert!(!switched.contains("interleave_test ::"), "{switched}");
-    let select = crate::root::through_switch(|| {
+    let select = through(Entry::Switch, || {
         crate::select::select(quote!(_ = a => {}, _ = b => {})).to_string()
     });
-    assert!(
-        select.contains(":: tokio :: __interleave :: tokio :: __private"),
-        "{select}"
-    );
+    assert!(select.contains(":: tokio :: __private"), "{select}");
+    assert!(!select.contains("interleave_test"), "{select}");
     // The flag does not outlive the expansion, even one that panics.
-    let _ = std::panic::catch_unwind(|| crate::root::through_switch(|| panic!("expansion")));
-    let plain = expand(quote!(), item);
+    let _ = std::panic::catch_unwind(|| through(Entry::Switch, || panic!("expansion")));
+    let plain = expand(quote!(), item.clone());
     assert!(
         plain.contains(":: interleave_test :: __private :: run_test"),
         "{plain}"
     );
     // An explicit `crate` wins over the switch's root.
-    let named =
-        crate::root::through_switch(|| expand(quote!(crate = my::it), quote! { fn t() {} }));
+    let named = through(Entry::Switch, || {
+        expand(quote!(crate = my::it), quote! { fn t() {} })
+    });
     assert!(
         named.contains("my :: it :: __private :: run_test"),
         "{named}"
+    );
+    // Through the Tokio crate, `interleave_test` is found through it.
+    let tokio = through(Entry::Tokio, || expand(quote!(), item));
+    assert!(
+        tokio.contains(":: interleave_test_tokio :: __interleave :: __private :: run_test"),
+        "{tokio}"
+    );
+    let select = through(Entry::Tokio, || {
+        crate::select::select(quote!(_ = a => {}, _ = b => {})).to_string()
+    });
+    assert!(
+        select.contains(":: interleave_test_tokio :: __private"),
+        "{select}"
     );
 }

@@ -194,7 +194,7 @@ impl Builder {
     /// could still go on, with any runtime flavour and in std-shaped models.
     ///
     /// ```
-    /// use interleave_test::tokio::{self, time};
+    /// use interleave_test_tokio::{self as tokio, time};
     /// use interleave_test::{Builder, Clock};
     /// use std::time::Duration;
     ///

@@ -62,9 +62,10 @@
 //!   cannot repeat: use `select_biased!` (or this crate's decisions) in models.
 //!
 //! # For a runtime layered over this crate
-//! The Tokio module is written against these, as another runtime would be: local tasks
-//! spawned at the caller's place ([`spawn_local_at`], [`Builder::spawn_kept`]) and tasks
-//! given to the first `block_on` that runs ([`spawn_unbound`], [`Unbound`]); an executor
+//! The Tokio crate (`interleave-test-tokio`) is written against these, as another runtime
+//! would be: local tasks spawned at the caller's place ([`spawn_local_at`],
+//! [`Builder::spawn_kept`]) and tasks given to the first `block_on` that runs
+//! ([`spawn_unbound`], [`Unbound`]); an executor
 //! kept between `block_on`s outside any model ([`KeptExecutor`]); whether the calling code
 //! runs in a `block_on` ([`in_block_on`]) and in which task ([`current_id`]); whether a
 //! task ended, as the runtime's count of live tasks reads it ([`AbortHandle::ended_now`]);

@@ -271,15 +271,29 @@ impl<T> Future for JoinHandle<T> {
         let awaited = Location::caller();
         // Here, so that a misuse is reported where the program awaits the handle.
         self.source.check(API);
-        super::budget::charged(cx, |cx| self.get_mut().poll_end(cx, awaited))
+        super::budget::charged(cx, |cx| self.get_mut().poll_end(cx, Some(awaited)))
     }
 }
 
 impl<T> JoinHandle<T> {
+    /// For a runtime layered over this crate that collects its tasks' ends (a `JoinSet`):
+    /// the task's result if it ended, else `Pending` with `cx`'s waker kept for its end,
+    /// as a poll of the handle, but not where the program waits (reports do not place the
+    /// polling future's wait here), and spending no cooperative budget.
+    #[track_caller]
+    pub fn poll_unawaited(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
+        self.source.check(API);
+        self.poll_end(cx, None)
+    }
+
     /// The task's result if it ended, else `Pending` with `cx`'s waker kept for its end.
-    fn poll_end(&mut self, cx: &mut Context<'_>, awaited: Loc) -> Poll<Result<T, JoinError>> {
+    fn poll_end(
+        &mut self,
+        cx: &mut Context<'_>,
+        awaited: Option<Loc>,
+    ) -> Poll<Result<T, JoinError>> {
         let shared = &self.shared;
-        if !ended(&self.source, shared, Some(awaited)) {
+        if !ended(&self.source, shared, awaited) {
             *shared.joiner.lock() = Some(cx.waker().clone());
             return Poll::Pending;
         }
@@ -403,7 +417,7 @@ pub fn current_id() -> Option<Id> {
     if let Some((thread, local)) = super::local::current_task() {
         return Some(Id { thread, local });
     }
-    let api = "interleave_test::tokio::task::id";
+    let api = "interleave_test_tokio::task::id";
     let (_, me) = threads::ids(api);
     primitive::data::is_task(api).then_some(Id {
         thread: me,

@@ -1,7 +1,7 @@
 //! The body of an `async fn` test under `#[interleave]`: run by [`block_on`](super::block_on)
 //! on the model's main thread, with the runtime its attribute asks for ([`RuntimeArgs`]:
 //! `flavor`, `worker_threads`, `start_paused`) made by the layer that knows runtimes (the
-//! Tokio module) the first time the body needs one ([`test_runtime`]), and dropped when the
+//! Tokio crate) the first time the body needs one ([`test_runtime`]), and dropped when the
 //! body is done, as `#[tokio::test]` drops its runtime.
 //!
 //! This module names no runtime: the body is a future polled by this crate's executor, and
@@ -118,7 +118,7 @@ pub(crate) fn block_on_test<F: Future>(
 /// and dropped when the body ends; `None` where no test body runs on the calling thread
 /// (another thread, `check_async`, outside a model).
 ///
-/// `make` and `read` must not ask for the runtime again. This is how the Tokio module
+/// `make` and `read` must not ask for the runtime again. This is how the Tokio crate
 /// makes the Tokio runtime a `#[tokio::test]` or `#[interleave] async fn` body runs in.
 ///
 /// # Panics

@@ -13,7 +13,7 @@ use super::task::{JoinHandle, Outcome, Shared, Source};
 use crate::primitive::{Loc, Tid};
 use crate::{primitive, threads};
 
-const API: &str = "interleave_test::tokio::task::LocalSet::spawn_local";
+const API: &str = "interleave_test_tokio::task::LocalSet::spawn_local";
 
 /// A local task and its handle's parts, before an executor has it.
 pub(super) struct Prepared<T> {

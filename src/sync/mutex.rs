@@ -151,7 +151,7 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Takes the lock for a short critical section, as [`lock`](Self::lock), but the
     /// guard's drop releases it with no switch point: the section is one step of the
-    /// model, like an atomic read-modify-write on the mutex. The Tokio module keeps each
+    /// model, like an atomic read-modify-write on the mutex. The Tokio crate keeps each
     /// primitive's state this way.
     ///
     /// Sound as long as no switch point runs between `lock_section_at` and the guard's

@@ -16,9 +16,9 @@ use interleave_test::cell::UnsafeCell;
 use interleave_test::current;
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use interleave_test::tokio::sync::{broadcast, mpsc, oneshot, watch};
-use interleave_test::tokio::task;
 use interleave_test::{Failure, FailureKind, Reduction, Substrate};
+use interleave_test_tokio::sync::{broadcast, mpsc, oneshot, watch};
+use interleave_test_tokio::task;
 
 use crate::common::dfs;
 

@@ -1,4 +1,4 @@
-//! `interleave_test::tokio::{select, join, try_join}`: `select!`'s start branch is a
+//! `interleave_test_tokio::{select, join, try_join}`: `select!`'s start branch is a
 //! decision (explored by DFS, replayed exactly), its disabled branches, `else`, the
 //! handler's control flow and the cancellation of the losers before the handler runs;
 //! `join!`'s poll order and `try_join!`'s early end.
@@ -13,7 +13,8 @@ use std::task::{Context, Poll, Waker};
 use futures::StreamExt;
 use futures::channel::mpsc::{UnboundedReceiver, unbounded};
 use interleave_test::future::{self, block_on};
-use interleave_test::{Builder, FailureKind, StrategyKind, tokio};
+use interleave_test::{Builder, FailureKind, StrategyKind};
+use interleave_test_tokio as tokio;
 
 use crate::common::{each_dfs, each_sampler, line_of};
 

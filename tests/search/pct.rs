@@ -174,9 +174,9 @@ fn same_seed_same_failure() {
 /// A task sends 1 on a `watch` channel, yields, and sends 2; the reader must see 1. The bug
 /// needs the sender to run again, past its yield, before the reader it let run.
 async fn watch_value_overwritten_before_read() {
-    use interleave_test::tokio::sync::watch;
+    use interleave_test_tokio::sync::watch;
     let (tx, mut rx) = watch::channel(0);
-    let reader = interleave_test::tokio::spawn(async move {
+    let reader = interleave_test_tokio::spawn(async move {
         rx.changed().await.unwrap();
         let seen = *rx.borrow();
         assert_eq!(
@@ -185,7 +185,7 @@ async fn watch_value_overwritten_before_read() {
         );
     });
     let _ = tx.send(1);
-    interleave_test::tokio::task::yield_now().await;
+    interleave_test_tokio::task::yield_now().await;
     let _ = tx.send(2);
     reader.await.unwrap();
 }
@@ -193,14 +193,14 @@ async fn watch_value_overwritten_before_read() {
 /// A task sends twice on a `broadcast` channel of one slot, with a yield between; the
 /// receiver lags if the sender runs again, past its yield, before the receiver reads.
 async fn broadcast_receiver_lags() {
-    use interleave_test::tokio::sync::broadcast;
+    use interleave_test_tokio::sync::broadcast;
     let (tx, mut rx) = broadcast::channel(1);
-    let reader = interleave_test::tokio::spawn(async move {
+    let reader = interleave_test_tokio::spawn(async move {
         let got = rx.recv().await;
         assert!(got.is_ok(), "the receiver lagged: {got:?}");
     });
     let _ = tx.send(1);
-    interleave_test::tokio::task::yield_now().await;
+    interleave_test_tokio::task::yield_now().await;
     let _ = tx.send(2);
     reader.await.unwrap();
 }

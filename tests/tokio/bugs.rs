@@ -5,9 +5,9 @@
 use std::future::Future;
 
 use interleave_test::sync::Arc;
-use interleave_test::tokio::sync::{Mutex, Notify, RwLock};
-use interleave_test::tokio::time::{self, Duration};
 use interleave_test::{Builder, Failure, FailureKind};
+use interleave_test_tokio::sync::{Mutex, Notify, RwLock};
+use interleave_test_tokio::time::{self, Duration};
 
 use crate::common::{each_dfs, each_sampler};
 
@@ -44,7 +44,7 @@ fn found_by_every_strategy<Fut: Future<Output = ()>>(
 async fn lost_notification() {
     let notify = Arc::new(Notify::new());
     let ready = Arc::new(Notify::new());
-    let worker = interleave_test::tokio::spawn({
+    let worker = interleave_test_tokio::spawn({
         let (notify, ready) = (Arc::clone(&notify), Arc::clone(&ready));
         async move {
             ready.notify_one();
@@ -66,7 +66,7 @@ fn notify_waiters_racing_a_task_that_has_not_called_notified_is_found() {
 async fn guard_leaked_on_timeout() {
     let lock = Arc::new(Mutex::new(0));
     let holder = lock.lock().await;
-    let other = interleave_test::tokio::spawn({
+    let other = interleave_test_tokio::spawn({
         let lock = Arc::clone(&lock);
         async move {
             match time::timeout(Duration::from_millis(5), lock.lock()).await {
@@ -96,7 +96,7 @@ fn a_guard_leaked_on_the_timeout_path_is_found() {
 /// which waits for the first guard: a deadlock (Tokio's lock is fair, as here).
 async fn read_guard_in_match_scrutinee() {
     let lock = Arc::new(RwLock::new(Some(1)));
-    let writer = interleave_test::tokio::spawn({
+    let writer = interleave_test_tokio::spawn({
         let lock = Arc::clone(&lock);
         async move { *lock.write().await = None }
     });

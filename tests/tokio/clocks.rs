@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-use interleave_test::tokio::time::{self, Instant};
-use interleave_test::tokio::{self, runtime};
 use interleave_test::{Builder, Clock, FailureKind, Reduction, Schedule, interleave};
+use interleave_test_tokio::time::{self, Instant};
+use interleave_test_tokio::{self as tokio, runtime};
 
 use crate::common::{SUBSTRATES, dfs, line_of};
 

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
-use interleave_test::tokio::runtime::{Handle, RuntimeFlavor};
-use interleave_test::tokio::sync::futures::{Notified, OwnedNotified};
-use interleave_test::tokio::sync::{Notify, broadcast, mpsc};
-use interleave_test::tokio::task::{self, JoinError, JoinSet};
+use interleave_test_tokio::runtime::{Handle, RuntimeFlavor};
+use interleave_test_tokio::sync::futures::{Notified, OwnedNotified};
+use interleave_test_tokio::sync::{Notify, broadcast, mpsc};
+use interleave_test_tokio::task::{self, JoinError, JoinSet};
 
 use crate::support::{every_execution, every_execution_of};
-use interleave_test::tokio;
+use interleave_test_tokio as tokio;
 
 /// `#[tokio::test]` is `#[interleave]`: a current-thread runtime by default, whose tasks
 /// run as model tasks (a `spawn` outside a model panics), and `?` on a `JoinError`.
@@ -250,7 +250,7 @@ fn lock_of(guard: tokio::sync::MutexGuard<'_, u32>) -> &tokio::sync::Mutex<u32> 
 fn an_owned_write_guard_downgrades_without_letting_a_writer_in() {
     use std::sync::Arc;
 
-    use interleave_test::tokio::sync::{OwnedRwLockWriteGuard, RwLock};
+    use interleave_test_tokio::sync::{OwnedRwLockWriteGuard, RwLock};
     every_execution(|| async {
         let lock = Arc::new(RwLock::new(0u32));
         let mut write = Arc::clone(&lock).write_owned().await;
@@ -284,7 +284,7 @@ fn blocking_acquire_and_lock_owned_wait_from_threads() {
     use std::sync::Arc;
 
     use interleave_test::thread;
-    use interleave_test::tokio::sync::{Mutex, Semaphore};
+    use interleave_test_tokio::sync::{Mutex, Semaphore};
     crate::support::every_execution_sync(|| {
         let sem = Arc::new(Semaphore::new(1));
         let count = Arc::new(Mutex::new(0));
@@ -312,7 +312,7 @@ fn blocking_acquire_and_lock_owned_wait_from_threads() {
 #[test]
 fn receiver_capacity_blocking_recv_many_and_send_error_conversion() {
     use interleave_test::thread;
-    use interleave_test::tokio::sync::mpsc::error::{SendError, TrySendError};
+    use interleave_test_tokio::sync::mpsc::error::{SendError, TrySendError};
     crate::support::every_execution_sync(|| {
         let (tx, mut rx) = mpsc::channel::<u32>(3);
         let sender = thread::spawn(move || {
@@ -334,7 +334,7 @@ fn receiver_capacity_blocking_recv_many_and_send_error_conversion() {
 /// the wrappers poll their future as it is.
 #[test]
 fn coop_checks_pass_and_wrappers_poll_through() {
-    use interleave_test::tokio::task::coop;
+    use interleave_test_tokio::task::coop;
     every_execution(|| async {
         assert!(coop::has_budget_remaining());
         coop::consume_budget().await;
@@ -355,7 +355,7 @@ fn coop_checks_pass_and_wrappers_poll_through() {
 /// one (Tokio's panic).
 #[test]
 fn a_local_runtime_runs_local_tasks_without_a_local_set() {
-    use interleave_test::tokio::runtime::{Builder, LocalOptions, LocalRuntime};
+    use interleave_test_tokio::runtime::{Builder, LocalOptions, LocalRuntime};
     use std::rc::Rc;
     crate::support::every_execution_sync(|| {
         let rt = LocalRuntime::new().unwrap();
@@ -433,7 +433,7 @@ fn broadcast_weak_senders_closed_and_counts() {
     });
 }
 
-interleave_test::tokio::task_local! {
+interleave_test_tokio::task_local! {
     static REQUEST: u32;
 }
 
@@ -441,7 +441,7 @@ interleave_test::tokio::task_local! {
 /// `LocalKey::try_get` inside and outside a scope; `TryCurrentError`'s predicates.
 #[test]
 fn join_set_on_a_set_or_handle_try_get_and_current_errors() {
-    use interleave_test::tokio::task::LocalSet;
+    use interleave_test_tokio::task::LocalSet;
     crate::support::every_execution_sync(|| {
         let error = Handle::try_current().unwrap_err();
         assert!(error.is_missing_context() && !error.is_thread_local_destroyed());
@@ -479,7 +479,7 @@ fn join_set_on_a_set_or_handle_try_get_and_current_errors() {
 /// code that names them compiles.
 #[test]
 fn rwlock_guard_maps_take_tokios_type_parameter_order() {
-    use interleave_test::tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+    use interleave_test_tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
     every_execution(|| async {
         let lock = RwLock::new((1u32, 2u32));
         let mut second = RwLockWriteGuard::map::<_, u32>(lock.write().await, |v| &mut v.1);

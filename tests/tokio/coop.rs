@@ -6,8 +6,8 @@
 use std::future::Future;
 use std::task::{Context, Poll};
 
-use interleave_test::tokio::task::{self, coop};
-use interleave_test::tokio::time::{self, Duration};
+use interleave_test_tokio::task::{self, coop};
+use interleave_test_tokio::time::{self, Duration};
 
 use crate::support::every_execution;
 

@@ -10,8 +10,8 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use interleave_test::tokio::sync::{Barrier, Mutex, Semaphore, broadcast, mpsc, oneshot, watch};
-use interleave_test::tokio::task::{self, JoinSet, coop};
+use interleave_test_tokio::sync::{Barrier, Mutex, Semaphore, broadcast, mpsc, oneshot, watch};
+use interleave_test_tokio::task::{self, JoinSet, coop};
 
 use crate::support::{every_execution, poll_once};
 
@@ -287,7 +287,7 @@ fn a_loop_of_ready_broadcast_receives_lets_another_branch_in() {
     every_execution(|| async {
         let (tx, mut rx) = broadcast::channel(1);
         let mut received = 0;
-        interleave_test::tokio::select! {
+        interleave_test_tokio::select! {
             biased;
             _ = async {
                 loop {
@@ -349,7 +349,7 @@ fn a_loop_of_failing_watch_changes_lets_another_branch_in() {
         let (tx, mut rx) = watch::channel(());
         drop(tx);
         let mut failed = 0;
-        interleave_test::tokio::select! {
+        interleave_test_tokio::select! {
             biased;
             _ = async {
                 loop {

@@ -48,9 +48,9 @@ fn check_async<T: Ord + Send + std::fmt::Debug>(
 
 #[test]
 fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
-    use interleave_test::tokio::runtime::Builder as Runtime;
-    use interleave_test::tokio::sync::mpsc;
-    use interleave_test::tokio::task::JoinSet;
+    use interleave_test_tokio::runtime::Builder as Runtime;
+    use interleave_test_tokio::sync::mpsc;
+    use interleave_test_tokio::task::JoinSet;
     // Three tasks of a `JoinSet` on a current-thread runtime (as `#[tokio::test]` runs
     // them) each send their number on a channel of one slot; the runtime's thread
     // receives the values and joins the set. Outcome: the order of the values and the
@@ -87,8 +87,8 @@ fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
 
 #[test]
 fn a_spawned_task_and_the_main_thread_on_a_bounded_channel() {
-    use interleave_test::tokio::sync::mpsc;
-    use interleave_test::tokio::task::JoinSet;
+    use interleave_test_tokio::sync::mpsc;
+    use interleave_test_tokio::task::JoinSet;
     // The multi-thread shape of the model above, with one task: the task is a thread of its
     // own, preempted at every operation of the channel (each a section of its model lock,
     // one switch point), so the reduction meets the channel's wakes and closing.

@@ -7,9 +7,9 @@ use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
-use interleave_test::tokio::runtime;
-use interleave_test::tokio::task::{self, LocalSet};
 use interleave_test::{Builder, StrategyKind};
+use interleave_test_tokio::runtime;
+use interleave_test_tokio::task::{self, LocalSet};
 
 use crate::support::{every_execution, every_execution_sync};
 
@@ -130,7 +130,7 @@ fn tasks_spawned_before_the_set_runs_run_once_it_is_driven() {
         let rt = runtime::Builder::new_current_thread().build().unwrap();
         let local = LocalSet::new();
         let ran = Rc::new(Cell::new(0));
-        let (tx, rx) = interleave_test::tokio::sync::oneshot::channel::<u32>();
+        let (tx, rx) = interleave_test_tokio::sync::oneshot::channel::<u32>();
         let r = Rc::clone(&ran);
         let sender = local.spawn_local(async move {
             r.set(r.get() + 1);

@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use interleave_test::tokio::sync::{
+use interleave_test::{Builder, Schedule, StrategyKind};
+use interleave_test_tokio::sync::{
     Barrier, Mutex, Notify, OnceCell, RwLock, Semaphore, broadcast, mpsc, oneshot, watch,
 };
-use interleave_test::tokio::{self, task::JoinSet};
-use interleave_test::{Builder, Schedule, StrategyKind};
+use interleave_test_tokio::{self as tokio, task::JoinSet};
 
 use crate::common::SUBSTRATES;
 

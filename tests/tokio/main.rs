@@ -1,4 +1,4 @@
-//! The Tokio module (`interleave_test::tokio`): each primitive's documented behaviour, time
+//! The Tokio module (`interleave_test_tokio`): each primitive's documented behaviour, time
 //! on the virtual clock, runtimes, and the bugs Tokio code has, found by every strategy and
 //! replayed. One test binary, one module per subject.
 

@@ -9,8 +9,8 @@ use std::sync::Mutex as StdMutex;
 use std::time::Duration;
 
 use interleave_test::Reduction;
-use interleave_test::tokio::sync::mpsc::{self, error::SendTimeoutError, error::TrySendError};
-use interleave_test::tokio::{self, time};
+use interleave_test_tokio::sync::mpsc::{self, error::SendTimeoutError, error::TrySendError};
+use interleave_test_tokio::{self as tokio, time};
 
 use crate::common::{SUBSTRATES, dfs};
 

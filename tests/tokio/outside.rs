@@ -8,7 +8,7 @@ use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use interleave_test::tokio::sync::{Mutex, Notify, Semaphore, mpsc, oneshot};
+use interleave_test_tokio::sync::{Mutex, Notify, Semaphore, mpsc, oneshot};
 
 /// A real waker that counts its wakes.
 #[derive(Default)]
@@ -118,7 +118,7 @@ fn channels_mutexes_and_notify_polled_by_hand() {
 /// deadline at once when every task waits.
 #[test]
 fn a_runtime_built_outside_a_model_runs_block_on_on_the_calling_thread() {
-    use interleave_test::tokio::{self as tokio_mod, runtime, time};
+    use interleave_test_tokio::{self as tokio_mod, runtime, time};
     for rt in [
         runtime::Builder::new_multi_thread()
             .start_paused(true)
@@ -151,7 +151,7 @@ fn a_runtime_built_outside_a_model_runs_block_on_on_the_calling_thread() {
 /// without a second panic (which would abort the process).
 #[test]
 fn a_panic_in_block_on_unwinds_through_the_runtime_and_its_tasks() {
-    use interleave_test::tokio::{self as tokio_mod, runtime};
+    use interleave_test_tokio::{self as tokio_mod, runtime};
     let sem = std::sync::Arc::new(Semaphore::new(0));
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let rt = runtime::Builder::new_current_thread().build().unwrap();
@@ -178,7 +178,7 @@ fn a_panic_in_block_on_unwinds_through_the_runtime_and_its_tasks() {
 /// and drops the tasks left with itself.
 #[test]
 fn a_runtime_built_outside_a_model_keeps_its_tasks_until_it_is_dropped() {
-    use interleave_test::tokio::{self as tokio_mod, runtime};
+    use interleave_test_tokio::{self as tokio_mod, runtime};
     for rt in [
         runtime::Runtime::new().unwrap(),
         runtime::Builder::new_current_thread()
@@ -221,7 +221,7 @@ fn a_runtime_built_outside_a_model_keeps_its_tasks_until_it_is_dropped() {
 /// for ever waiting for it, fails at its next check with what happened and what to do.
 #[test]
 fn a_primitive_used_by_another_os_thread_fails_its_owner_rather_than_hang() {
-    use interleave_test::tokio::{runtime, task};
+    use interleave_test_tokio::{runtime, task};
     let rt = runtime::Builder::new_current_thread().build().unwrap();
     let message = crate::common::panic_message(|| {
         rt.block_on(async {
@@ -259,7 +259,7 @@ fn a_primitive_used_by_another_os_thread_fails_its_owner_rather_than_hang() {
 /// takes its duration, and `std`'s clock sees it.
 #[test]
 fn unpaused_time_outside_a_model_passes_as_tokios() {
-    use interleave_test::tokio::{runtime, time};
+    use interleave_test_tokio::{runtime, time};
     let rt = runtime::Builder::new_current_thread().build().unwrap();
     let (std_start, start) = (
         std::time::Instant::now(),
@@ -279,7 +279,7 @@ fn unpaused_time_outside_a_model_passes_as_tokios() {
 /// goes on (it aborted: "thread local panicked on drop").
 #[test]
 fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
-    use interleave_test::tokio::{self as tokio_mod, runtime, task};
+    use interleave_test_tokio::{self as tokio_mod, runtime, task};
     struct Kept {
         rt: runtime::Runtime,
         set: task::LocalSet,
@@ -308,7 +308,7 @@ fn a_runtime_and_a_set_in_a_thread_local_end_with_their_thread() {
 /// does nothing outside one, and the thread and the process go on.
 #[test]
 fn an_unread_join_error_in_a_thread_local_ends_with_its_thread() {
-    use interleave_test::tokio::{self as tokio_mod, runtime, task::JoinError};
+    use interleave_test_tokio::{self as tokio_mod, runtime, task::JoinError};
     std::thread_local! {
         static KEPT: std::cell::RefCell<Option<JoinError>> = const { std::cell::RefCell::new(None) };
     }
@@ -329,7 +329,7 @@ fn an_unread_join_error_in_a_thread_local_ends_with_its_thread() {
 /// `block_on` enters the context); inside the future `block_on` runs it is made and ends.
 #[test]
 fn a_sleep_made_outside_a_runtime_panics_with_tokios_message() {
-    use interleave_test::tokio::{runtime, time};
+    use interleave_test_tokio::{runtime, time};
     let tokio_says =
         "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
     const MS: std::time::Duration = std::time::Duration::from_millis(1);
@@ -360,7 +360,7 @@ fn a_sleep_made_outside_a_runtime_panics_with_tokios_message() {
 /// panics; inside `spawn_blocking` work, and on a runtime made inside a `block_on`, it runs.
 #[test]
 fn a_runtime_started_inside_a_runtime_panics_with_tokios_message() {
-    use interleave_test::tokio::{runtime, task};
+    use interleave_test_tokio::{runtime, task};
     let (outer, inner) = (
         runtime::Builder::new_current_thread().build().unwrap(),
         runtime::Builder::new_current_thread().build().unwrap(),
@@ -389,7 +389,7 @@ fn a_runtime_started_inside_a_runtime_panics_with_tokios_message() {
 /// returned, is never told to yield.
 #[test]
 fn outside_a_tasks_poll_the_budget_never_runs_out() {
-    use interleave_test::tokio::runtime;
+    use interleave_test_tokio::runtime;
     let sem = Semaphore::new(1);
     let (count, waker) = counting();
     let acquire_200_times = || {
@@ -413,7 +413,7 @@ fn outside_a_tasks_poll_the_budget_never_runs_out() {
 /// not a real sleep that would hang the test for ever without a word; a short one sleeps.
 #[test]
 fn a_wait_for_ever_outside_a_model_is_a_deadlock_not_a_silent_sleep() {
-    use interleave_test::tokio::{runtime, time};
+    use interleave_test_tokio::{runtime, time};
     let rt = runtime::Builder::new_current_thread().build().unwrap();
     let (_tx, rx) = oneshot::channel::<()>();
     let message = crate::common::panic_message(|| {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use interleave_test::tokio::sync::Mutex;
-use interleave_test::tokio::{self, runtime};
 use interleave_test::{Builder, FailureKind, SourceLocation, TaskInfo};
+use interleave_test_tokio::sync::Mutex;
+use interleave_test_tokio::{self as tokio, runtime};
 
 use crate::common::SUBSTRATES;
 

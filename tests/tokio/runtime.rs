@@ -7,11 +7,11 @@ use std::sync::Mutex as StdMutex;
 
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-use interleave_test::tokio::runtime::{self, Handle, RuntimeFlavor};
-use interleave_test::tokio::sync::oneshot;
-use interleave_test::tokio::task::{self, JoinSet};
-use interleave_test::tokio::{self as tokio_mod};
 use interleave_test::{FailureKind, Reduction};
+use interleave_test_tokio::runtime::{self, Handle, RuntimeFlavor};
+use interleave_test_tokio::sync::oneshot;
+use interleave_test_tokio::task::{self, JoinSet};
+use interleave_test_tokio::{self as tokio_mod};
 
 use crate::common::{SUBSTRATES, dfs};
 
@@ -172,7 +172,7 @@ fn dropping_a_join_set_or_a_runtime_aborts_its_tasks() {
     .unwrap();
 }
 
-interleave_test::tokio::task_local! {
+interleave_test_tokio::task_local! {
     static REQUEST: u32;
 }
 
@@ -269,7 +269,7 @@ fn a_named_blocking_task_is_a_thread_of_its_own_that_reports_name() {
 
 #[test]
 fn blocking_inside_a_runtime_task_panics_as_in_tokio_but_not_in_spawn_blocking() {
-    use interleave_test::tokio::sync::mpsc;
+    use interleave_test_tokio::sync::mpsc;
     let model = |in_blocking_pool: bool| {
         move || {
             let rt = runtime::Builder::new_multi_thread().build().unwrap();

@@ -7,9 +7,9 @@ use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
 use interleave_test::sync::Arc;
-use interleave_test::tokio::sync::{SetOnce, SetOnceError};
-use interleave_test::tokio::{self, task::JoinSet};
 use interleave_test::{Builder, Reduction};
+use interleave_test_tokio::sync::{SetOnce, SetOnceError};
+use interleave_test_tokio::{self as tokio, task::JoinSet};
 
 use crate::common::{SUBSTRATES, dfs};
 use crate::support::{every_execution, poll_once};

@@ -7,9 +7,9 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
-use interleave_test::tokio::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, SetError};
-use interleave_test::tokio::{self, task};
 use interleave_test::{Builder, Reduction, StrategyKind};
+use interleave_test_tokio::sync::{Mutex, Notify, OnceCell, RwLock, Semaphore, SetError};
+use interleave_test_tokio::{self as tokio, task};
 
 use crate::common::{SUBSTRATES, dfs};
 use crate::support::{every_execution, poll_once};

@@ -7,8 +7,8 @@ use std::sync::Mutex as StdMutex;
 
 use interleave_test::Builder;
 use interleave_test::sync::Arc;
-use interleave_test::tokio;
-use interleave_test::tokio::sync::{self, Mutex, Notify, RwLock, Semaphore, mpsc, oneshot};
+use interleave_test_tokio as tokio;
+use interleave_test_tokio::sync::{self, Mutex, Notify, RwLock, Semaphore, mpsc, oneshot};
 
 use crate::support::{every_execution, poll_once};
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Once};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use interleave_test::tokio::sync::{RwLock, Semaphore, broadcast, mpsc, oneshot};
+use interleave_test_tokio::sync::{RwLock, Semaphore, broadcast, mpsc, oneshot};
 
 use crate::common::panic_message;
 

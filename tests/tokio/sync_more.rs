@@ -7,9 +7,9 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
 use interleave_test::sync::Arc;
-use interleave_test::tokio::sync::broadcast::error::{RecvError, TryRecvError};
-use interleave_test::tokio::sync::{Barrier, OnceCell, SetError, broadcast, watch};
-use interleave_test::tokio::{self, task};
+use interleave_test_tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use interleave_test_tokio::sync::{Barrier, OnceCell, SetError, broadcast, watch};
+use interleave_test_tokio::{self as tokio, task};
 
 use crate::support::{every_execution, every_execution_of, poll_once};
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::task::{Context, Poll, Wake, Waker};
 
-use interleave_test::tokio::sync::{Notify, RwLock, RwLockWriteGuard, Semaphore};
-use interleave_test::tokio::sync::{mpsc, oneshot};
 use interleave_test::{Builder, FailureKind};
+use interleave_test_tokio::sync::{Notify, RwLock, RwLockWriteGuard, Semaphore};
+use interleave_test_tokio::sync::{mpsc, oneshot};
 
 use crate::support::every_execution;
 

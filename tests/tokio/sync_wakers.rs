@@ -10,7 +10,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::task::{Context, Poll, Wake, Waker};
 
-use interleave_test::tokio::sync::{Notify, Semaphore, broadcast, mpsc, oneshot, watch};
+use interleave_test_tokio::sync::{Notify, Semaphore, broadcast, mpsc, oneshot, watch};
 
 use crate::support::every_execution;
 

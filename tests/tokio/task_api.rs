@@ -6,8 +6,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use interleave_test::tokio::task::{self, LocalSet};
-use interleave_test::tokio::{self, runtime};
+use interleave_test_tokio::task::{self, LocalSet};
+use interleave_test_tokio::{self as tokio, runtime};
 
 use crate::support::{every_execution, every_execution_sync};
 

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use interleave_test::FailureKind;
-use interleave_test::tokio::sync::oneshot;
-use interleave_test::tokio::{self, runtime, task, time};
+use interleave_test_tokio::sync::oneshot;
+use interleave_test_tokio::{self as tokio, runtime, task, time};
 
 use crate::common::{PanicsOnDrop, SUBSTRATES};
 use crate::support::every_execution_of;

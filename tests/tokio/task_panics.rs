@@ -7,10 +7,10 @@
 
 use std::future::Future;
 
-use interleave_test::tokio::sync::{Notify, oneshot};
-use interleave_test::tokio::task::JoinSet;
-use interleave_test::tokio::{self, runtime};
 use interleave_test::{Failure, FailureKind, Reduction, SourceLocation};
+use interleave_test_tokio::sync::{Notify, oneshot};
+use interleave_test_tokio::task::JoinSet;
+use interleave_test_tokio::{self as tokio, runtime};
 
 use crate::common::{SUBSTRATES, dfs};
 

@@ -7,9 +7,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use interleave_test::tokio::runtime::{self, Builder as RtBuilder};
-use interleave_test::tokio::task::{self, JoinSet, LocalSet};
 use interleave_test::{Failure, FailureKind, Reduction};
+use interleave_test_tokio::runtime::{self, Builder as RtBuilder};
+use interleave_test_tokio::task::{self, JoinSet, LocalSet};
 
 use crate::common::{SUBSTRATES, dfs};
 
@@ -59,7 +59,7 @@ fn spawn_local_in_a_runtime_but_outside_a_local_set_panics_with_tokios_message()
 fn spawn_local_in_a_task_of_a_multi_thread_runtime_panics_in_that_task() {
     for failure in panics_with(SPAWN_LOCAL, || {
         multi_thread().block_on(async {
-            let spawner = interleave_test::tokio::spawn(async {
+            let spawner = interleave_test_tokio::spawn(async {
                 drop(task::spawn_local(async {}));
             });
             let _ = spawner.await;

@@ -12,9 +12,9 @@ use interleave_test::__private::block_on_test;
 use interleave_test::future::{self, RuntimeArgs};
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-use interleave_test::tokio::runtime::{self, Handle, LocalRuntime, RuntimeFlavor};
-use interleave_test::tokio::{self as tokio_mod, task};
 use interleave_test::{Reduction, Report};
+use interleave_test_tokio::runtime::{self, Handle, LocalRuntime, RuntimeFlavor};
+use interleave_test_tokio::{self as tokio_mod, task};
 
 use crate::common::{SUBSTRATES, dfs};
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicBool, Ordering};
-use interleave_test::tokio::time::{self, Instant, MissedTickBehavior};
-use interleave_test::tokio::{self, runtime};
 use interleave_test::{Builder, Reduction, Substrate};
+use interleave_test_tokio::time::{self, Instant, MissedTickBehavior};
+use interleave_test_tokio::{self as tokio, runtime};
 
 use crate::common::{REDUCTIONS, SUBSTRATES, dfs};
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Wake, Waker};
 use std::time::Duration;
 
-use interleave_test::tokio::time::{self, Instant};
+use interleave_test_tokio::time::{self, Instant};
 
 use crate::support::{every_execution, poll_once};
 

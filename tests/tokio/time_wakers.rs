@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Wake, Waker};
 use std::time::Duration;
 
-use interleave_test::tokio::time::{self, Sleep};
+use interleave_test_tokio::time::{self, Sleep};
 
 use crate::support::{every_execution, poll_once};
 

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use interleave_test::future;
 use interleave_test::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use interleave_test::tokio::sync::{Notify, mpsc, oneshot};
-use interleave_test::tokio::{task, time};
 use interleave_test::{Builder, Reduction, StrategyKind, Substrate};
+use interleave_test_tokio::sync::{Notify, mpsc, oneshot};
+use interleave_test_tokio::{task, time};
 
 /// The outcomes `model` gives under plain DFS on `substrate`, each execution recording
 /// one, and the number of executions; `legacy`: every wait between polls is a switch

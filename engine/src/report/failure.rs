@@ -199,23 +199,27 @@ fn is_machinery(name: &str, file: Option<&std::path::Path>) -> bool {
     by_name || file.is_some_and(is_machinery_file)
 }
 
-/// Whether `file` is the standard library's, the engine's or the facade's, or a source
-/// file of the crates under the runtime (`generator-0.8.11/src/..` in Cargo's registry).
-/// The facade's `src/` is found two ways: published, both crates are folders of Cargo's
-/// registry (`interleave-test-0.1.0`); in the workspace, the engine's folder is inside the
-/// facade's.
+/// Whether `file` is the standard library's, the engine's, the facade's or the Tokio
+/// crate's, or a source file of the crates under the runtime (`generator-0.8.11/src/..` in
+/// Cargo's registry). The facade's `src/` is found two ways: published, the crates are
+/// folders of Cargo's registry (`interleave-test-0.1.0`); in the workspace, the engine's
+/// folder is inside the facade's, beside the Tokio crate's.
 fn is_machinery_file(file: &std::path::Path) -> bool {
     let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let facade = engine.parent().map(|root| root.join("src"));
+    let root = engine.parent();
+    let facade = root.map(|root| root.join("src"));
+    let tokio = root.map(|root| root.join("interleave-test-tokio/src"));
     file.starts_with(engine.join("src"))
         || facade.is_some_and(|src| file.starts_with(src))
+        || tokio.is_some_and(|src| file.starts_with(src))
         || file.starts_with("/rustc")
         || file.components().any(|c| {
             let c = c.as_os_str().to_string_lossy();
-            const CRATES: [&str; 4] = [
+            const CRATES: [&str; 5] = [
                 "generator-",
                 "backtrace-",
                 "interleave-test-",
+                "interleave-test-tokio-",
                 "interleave-engine-",
             ];
             CRATES.iter().any(|dep| {

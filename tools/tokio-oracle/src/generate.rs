@@ -1,7 +1,7 @@
 //! The generated crates, under `<target>/tokio-oracle/`:
 //!
 //! - `shim/`: the package `tokio-oracle-shim`, whose only item is
-//!   `pub use interleave_test::tokio::*;`;
+//!   `pub use interleave_test_tokio::*;`;
 //! - `model/` (or `real/` for the baseline): the package `tokio-oracle-tests`, one
 //!   `[[test]]` per Tokio test file, its `path` the file in cargo's registry copy. Its
 //!   dependency `tokio` is the shim renamed (or real Tokio), so the files' `use tokio::...`
@@ -27,14 +27,14 @@ publish = false
 path = "lib.rs"
 
 [dependencies]
-interleave-test = {{ path = {repo:?} }}
+interleave-test-tokio = {{ path = {repo:?} }}
 "#,
-        repo = repo.display().to_string()
+        repo = repo.join("interleave-test-tokio").display().to_string()
     )
 }
 
-const SHIM_LIB: &str = "//! Tokio's paths over `interleave_test::tokio`, for Tokio's own tests.\n\
-pub use interleave_test::tokio::*;\n";
+const SHIM_LIB: &str = "//! Tokio's paths over `interleave_test_tokio`, for Tokio's own tests.\n\
+pub use interleave_test_tokio::*;\n";
 
 /// The `tokio` dependency line of the test crate.
 fn tokio_dependency(flavor: Flavor, tokio: &TokioPackage, shim: &Path, repo: &Path) -> String {
@@ -94,14 +94,16 @@ rand = "0.9"
         features = feature_table(tokio),
     );
     if options.flavor == Flavor::Model {
-        // `#[tokio::test]` expands to paths from `::interleave_test`.
-        let repo = options.repo.display().to_string();
-        let _ = writeln!(manifest, "interleave-test = {{ path = {repo:?} }}");
+        // `#[tokio::test]` and `select!` expand to paths from `::interleave_test_tokio`.
+        let repo = options.repo.join("interleave-test-tokio").display().to_string();
+        let _ = writeln!(manifest, "interleave-test-tokio = {{ path = {repo:?} }}");
     }
     if options.flavor != Flavor::Real {
-        // As in the repository's own manifest: the engine at opt-level 1 runs the models
-        // about 2.5 times faster.
-        manifest.push_str("\n[profile.dev.package.interleave-test]\nopt-level = 1\n");
+        // As in the repository's own manifest: the crates of the model at opt-level 1 run
+        // the models about 2.5 times faster.
+        for package in ["interleave-test", "interleave-engine", "interleave-test-tokio"] {
+            let _ = write!(manifest, "\n[profile.dev.package.{package}]\nopt-level = 1\n");
+        }
     }
     manifest.push_str("\n[lints.rust]\nunexpected_cfgs = \"allow\"\n");
     for file in files {

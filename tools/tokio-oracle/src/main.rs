@@ -1,5 +1,5 @@
 //! The Tokio oracle: compiles Tokio's own integration tests, verbatim from the copy of the
-//! `tokio` package cargo downloaded for the repository, against `interleave_test::tokio`
+//! `tokio` package cargo downloaded for the repository, against `interleave_test_tokio`
 //! (through a shim crate named `tokio` as a dependency), runs each test alone in its own
 //! process with a timeout, and writes a markdown table of what passed, failed, hung,
 //! aborted or did not compile. `--real` runs the same files against real Tokio instead,
@@ -35,9 +35,9 @@ const DEFAULT_FILES: &[&str] = &[
 /// Which Tokio the test files are compiled against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flavor {
-    /// `interleave_test::tokio`, through the shim.
+    /// `interleave_test_tokio`, through the shim.
     Model,
-    /// `interleave_test::tokio` through the switch crate `interleave-tokio`, built with
+    /// `interleave_test_tokio` through the switch crate `interleave-tokio`, built with
     /// `--cfg interleave`, as a user's crate switches: Tokio's `io` and `net` are there too
     /// (not modelled), so files that import them compile.
     Switch,

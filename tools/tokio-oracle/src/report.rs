@@ -101,8 +101,8 @@ impl Row {
 /// The whole report.
 pub(crate) fn render(input: &Input<'_>) -> String {
     let against = match input.flavor {
-        Flavor::Model => "`interleave_test::tokio`",
-        Flavor::Switch => "`interleave_test::tokio` through `interleave-tokio`",
+        Flavor::Model => "`interleave_test_tokio`",
+        Flavor::Switch => "`interleave_test_tokio` through `interleave-tokio`",
         Flavor::Real => "real Tokio (baseline)",
     };
     let mut out = format!(

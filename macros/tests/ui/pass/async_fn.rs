@@ -9,12 +9,12 @@ async fn asynchronous() {
 
 #[interleave(flavor = "multi_thread", worker_threads = 2)]
 async fn multi_thread() {
-    interleave_test::tokio::task::yield_now().await;
+    interleave_test_tokio::task::yield_now().await;
 }
 
 #[interleave(flavor = "current_thread", start_paused = true)]
 async fn paused() {
-    interleave_test::tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    interleave_test_tokio::time::sleep(std::time::Duration::from_secs(1)).await;
 }
 
 fn main() {}

@@ -17,13 +17,13 @@ fn alias() -> TestResult {
 
 #[interleave(flavor = "multi_thread")]
 async fn asynchronous() -> std::io::Result<()> {
-    interleave_test::tokio::spawn(async {}).await?;
+    interleave_test_tokio::spawn(async {}).await?;
     Ok(())
 }
 
-#[interleave_test::tokio::test]
-async fn under_tokios_name() -> Result<(), interleave_test::tokio::task::JoinError> {
-    interleave_test::tokio::spawn(async {}).await
+#[interleave_test_tokio::test]
+async fn under_tokios_name() -> Result<(), interleave_test_tokio::task::JoinError> {
+    interleave_test_tokio::spawn(async {}).await
 }
 
 fn main() {}
