@@ -176,3 +176,37 @@ pub(crate) fn assert_optimal(name: &str, model: impl Fn() + Sync, redundant: u64
         "{name}: distinct traces among {executions} executions"
     );
 }
+
+/// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
+fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
+    let seen = std::sync::Mutex::new(BTreeSet::new());
+    let report = Builder::new()
+        .strategy(StrategyKind::Dfs {
+            max_preemptions: None,
+        })
+        .reduction(reduction)
+        .spurious_wakeups(false)
+        .parallelism(1)
+        .check(|| {
+            let outcome = model();
+            seen.lock().unwrap().insert(outcome);
+        })
+        .unwrap();
+    assert!(report.exhausted, "{report}");
+    seen.into_inner().unwrap()
+}
+
+/// Checks the reduction on `model`, which returns what it observed: optimal against the
+/// oracle (with `redundant` redundant executions), and the same outcomes as the plain
+/// search (a missing declaration would fool the oracle and the reduction alike).
+#[track_caller]
+pub(crate) fn check_async<T: Ord + Send + std::fmt::Debug>(
+    name: &str,
+    model: impl Fn() -> T + Sync,
+    redundant: u64,
+) {
+    assert_optimal(name, || drop(model()), redundant);
+    let plain = outcomes(Reduction::Off, &model);
+    let reduced = outcomes(Reduction::Dpor, &model);
+    assert_eq!(reduced, plain, "{name}: outcomes");
+}

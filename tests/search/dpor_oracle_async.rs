@@ -1,11 +1,11 @@
 //! The reduction on async models: futures as tasks, wakes, joins and aborts. As for the
-//! thread models (`dpor_oracle.rs`), reduced DFS must run one execution per trace of the plain
-//! search, counted by the trace oracle (`common/oracle.rs`) from the declared accesses;
-//! since a missing declaration would fool the oracle and the reduction alike, each model
-//! also records what it observed, and the reduced search must see exactly the outcomes the
-//! plain one sees.
+//! thread models (`dpor_oracle.rs`), reduced DFS must run one execution per trace of the
+//! plain search, counted by the trace oracle (`common/oracle.rs`) from the declared
+//! accesses; since a missing declaration would fool the oracle and the reduction alike,
+//! each model also records what it observed, and the reduced search must see exactly the
+//! outcomes the plain one sees.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc as StdArc;
@@ -14,42 +14,8 @@ use std::task::{Context, Poll};
 use interleave_test::future::{self, AtomicWaker};
 use interleave_test::sync::Mutex;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use interleave_test::{Builder, Reduction, StrategyKind};
 
-use crate::common::oracle::assert_optimal;
-
-/// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
-fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
-    let seen = std::sync::Mutex::new(BTreeSet::new());
-    let report = Builder::new()
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: None,
-        })
-        .reduction(reduction)
-        .spurious_wakeups(false)
-        .parallelism(1)
-        .check(|| {
-            let outcome = model();
-            seen.lock().unwrap().insert(outcome);
-        })
-        .unwrap();
-    assert!(report.exhausted, "{report}");
-    seen.into_inner().unwrap()
-}
-
-/// Checks the reduction on `model`: optimal against the oracle (with `redundant` redundant
-/// executions), and the same outcomes as the plain search.
-#[track_caller]
-fn check_async<T: Ord + Send + std::fmt::Debug>(
-    name: &str,
-    model: impl Fn() -> T + Sync,
-    redundant: u64,
-) {
-    assert_optimal(name, || drop(model()), redundant);
-    let plain = outcomes(Reduction::Off, &model);
-    let reduced = outcomes(Reduction::Dpor, &model);
-    assert_eq!(reduced, plain, "{name}: outcomes");
-}
+use crate::common::oracle::check_async;
 
 #[test]
 fn independent_tasks_that_never_wait_are_one_trace() {

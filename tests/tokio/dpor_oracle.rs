@@ -1,50 +1,11 @@
 //! The reduction on Tokio models: a `JoinSet`'s tasks over a bounded channel, on a
-//! current-thread runtime and as tasks of their own. As for the
-//! thread models (`dpor_oracle.rs`), reduced DFS must run one execution per trace of the plain
-//! search, counted by the trace oracle (`common/oracle.rs`) from the declared accesses;
-//! since a missing declaration would fool the oracle and the reduction alike, each model
-//! also records what it observed, and the reduced search must see exactly the outcomes the
-//! plain one sees.
-
-use std::collections::BTreeSet;
+//! current-thread runtime and as tasks of their own. Reduced DFS must run one execution per
+//! trace of the plain search, counted by the trace oracle (`common/oracle.rs`), and see
+//! exactly the outcomes the plain one sees.
 
 use interleave_test::future;
-use interleave_test::{Builder, Reduction, StrategyKind};
 
-use crate::common::oracle::assert_optimal;
-
-/// The outcomes `model` gives under DFS with `reduction`, each execution recording one.
-fn outcomes<T: Ord + Send>(reduction: Reduction, model: impl Fn() -> T + Sync) -> BTreeSet<T> {
-    let seen = std::sync::Mutex::new(BTreeSet::new());
-    let report = Builder::new()
-        .strategy(StrategyKind::Dfs {
-            max_preemptions: None,
-        })
-        .reduction(reduction)
-        .spurious_wakeups(false)
-        .parallelism(1)
-        .check(|| {
-            let outcome = model();
-            seen.lock().unwrap().insert(outcome);
-        })
-        .unwrap();
-    assert!(report.exhausted, "{report}");
-    seen.into_inner().unwrap()
-}
-
-/// Checks the reduction on `model`: optimal against the oracle (with `redundant` redundant
-/// executions), and the same outcomes as the plain search.
-#[track_caller]
-fn check_async<T: Ord + Send + std::fmt::Debug>(
-    name: &str,
-    model: impl Fn() -> T + Sync,
-    redundant: u64,
-) {
-    assert_optimal(name, || drop(model()), redundant);
-    let plain = outcomes(Reduction::Off, &model);
-    let reduced = outcomes(Reduction::Dpor, &model);
-    assert_eq!(reduced, plain, "{name}: outcomes");
-}
+use crate::common::oracle::check_async;
 
 #[test]
 fn a_join_set_of_three_tasks_sending_over_a_bounded_channel() {
