@@ -97,9 +97,9 @@ mod select;
 /// `interleave_test_tokio::test` is, so `#[tokio::test]` itself works with the Tokio crate
 /// or the `cfg` switch): the body is the future `future::block_on` runs on the model's main
 /// thread, inside the runtime of `interleave_test_tokio` its arguments ask for, made when
-/// the body first needs one: a current-thread one unless `flavor = "multi_thread"`. On the current-thread runtime,
-/// tasks spawned with `tokio::spawn` run on the test's thread, only while it awaits; on
-/// the multi-thread one each task is preempted at any switch point.
+/// the body first needs one: a current-thread one unless `flavor = "multi_thread"`. On the
+/// current-thread runtime, tasks spawned with `tokio::spawn` run on the test's thread, only
+/// while it awaits; on the multi-thread one each task is preempted at any switch point.
 ///
 /// ```
 /// use interleave_test::interleave;
@@ -289,8 +289,9 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   taken for a constant, a unit struct or a unit variant, so a binding named so does not
 ///   compile (its handler does not see it). A macro in a pattern binds nothing the handler
 ///   sees.
-/// - The expansion names `::interleave_test_tokio::__private`: a renamed `interleave_test_tokio`
-///   dependency is not supported, as Tokio's macros do not support a renamed `tokio`.
+/// - The expansion names `::interleave_test_tokio::__private`: a renamed
+///   `interleave_test_tokio` dependency is not supported, as Tokio's macros do not support
+///   a renamed `tokio`.
 ///
 /// # Errors
 ///
@@ -336,8 +337,8 @@ pub fn select(input: TokenStream) -> TokenStream {
 /// # Differences from Tokio
 ///
 /// None in behaviour. The expansion names `::interleave_test_tokio::__private`: a renamed
-/// `interleave_test_tokio` dependency is not supported, as Tokio's macros do not support a renamed
-/// `tokio`.
+/// `interleave_test_tokio` dependency is not supported, as Tokio's macros do not support a
+/// renamed `tokio`.
 #[proc_macro]
 pub fn join(input: TokenStream) -> TokenStream {
     root::through(Entry::Tokio, || join::join(join::Kind::Join, input.into())).into()

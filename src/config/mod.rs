@@ -400,8 +400,8 @@ impl Builder {
     /// settings apply. The builder's strategy still says whether the run is a search (then
     /// it runs until `make`'s strategy has explored everything, unless `iterations` says
     /// otherwise) and is the name schedules record. The strategy is the engine's
-    /// [`Strategy`] (a search also implements its `Exhaustive` hooks): not yet a stable
-    /// interface.
+    /// [`Strategy`] (`interleave_engine::strategy`, a dependency to name for it; a search
+    /// also implements its `Exhaustive` hooks): not yet a stable interface.
     #[track_caller]
     #[must_use = "a failure is returned, not raised"]
     pub fn check_with_strategy<S, F>(

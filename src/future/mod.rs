@@ -65,15 +65,15 @@
 //! The Tokio crate (`interleave-test-tokio`) is written against these, as another runtime
 //! would be: local tasks spawned at the caller's place ([`spawn_local_at`],
 //! [`Builder::spawn_kept`]) and tasks given to the first `block_on` that runs
-//! ([`spawn_unbound`], [`Unbound`]); an executor
-//! kept between `block_on`s outside any model ([`KeptExecutor`]); whether the calling code
-//! runs in a `block_on` ([`in_block_on`]) and in which task ([`current_id`]); whether a
-//! task ended, as the runtime's count of live tasks reads it ([`AbortHandle::ended_now`]);
-//! the cooperative [`budget`]; and the runtime an `async fn` test body asks for
-//! ([`test_runtime`], [`RuntimeArgs`]). Alongside: `sync::section` with
-//! `Mutex::named` and `Mutex::lock_section_at` (a primitive's state in a model mutex,
-//! one step per operation), `RwLock::read_at`, the atomics' `rmw_at` with `sync::atomic::ops`,
-//! `thread::IS_FINISHED` and `time::Instant::since_start`.
+//! ([`spawn_unbound`], [`Unbound`]); an executor kept between `block_on`s outside any model
+//! ([`KeptExecutor`]); whether the calling code runs in a `block_on` ([`in_block_on`]) and
+//! in which task ([`current_id`]); a task's end, as a runtime's count of live tasks reads it
+//! ([`AbortHandle::ended_now`]) or a set of tasks collects it
+//! ([`JoinHandle::poll_unawaited`]); the cooperative [`budget`]; and the runtime an `async
+//! fn` test body asks for ([`test_runtime`], [`RuntimeArgs`]). Alongside: `sync::section`
+//! with `Mutex::named` and `Mutex::lock_section_at` (a primitive's state in a model mutex,
+//! one step per operation), `RwLock::read_at`, the atomics' `rmw_at` with
+//! `sync::atomic::ops`, `thread::IS_FINISHED` and `time::Instant::since_start`.
 
 pub mod budget;
 mod builder;
