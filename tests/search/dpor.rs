@@ -1,7 +1,7 @@
 //! DFS with partial-order reduction (the default): hand-counted classes of schedules,
 //! independent threads, spin-waits under the spin rule, limits and what a run says about
-//! itself. Exact counts against traces counted independently are in the crate's unit tests
-//! (`strategy::dpor::tests`); soundness on generated programs in `dpor_soundness.rs`.
+//! itself. Exact counts against traces counted independently are in `dpor_oracle.rs` (the
+//! oracle: `common/oracle.rs`); soundness on generated programs in `dpor_soundness.rs`.
 
 use std::process::Command;
 use std::time::Duration;
@@ -24,7 +24,8 @@ fn dpor(bound: Option<u32>) -> Builder {
         .substrate(interleave_test::Substrate::Coroutines)
 }
 
-fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
+/// Runs `body(i)` on `n` model threads and joins them.
+pub(crate) fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
     let body = Arc::new(body);
     let handles: Vec<_> = (0..n)
         .map(|i| {

@@ -14,19 +14,7 @@ use std::sync::Arc;
 use interleave_engine::strategy::DporStrategy;
 
 use crate::common::oracle::{assert_optimal, count, plain_dfs};
-
-fn spawn_all(n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
-    let body = Arc::new(body);
-    let handles: Vec<_> = (0..n)
-        .map(|i| {
-            let body = Arc::clone(&body);
-            thread::spawn(move || body(i))
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-}
+use crate::dpor::spawn_all;
 
 #[test]
 fn atomics_three_threads() {

@@ -12,7 +12,7 @@ use interleave_test::__private::block_on_test;
 use interleave_test::future::{self, RuntimeArgs};
 use interleave_test::sync::Arc;
 use interleave_test::sync::atomic::{AtomicUsize, Ordering};
-use interleave_test::{Reduction, Report};
+use interleave_test::{Reduction, Report, Substrate};
 use interleave_test_tokio::runtime::{self, Handle, LocalRuntime, RuntimeFlavor};
 use interleave_test_tokio::{self as tokio_mod, task};
 
@@ -59,14 +59,15 @@ async fn body(flavor: RuntimeFlavor, local: bool, drops: &'static StdAtomicUsize
     first.await.unwrap() * 10 + n.load(Ordering::SeqCst)
 }
 
-/// Every execution of `run` under DFS: its number, the outcomes, and how many waiting
-/// futures were dropped.
+/// Every execution of `run` under DFS on `substrate`: its number, the outcomes, and how
+/// many waiting futures were dropped.
 fn explore(
+    substrate: Substrate,
     run: impl Fn(&'static StdAtomicUsize) -> usize + Sync,
 ) -> (Report, BTreeSet<usize>, usize) {
     let drops: &'static StdAtomicUsize = Box::leak(Box::new(StdAtomicUsize::new(0)));
     let seen = StdMutex::new(BTreeSet::new());
-    let report = dfs(SUBSTRATES[0], Reduction::Dpor, None)
+    let report = dfs(substrate, Reduction::Dpor, None)
         .check(|| {
             let got = run(drops);
             seen.lock().unwrap().insert(got);
@@ -77,55 +78,68 @@ fn explore(
 
 /// The same body under `block_on_test` and under the runtime it stands for, built before
 /// and dropped after the `block_on` (as `#[tokio::test]` expands): the same number of
-/// executions, the same outcomes, and the never-ending task dropped in each execution.
+/// executions, the same outcomes, and the never-ending task dropped in each execution, on
+/// both substrates.
 #[test]
 fn a_test_body_runs_as_inside_its_runtimes_block_on() {
-    for (multi_thread, workers, local) in FLAVORS {
-        let flavor = match multi_thread {
-            true => RuntimeFlavor::MultiThread,
-            false => RuntimeFlavor::CurrentThread,
-        };
-        let attribute = explore(|drops| {
-            block_on_test(
-                multi_thread,
-                workers,
-                false,
-                local,
-                body(flavor, local, drops),
-            )
-        });
-        let runtime = explore(|drops| match local {
-            true => LocalRuntime::new()
-                .unwrap()
-                .block_on(body(flavor, local, drops)),
-            false => {
-                let mut builder = match multi_thread {
-                    true => runtime::Builder::new_multi_thread(),
-                    false => runtime::Builder::new_current_thread(),
-                };
-                builder.worker_threads(workers.unwrap_or(2));
-                builder
-                    .build()
-                    .unwrap()
-                    .block_on(body(flavor, local, drops))
-            }
-        });
-        let what = format!("multi_thread {multi_thread}, local {local}");
-        assert!(
-            attribute.0.exhausted && attribute.0.executions > 1,
-            "{what}"
-        );
-        assert_eq!(attribute.0.executions, runtime.0.executions, "{what}");
-        assert_eq!(attribute.1, runtime.1, "{what}");
-        assert_eq!(
-            attribute.2 as u64, attribute.0.executions,
-            "{what}: one drop each"
-        );
-        assert_eq!(
-            runtime.2 as u64, runtime.0.executions,
-            "{what}: one drop each"
-        );
+    for substrate in SUBSTRATES {
+        for (multi_thread, workers, local) in FLAVORS {
+            same_as_its_runtime(substrate, multi_thread, workers, local);
+        }
     }
+}
+
+/// One case of [`a_test_body_runs_as_inside_its_runtimes_block_on`].
+fn same_as_its_runtime(
+    substrate: Substrate,
+    multi_thread: bool,
+    workers: Option<usize>,
+    local: bool,
+) {
+    let flavor = match multi_thread {
+        true => RuntimeFlavor::MultiThread,
+        false => RuntimeFlavor::CurrentThread,
+    };
+    let attribute = explore(substrate, |drops| {
+        block_on_test(
+            multi_thread,
+            workers,
+            false,
+            local,
+            body(flavor, local, drops),
+        )
+    });
+    let runtime = explore(substrate, |drops| match local {
+        true => LocalRuntime::new()
+            .unwrap()
+            .block_on(body(flavor, local, drops)),
+        false => {
+            let mut builder = match multi_thread {
+                true => runtime::Builder::new_multi_thread(),
+                false => runtime::Builder::new_current_thread(),
+            };
+            builder.worker_threads(workers.unwrap_or(2));
+            builder
+                .build()
+                .unwrap()
+                .block_on(body(flavor, local, drops))
+        }
+    });
+    let what = format!("{substrate:?}: multi_thread {multi_thread}, local {local}");
+    assert!(
+        attribute.0.exhausted && attribute.0.executions > 1,
+        "{what}"
+    );
+    assert_eq!(attribute.0.executions, runtime.0.executions, "{what}");
+    assert_eq!(attribute.1, runtime.1, "{what}");
+    assert_eq!(
+        attribute.2 as u64, attribute.0.executions,
+        "{what}: one drop each"
+    );
+    assert_eq!(
+        runtime.2 as u64, runtime.0.executions,
+        "{what}: one drop each"
+    );
 }
 
 /// What another layer over the crate sees: the test's arguments, one runtime made on first
