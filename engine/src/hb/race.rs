@@ -9,8 +9,14 @@
 //! to the release's own acquire, with which `e2` does race (`Role::never_reversed`). When
 //! `e2` is an operation that can wait (or the thread was woken to run it) and `p` had no
 //! event between `e` and `e2`, `e2` was `p`'s next operation just before `e`: it could have
-//! come first iff `p` could run there. When `p` did run in between, that cannot be told from
-//! here: the pair is kept and the walk goes on, which explores more, never less.
+//! come first if `p` could run there. If `p` could not, it still could have when an event
+//! after `e` that does not happen after it, and that `e2` depends on (the wake or the
+//! release that let `p` run), could itself have come before `e`: then `e2` after it, both
+//! before `e` (the joining thread that the first task's end wakes, and whose poll of the
+//! second handle races with the second task's end, `tests/own_async_primitive.rs`); so the
+//! pair is passed over only when no such event exists. When `p` did run in between, that
+//! cannot be told from here: the pair is kept and the walk goes on, which explores more,
+//! never less.
 //!
 //! Along one key, the walk stops at the first access that happens before `p` and changes
 //! the key (everything older happens before it too), and at the first write-like access that
@@ -18,7 +24,7 @@
 //! races; reversing this one exposes them in a later execution). Reads of different threads
 //! are not ordered among themselves, so a write races with each of them.
 
-use super::{Access, Current, Hb};
+use super::{Access, Current, Hb, conflict};
 use crate::op::Role;
 
 impl Hb {
@@ -69,7 +75,12 @@ impl Hb {
             let sure = match current.may_wait {
                 false => Some(true),
                 true if prev.is_none_or(|x| x < a.event) => {
-                    Some(self.enabled_before(a.event as usize).contains(&p))
+                    let e = a.event as usize;
+                    match self.enabled_before(e).contains(&p) {
+                        true => Some(true),
+                        false if self.enabler_after(e, current) => None,
+                        false => Some(false),
+                    }
                 }
                 true => None,
             };
@@ -82,6 +93,18 @@ impl Hb {
                 }
                 None => true,
             }
+        })
+    }
+
+    /// Whether an event after `e` that does not happen after it conflicts with `current`
+    /// (of a thread that could not run before `e`): it may be what let that thread run (a
+    /// wake, the release of a lock it waited for), and it could run before `e`, and
+    /// `current` after it, still before `e`.
+    fn enabler_after(&self, e: usize, current: &Current) -> bool {
+        (e + 1..self.events.len()).any(|j| {
+            self.events[j].tid != current.tid
+                && !self.happens_before(e, j)
+                && conflict(self.touches(j), &current.declared)
         })
     }
 }
