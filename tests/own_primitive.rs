@@ -7,6 +7,8 @@
 //! `static` one starts afresh in every execution, state a primitive keeps of its own
 //! (`PerExecution`) is each execution's, and a wrong declaration is a `Misuse`.
 
+mod common;
+
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -521,19 +523,7 @@ fn lent_states_go_with_their_execution_and_kept_ones_with_the_primitive() {
 
 #[test]
 fn the_primitive_is_written_with_no_hidden_item() {
-    let this = include_str!("own_primitive.rs");
-    let (code, _) = this.split_once("#[test]").unwrap();
-    for hidden in ["__private", "__switch", "doc(hidden)"] {
-        assert!(!code.contains(hidden), "the primitive names {hidden}");
-    }
-    // Of the engine, its interface for primitives only.
-    for (i, _) in code.match_indices("interleave_engine::") {
-        let path = &code[i + "interleave_engine::".len()..];
-        assert!(
-            path.starts_with("primitive"),
-            "the primitive names {path:.40}"
-        );
-    }
+    common::assert_written_with_public_items(include_str!("own_primitive.rs"));
     let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src");
     let mut files = vec![engine];
     while let Some(path) = files.pop() {

@@ -31,6 +31,11 @@
 //!   waiter waits for wakes it (`Access::wake_all`). A wait nobody ends is a deadlock,
 //!   reported in the operation's words. A wait with a timeout may end early, as a decision
 //!   ([`early`], [`Early`]); which waiter a notification wakes is one ([`notify_which`]).
+//!   A future does not block: its primitive registers its waker in a [`WaitQueue`] (in
+//!   the step of the operation that found it must wait) and it returns `Pending`; the
+//!   operations that let it go on take its waker out into a [`WakeList`], run once the
+//!   primitive's lock is released. The queue tells the engine, so a deadlock report says
+//!   what the future waits to do to which object, as it says of a blocked thread.
 //! - **Spinning**: a failed try ([`failed_try`]), a yield ([`yield_explicitly`]), a look
 //!   that found nothing changed ([`unchanged`]): what fair scheduling of spin loops reads.
 //! - **A decision of data**: [`data::choose`], [`data::draw`].
@@ -52,6 +57,7 @@
 pub use crate::hb::Key;
 pub use crate::op::{Effect, Loc, ObjId, OpKind, Operation, Role, Tid};
 pub use crate::runtime::object::Fresh;
+pub use crate::runtime::wait_queue::{WaitId, WaitQueue, WakeList};
 pub use crate::runtime::{
     Access, Blocked, Early, ObjectHandle, ObjectState, PerExecution, Published, Slots, StateRef,
     Waits, Wake, block, early, failed_try, first_used_here, in_model, misuse, notify_which,

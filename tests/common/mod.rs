@@ -204,3 +204,21 @@ pub(crate) fn panic_message(f: impl FnOnce()) -> String {
         .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap()
 }
+
+/// Checks that the primitive written in `source` (a test file, up to its first test) names
+/// no hidden item (`__private`, `__switch`, `doc(hidden)`) and, of the engine, only its
+/// interface for primitives.
+#[track_caller]
+pub(crate) fn assert_written_with_public_items(source: &str) {
+    let (code, _) = source.split_once("#[test]").expect("a test file");
+    for hidden in ["__private", "__switch", "doc(hidden)"] {
+        assert!(!code.contains(hidden), "the primitive names {hidden}");
+    }
+    for (i, _) in code.match_indices("interleave_engine::") {
+        let path = &code[i + "interleave_engine::".len()..];
+        assert!(
+            path.starts_with("primitive"),
+            "the primitive names {path:.40}"
+        );
+    }
+}

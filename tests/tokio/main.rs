@@ -34,6 +34,7 @@ mod test_body;
 mod time;
 mod time_pinned;
 mod time_wakers;
+mod wait_reports;
 
 /// The trace oracle's and the wait rule's tests choose their substrates themselves (as the
 /// library's unit tests they were, they ran once): CI's second pass, on OS threads, skips

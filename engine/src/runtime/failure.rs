@@ -41,18 +41,10 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
     };
     let mut held_by = Vec::new();
     let state = match (b.obj, b.thread) {
-        (Some(obj), _) => {
-            let slot = &st.objects[obj];
-            for (holder, at) in slot.holders() {
-                held_by.push(Holder::new(st.thread_info(holder), at.into()));
-            }
-            format!(
-                "waits to {} {} #{obj} (first used at {})",
-                b.what.phrase(),
-                slot.kind,
-                SourceLocation::from(slot.first_use)
-            )
-        }
+        (Some(obj), _) => format!(
+            "waits to {}",
+            object_wait(st, b.what.phrase(), obj, &mut held_by)
+        ),
         (None, Some(joined)) => {
             held_by.push(Holder::joined(
                 st.thread_info(joined),
@@ -64,7 +56,7 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
                 st.thread_info(joined)
             )
         }
-        (None, None) if b.what == Waits::Wake => super::wakes::waiting_words(st, tid),
+        (None, None) if b.what == Waits::Wake => future_wait(st, tid, &mut held_by),
         (None, None) => format!("waits to {}", b.what.phrase()),
     };
     ThreadReport::new(st.thread_info(tid), state, Some(b.loc.into()), held_by).with_tasks(
@@ -72,6 +64,40 @@ fn blocked_report(st: &ExecState, tid: Tid) -> ThreadReport {
             .map(|n| n.pending())
             .unwrap_or_default(),
     )
+}
+
+/// What a thread waiting to do `words` to `obj` waits for, in a deadlock report's words,
+/// and who holds `obj`: the one phrase for a blocked thread and a waiting future.
+fn object_wait(st: &ExecState, words: &str, obj: ObjId, held_by: &mut Vec<Holder>) -> String {
+    let slot = &st.objects[obj];
+    for (holder, at) in slot.holders() {
+        held_by.push(Holder::new(st.thread_info(holder), at.into()));
+    }
+    format!(
+        "{words} {} #{obj} (first used at {})",
+        slot.kind,
+        SourceLocation::from(slot.first_use)
+    )
+}
+
+/// What thread `tid`, which waits for a wake between polls of its future, waits for: what
+/// its future registered to wait for in wait queues, said as a blocked thread's wait, or,
+/// if it registered nowhere the engine knows of, that nothing woke it.
+fn future_wait(st: &ExecState, tid: Tid, held_by: &mut Vec<Holder>) -> String {
+    let awaits = super::wakes::awaits(st, tid);
+    if awaits.is_empty() {
+        return super::wakes::waiting_words(st, tid);
+    }
+    let phrases: Vec<String> = awaits
+        .iter()
+        .map(|&(obj, words)| match obj {
+            Some(obj) => object_wait(st, words, obj, held_by),
+            None => words.to_owned(),
+        })
+        .collect();
+    let mut text = format!("waits to {}", phrases.join(" or to "));
+    text.push_str(&super::wakes::waits_in_words(st, tid));
+    text
 }
 
 /// What thread `tid` waits for when its next operation cannot take effect, in the words of

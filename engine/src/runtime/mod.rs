@@ -35,6 +35,7 @@ mod thread;
 pub mod thread_slot;
 pub mod timers;
 mod trace;
+pub(crate) mod wait_queue;
 pub(crate) mod waits;
 pub mod wakes;
 pub(crate) mod watchdog;
@@ -271,6 +272,32 @@ impl Access<'_> {
     pub fn last_op(&self) -> (Loc, &'static str) {
         let pending = &self.st.threads[self.me].pending;
         (pending.loc, pending.name())
+    }
+
+    /// The calling thread's future registered in a wait queue to wait to do `words` to the
+    /// object of its last operation (`wait_queue.rs`).
+    /// `before`: the same waiter's registration counted earlier, which counts once. The
+    /// waiter leaves with [`unawaits`](Self::unawaits).
+    pub(crate) fn awaits(
+        &mut self,
+        words: &'static str,
+        before: Option<wait_queue::Noted>,
+    ) -> (wait_queue::Noted, Option<ObjId>) {
+        let obj = self.st.threads[self.me].pending.obj;
+        (
+            wakes::note_awaits(self.st, self.me, obj, words, before),
+            obj,
+        )
+    }
+
+    /// A waiter registered as `noted` to do `words` to `obj` left its queue unwoken.
+    pub(crate) fn unawaits(
+        &mut self,
+        noted: wait_queue::Noted,
+        obj: Option<ObjId>,
+        words: &'static str,
+    ) {
+        wakes::unnote_awaits(self.st, noted, obj, words);
     }
 
     /// Whether thread `tid` has finished.

@@ -28,7 +28,10 @@
 use std::sync::Arc;
 
 use super::execution::{Blocked, ExecState, Status, Waits, Wake};
-use super::{Access, Early, Key, Loc, OpKind, Tid, events, sched, timers, with_ctx, with_state};
+use super::wait_queue::{Awaits, Noted};
+use super::{
+    Access, Early, Key, Loc, ObjId, OpKind, Tid, events, sched, timers, with_ctx, with_state,
+};
 use crate::op::{Effect, Operation, PickKind, Role};
 use crate::report::TaskInfo;
 
@@ -67,6 +70,9 @@ pub(crate) struct TaskState {
     /// Panics of its tasks (its own, 0, or local ones) kept for their handles
     /// (`held.rs`).
     pub(super) kept_panics: Vec<super::held::Kept>,
+    /// What its future registered to wait for (`wait_queue.rs`) since its last wait between
+    /// polls ended.
+    awaits: Awaits,
 }
 
 /// What the layer that polls futures on a model thread keeps of them, beside the engine's
@@ -378,6 +384,7 @@ pub fn wait(loc: Loc, task_loop: bool, place: impl FnOnce(&mut Access<'_>) -> Op
             let task = task_mut(st, me);
             task.token = false;
             task.between_polls = false;
+            task.awaits.wait_ended();
             timers::take_due(st, me)
         })
     });
@@ -431,7 +438,9 @@ fn look(
         super::waits::name_timer(st, me);
     }
     if now || ends != Early::No {
-        task_mut(st, me).between_polls = false;
+        let task = task_mut(st, me);
+        task.between_polls = false;
+        task.awaits.wait_ended();
         return Ok((deadline, Some(timers::take_due(st, me))));
     }
     task_mut(st, me).between_polls = task_loop;
@@ -487,8 +496,49 @@ pub(crate) fn waiting_words(st: &ExecState, tid: Tid) -> String {
         0 => "returned Pending and nothing woke it; no Waker of it is alive".to_owned(),
         _ => "returned Pending and nothing woke it".to_owned(),
     };
-    if let Some(op) = notes(st, tid).and_then(|n| n.waits_in()) {
-        words.push_str(&format!("; it waits in `{op}`"));
-    }
+    words.push_str(&waits_in_words(st, tid));
     words
+}
+
+/// "; it waits in `{op}`", the operation thread `tid`'s notes say its future waits in, or
+/// nothing.
+pub(crate) fn waits_in_words(st: &ExecState, tid: Tid) -> String {
+    notes(st, tid)
+        .and_then(|n| n.waits_in())
+        .map_or_else(String::new, |op| format!("; it waits in `{op}`"))
+}
+
+/// Thread `me`'s future registered in a wait queue to wait to do `words` to `obj` (the
+/// object of its last operation), until its wait between polls ends; `before`: the same
+/// waiter's registration counted earlier, which counts once.
+pub(super) fn note_awaits(
+    st: &mut ExecState,
+    me: Tid,
+    obj: Option<ObjId>,
+    words: &'static str,
+    before: Option<Noted>,
+) -> Noted {
+    task_mut(st, me).awaits.note(me, obj, words, before)
+}
+
+/// A waiter registered as `noted`, waiting to do `words` to `obj`, left its queue without
+/// being woken: if it counts still, it counts no more.
+pub(super) fn unnote_awaits(
+    st: &mut ExecState,
+    noted: Noted,
+    obj: Option<ObjId>,
+    words: &'static str,
+) {
+    if let Some(task) = st.tasks.get_mut(noted.tid()).and_then(Option::as_mut) {
+        task.awaits.unnote(noted, obj, words);
+    }
+}
+
+/// What thread `tid`'s future registered to wait for since its last wait between polls
+/// ended (`wait_queue.rs`), for a deadlock report: the object and the words of each.
+pub(super) fn awaits(st: &ExecState, tid: Tid) -> Vec<(Option<ObjId>, &'static str)> {
+    st.tasks
+        .get(tid)
+        .and_then(Option::as_ref)
+        .map_or_else(Vec::new, |t| t.awaits.list())
 }

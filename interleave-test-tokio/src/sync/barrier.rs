@@ -5,10 +5,9 @@ use std::panic::Location;
 use std::task::Poll;
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use super::watch::Wakers;
 use interleave_test::future::budget;
 
-use interleave_engine::primitive::Loc;
+use interleave_engine::primitive::{Loc, WaitQueue};
 use interleave_test::sync::Mutex;
 
 /// Lets `n` tasks wait for each other, as `tokio::sync::Barrier`: the first `n - 1` calls
@@ -49,7 +48,7 @@ struct State {
     /// How many generations were released.
     generation: u64,
     /// The waiting tasks of the current generation.
-    waiting: Wakers,
+    waiting: WaitQueue,
     /// Wakers to wake once the lock is released.
     later: WakeList,
 }
@@ -81,7 +80,7 @@ impl Barrier {
                 State {
                     arrived: 0,
                     generation: 0,
-                    waiting: Wakers::default(),
+                    waiting: WaitQueue::new("pass"),
                     later: WakeList::new(),
                 },
                 "tokio Barrier",

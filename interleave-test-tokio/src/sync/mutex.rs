@@ -63,7 +63,7 @@ struct State<T> {
 impl<T> State<T> {
     fn new(value: T) -> Self {
         State {
-            sem: sem::new_lock(Sem::new(1), "tokio Mutex", FRESH),
+            sem: sem::new_lock(Sem::new(1, "lock"), "tokio Mutex", FRESH),
             data: Arc::new(parking_lot::Mutex::new(value)),
         }
     }

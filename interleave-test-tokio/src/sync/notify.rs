@@ -1,15 +1,14 @@
 //! [`Notify`], as `tokio::sync::Notify`.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::ops::Deref;
 use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use super::wake_list::{self, Deferred, WakeList};
-use interleave_engine::primitive::{Loc, Operation, PerExecution};
+use interleave_engine::primitive::{Loc, Operation, PerExecution, WaitId, WaitQueue};
 use interleave_test::sync::Mutex;
 
 /// Wakes one task or all of them, as `tokio::sync::Notify`:
@@ -41,10 +40,9 @@ const fn new_state() -> Mutex<State> {
     Mutex::named(
         State {
             permit: false,
-            queue: VecDeque::new(),
+            queue: WaitQueue::new("be notified by"),
             picked: Vec::new(),
             rounds: 0,
-            next: 0,
             later: WakeList::new(),
         },
         "tokio Notify",
@@ -65,13 +63,12 @@ enum Pick {
 struct State {
     permit: bool,
     /// Registered waiters, longest waiting first.
-    queue: VecDeque<(u64, Option<Waker>)>,
+    queue: WaitQueue,
     /// Waiters `notify_one` or `notify_last` picked, not yet told, and whether it was
     /// `notify_last` (a picked waiter dropped passes it on the same way).
-    picked: Vec<(u64, Pick)>,
+    picked: Vec<(WaitId, Pick)>,
     /// How many `notify_waiters` calls there were.
     rounds: u64,
-    next: u64,
     /// Wakers to wake or drop once the lock is released.
     later: WakeList,
 }
@@ -151,9 +148,7 @@ impl Notify {
             const { &interleave_test::sync::section("tokio Notify notify_waiters") },
             |st| {
                 st.rounds += 1;
-                for (_, waker) in std::mem::take(&mut st.queue) {
-                    st.later.wake_some(waker);
-                }
+                st.queue.wake_all(&mut st.later);
             },
         );
     }
@@ -163,21 +158,21 @@ impl State {
     /// Wakes the waiter `how` picks, or stores the permit when none waits.
     fn notify(&mut self, how: Pick) {
         let next = match how {
-            Pick::Oldest => self.queue.pop_front(),
-            Pick::Newest => self.queue.pop_back(),
+            Pick::Oldest => self.queue.wake_front(&mut self.later).map(|(id, ())| id),
+            Pick::Newest => {
+                let newest = self.queue.back();
+                newest.filter(|&id| self.queue.wake(id, &mut self.later).is_some())
+            }
         };
         match next {
-            Some((id, waker)) => {
-                self.picked.push((id, how));
-                self.later.wake_some(waker);
-            }
+            Some(id) => self.picked.push((id, how)),
             None => self.permit = true,
         }
     }
 
     /// Whether waiter `id` (or a new waiter, `None`) is notified now, consuming what
     /// notified it.
-    fn take(&mut self, ticket: Option<u64>, rounds: u64) -> bool {
+    fn take(&mut self, ticket: Option<WaitId>, rounds: u64) -> bool {
         if self.rounds != rounds {
             if let Some(id) = ticket {
                 self.leave(id);
@@ -198,17 +193,8 @@ impl State {
     }
 
     /// Takes waiter `id` out of the queue (its waker is dropped once the lock is released).
-    fn leave(&mut self, id: u64) {
-        if let Some(i) = self.queue.iter().position(|(w, _)| *w == id) {
-            let (_, waker) = self.queue.remove(i).expect("found above");
-            self.later.dispose(waker);
-        }
-    }
-
-    fn register(&mut self, waker: Option<Waker>) -> u64 {
-        self.next += 1;
-        self.queue.push_back((self.next, waker));
-        self.next
+    fn leave(&mut self, id: WaitId) {
+        self.queue.remove(id, &mut self.later);
     }
 }
 
@@ -263,7 +249,7 @@ impl Future for OwnedNotified {
 struct Waiter<N: Deref<Target = Notify>> {
     notify: N,
     rounds: u64,
-    ticket: Option<u64>,
+    ticket: Option<WaitId>,
     done: bool,
     /// Where the program called `notified` (its polls and drop are reported there).
     loc: Loc,
@@ -300,7 +286,7 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
                     return true;
                 }
                 if ticket.is_none() {
-                    *ticket = Some(st.register(None));
+                    *ticket = Some(st.queue.push((), None));
                 }
                 false
             },
@@ -323,12 +309,9 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
                     return true;
                 }
                 match *ticket {
-                    None => *ticket = Some(st.register(Some(cx.waker().clone()))),
+                    None => *ticket = Some(st.queue.push((), Some(cx.waker()))),
                     Some(id) => {
-                        if let Some(entry) = st.queue.iter_mut().find(|(w, _)| *w == id) {
-                            let old = entry.1.replace(cx.waker().clone());
-                            st.later.dispose(old);
-                        }
+                        st.queue.set_waker(id, cx.waker(), &mut st.later);
                     }
                 }
                 false

@@ -16,6 +16,9 @@ const INIT: &AcquireNames = &[
     interleave_test::sync::section("tokio OnceCell get_or_init dropped"),
 ];
 
+/// What a deadlock report says a task waits to do to the cell: its initializer's permit.
+const INIT_WORDS: &str = "initialize";
+
 /// Why [`OnceCell::set`] did not set the value; the value comes back, as
 /// `tokio::sync::SetError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,8 +119,8 @@ impl<T> Cell<T> {
     /// later executions read the home cell's).
     const fn new(set: bool) -> Self {
         let sem = match set {
-            true => Sem::new_closed(1),
-            false => Sem::new(1),
+            true => Sem::new_closed(1, INIT_WORDS),
+            false => Sem::new(1, INIT_WORDS),
         };
         Cell {
             sem: sem::new_lock(sem, "tokio OnceCell", None),
@@ -309,7 +312,7 @@ impl<T> OnceCell<T> {
     pub fn take(&mut self) -> Option<T> {
         let home = self.cells.home_mut();
         let value = home.value.take().or(self.constant.take());
-        *home.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1);
+        *home.sem.get_mut().unwrap_or_else(PoisonError::into_inner) = Sem::new(1, INIT_WORDS);
         self.preset = false;
         value
     }

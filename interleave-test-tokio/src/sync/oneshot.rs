@@ -4,10 +4,10 @@ use std::future::Future;
 use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use interleave_engine::primitive::{Loc, Operation};
+use interleave_engine::primitive::{Loc, Operation, WaitQueue};
 use interleave_test::future::budget;
 use interleave_test::sync::Mutex;
 
@@ -58,8 +58,10 @@ struct State<T> {
     receiver_closed: bool,
     /// The value was taken.
     taken: bool,
-    rx_waker: Option<Waker>,
-    tx_waker: Option<Waker>,
+    /// The receiver, while it waits for the value.
+    rx: WaitQueue,
+    /// The sender, while it waits in `closed`.
+    tx: WaitQueue,
     /// Wakers to wake or drop once the lock is released.
     later: WakeList,
 }
@@ -87,8 +89,8 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         sender_done: false,
         receiver_closed: false,
         taken: false,
-        rx_waker: None,
-        tx_waker: None,
+        rx: WaitQueue::new("receive from"),
+        tx: WaitQueue::new("outlive the receiver of"),
         later: WakeList::new(),
     };
     let shared = Arc::new(Mutex::named(state, "tokio oneshot channel", None));
@@ -129,8 +131,8 @@ impl<T> Sender<T> {
             return Err(value);
         }
         st.value = Some(value);
-        let waker = st.rx_waker.take();
-        st.later.wake_some(waker);
+        let st = &mut *st;
+        st.rx.wake_all(&mut st.later);
         Ok(())
     }
 
@@ -175,8 +177,8 @@ impl<T> Sender<T> {
             if st.receiver_closed {
                 return Poll::Ready(());
             }
-            let old = st.tx_waker.replace(cx.waker().clone());
-            st.later.dispose(old);
+            let st = &mut *st;
+            st.tx.set_only(cx.waker(), &mut st.later);
             Poll::Pending
         })
     }
@@ -193,9 +195,9 @@ impl<T> Drop for Sender<T> {
             const { &interleave_test::sync::section("tokio oneshot Sender drop") },
         );
         st.sender_done = true;
-        let (rx, tx) = (st.rx_waker.take(), st.tx_waker.take());
-        st.later.wake_some(rx);
-        st.later.dispose(tx);
+        let st = &mut *st;
+        st.rx.wake_all(&mut st.later);
+        st.tx.clear(&mut st.later);
     }
 }
 
@@ -220,8 +222,8 @@ impl<T> Receiver<T> {
             const { &interleave_test::sync::section("tokio oneshot close") },
         );
         st.receiver_closed = true;
-        let waker = st.tx_waker.take();
-        st.later.wake_some(waker);
+        let st = &mut *st;
+        st.tx.wake_all(&mut st.later);
     }
 
     /// The value if it was sent, without waiting.
@@ -305,8 +307,8 @@ impl<T> Receiver<T> {
             // Closed by `close` with nothing sent: nothing can come any more (Tokio).
             Err(RecvError(()))
         } else {
-            let old = st.rx_waker.replace(cx.waker().clone());
-            st.later.dispose(old);
+            let st = &mut *st;
+            st.rx.set_only(cx.waker(), &mut st.later);
             return Poll::Pending;
         };
         drop(st);
@@ -323,8 +325,8 @@ impl<T> Drop for Receiver<T> {
             const { &interleave_test::sync::section("tokio oneshot Receiver drop") },
         );
         st.receiver_closed = true;
-        let (tx, rx) = (st.tx_waker.take(), st.rx_waker.take());
-        st.later.wake_some(tx);
-        st.later.dispose(rx);
+        let st = &mut *st;
+        st.tx.wake_all(&mut st.later);
+        st.rx.clear(&mut st.later);
     }
 }

@@ -75,7 +75,7 @@ pub(super) struct State<T> {
 impl<T> State<T> {
     fn new(value: T, max: u32) -> Self {
         State {
-            sem: sem::new_lock(Sem::new(max as usize), "tokio RwLock", FRESH),
+            sem: sem::new_lock(Sem::new(max as usize, "lock"), "tokio RwLock", FRESH),
             data: Arc::new(parking_lot::RwLock::new(value)),
         }
     }

@@ -12,13 +12,12 @@
 //! semaphore as it orders their locks (a release happens before the acquisition it
 //! grants).
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use interleave_engine::primitive::{Fresh, Loc, Operation};
+use interleave_engine::primitive::{Fresh, Loc, Operation, WaitId, WaitQueue};
 use interleave_test::future::budget;
 use interleave_test::sync::Mutex;
 
@@ -27,20 +26,18 @@ use interleave_test::sync::Mutex;
 pub(super) struct Sem {
     permits: usize,
     closed: bool,
-    queue: VecDeque<Waiter>,
+    queue: WaitQueue<Want>,
     /// Waiters whose request was met, not yet told.
-    granted: Vec<u64>,
-    next: u64,
+    granted: Vec<WaitId>,
     /// Wakers to wake or drop once the lock is released.
     later: WakeList,
 }
 
+/// What a waiter asked for.
 #[derive(Debug)]
-struct Waiter {
-    id: u64,
+struct Want {
     want: usize,
     got: usize,
-    waker: Option<Waker>,
 }
 
 /// Why a wait for permits ended without them: the semaphore was closed.
@@ -48,20 +45,21 @@ struct Waiter {
 pub(super) struct Closed;
 
 impl Sem {
-    pub(super) const fn new(permits: usize) -> Sem {
+    /// A semaphore with `permits`, whose waiters wait to do `words` to the primitive over
+    /// it, in a deadlock report ("acquire a permit from", "lock").
+    pub(super) const fn new(permits: usize, words: &'static str) -> Sem {
         Sem {
             permits,
             closed: false,
-            queue: VecDeque::new(),
+            queue: WaitQueue::new(words),
             granted: Vec::new(),
-            next: 0,
             later: WakeList::new(),
         }
     }
 
     /// A closed semaphore with `permits` (a `OnceCell` that holds its value).
-    pub(super) const fn new_closed(permits: usize) -> Sem {
-        let mut sem = Sem::new(permits);
+    pub(super) const fn new_closed(permits: usize, words: &'static str) -> Sem {
+        let mut sem = Sem::new(permits, words);
         sem.closed = true;
         sem
     }
@@ -91,7 +89,7 @@ impl Sem {
     pub(super) fn poll_acquire(
         &mut self,
         n: usize,
-        ticket: &mut Option<u64>,
+        ticket: &mut Option<WaitId>,
         waker: &Waker,
     ) -> Poll<Result<(), Closed>> {
         let Some(id) = *ticket else {
@@ -101,15 +99,8 @@ impl Sem {
             if self.try_acquire(n).is_ok() {
                 return Poll::Ready(Ok(()));
             }
-            self.next += 1;
-            let id = self.next;
+            let id = self.queue.push(Want { want: n, got: 0 }, Some(waker));
             *ticket = Some(id);
-            self.queue.push_back(Waiter {
-                id,
-                want: n,
-                got: 0,
-                waker: Some(waker.clone()),
-            });
             self.assign();
             return self.poll_queued(id, n, ticket, waker);
         };
@@ -121,9 +112,9 @@ impl Sem {
     /// as in Tokio, whose acquisition checks for the close first.
     fn poll_queued(
         &mut self,
-        id: u64,
+        id: WaitId,
         n: usize,
-        ticket: &mut Option<u64>,
+        ticket: &mut Option<WaitId>,
         waker: &Waker,
     ) -> Poll<Result<(), Closed>> {
         if self.closed {
@@ -136,27 +127,22 @@ impl Sem {
             *ticket = None;
             return Poll::Ready(Ok(()));
         }
-        if let Some(w) = self.queue.iter_mut().find(|w| w.id == id) {
-            match &w.waker {
-                Some(old) if old.will_wake(waker) => {}
-                _ => self.later.dispose(w.waker.replace(waker.clone())),
-            }
-        }
+        self.queue.set_waker(id, waker, &mut self.later);
         Poll::Pending
     }
 
     /// Keeps the permits a request just took for its next poll (its task had no budget
     /// left to return them): granted, as a waiter's whose request was met, under a new
     /// `ticket`; dropping the request gives them back.
-    pub(super) fn hold(&mut self, ticket: &mut Option<u64>) {
-        self.next += 1;
-        *ticket = Some(self.next);
-        self.granted.push(self.next);
+    pub(super) fn hold(&mut self, ticket: &mut Option<WaitId>) {
+        let id = self.queue.served();
+        *ticket = Some(id);
+        self.granted.push(id);
     }
 
     /// Gives up the request `id` for `n` permits (its future was dropped): the permits
     /// it was given go back.
-    pub(super) fn cancel(&mut self, id: u64, n: usize) {
+    pub(super) fn cancel(&mut self, id: WaitId, n: usize) {
         if let Some(i) = self.granted.iter().position(|g| *g == id) {
             self.granted.swap_remove(i);
             self.release(n);
@@ -165,11 +151,9 @@ impl Sem {
         self.leave_queue(id);
     }
 
-    fn leave_queue(&mut self, id: u64) {
-        if let Some(i) = self.queue.iter().position(|w| w.id == id) {
-            let waiter = self.queue.remove(i).expect("found above");
-            self.later.dispose(waiter.waker);
-            self.release(waiter.got);
+    fn leave_queue(&mut self, id: WaitId) {
+        if let Some(want) = self.queue.remove(id, &mut self.later) {
+            self.release(want.got);
         }
     }
 
@@ -191,25 +175,22 @@ impl Sem {
     /// keeps what it was given until it sees the close or is dropped.
     pub(super) fn close(&mut self) {
         self.closed = true;
-        for waiter in &mut self.queue {
-            self.later.wake_some(waiter.waker.take());
-        }
+        self.queue.wake_each(&mut self.later);
     }
 
     fn assign(&mut self) {
         if self.closed {
             return;
         }
-        while let Some(head) = self.queue.front_mut() {
+        while let Some((_, head)) = self.queue.front_mut() {
             let give = self.permits.min(head.want - head.got);
             head.got += give;
             self.permits -= give;
             if head.got < head.want {
                 return;
             }
-            let head = self.queue.pop_front().expect("a head");
-            self.granted.push(head.id);
-            self.later.wake_some(head.waker);
+            let (id, _) = self.queue.wake_front(&mut self.later).expect("a head");
+            self.granted.push(id);
         }
     }
 }
@@ -263,7 +244,7 @@ pub(super) type AcquireNames = [Operation; 2];
 pub(super) struct Acquire<'a, S: HasSem> {
     sem: &'a S,
     n: usize,
-    ticket: Option<u64>,
+    ticket: Option<WaitId>,
     loc: Loc,
     names: &'static AcquireNames,
 }

@@ -88,7 +88,11 @@ impl std::error::Error for TryAcquireError {}
 
 /// A fresh state with `permits` free.
 const fn new_state(permits: usize) -> SemLock {
-    sem::new_lock(Sem::new(permits), "tokio Semaphore", None)
+    sem::new_lock(
+        Sem::new(permits, "acquire a permit from"),
+        "tokio Semaphore",
+        None,
+    )
 }
 
 fn try_error(closed: bool) -> TryAcquireError {

@@ -79,8 +79,8 @@ impl<T> Cell<T> {
     /// later executions read the home cell's, or the constant).
     const fn new(set: bool) -> Self {
         let sem = match set {
-            true => Sem::new_closed(0),
-            false => Sem::new(0),
+            true => Sem::new_closed(0, "wait for the value of"),
+            false => Sem::new(0, "wait for the value of"),
         };
         Cell {
             sem: sem::new_lock(sem, "tokio SetOnce", None),

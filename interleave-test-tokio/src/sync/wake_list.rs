@@ -1,7 +1,7 @@
 //! Wakers woken and dropped with no lock held, as Tokio does: an operation on a primitive's
-//! state takes the wakers it must wake (and the ones it replaces or forgets) out into the
-//! state's [`WakeList`] while the state is locked, and the [`Section`] that holds the lock
-//! wakes and drops them after releasing it.
+//! state takes the wakers it must wake (and the ones it replaces or forgets) out of its
+//! wait queues (the engine's `WaitQueue`) into the state's [`WakeList`] while the state is
+//! locked, and the [`Section`] that holds the lock wakes and drops them after releasing it.
 //!
 //! A waker is the program's code: its `wake` or its `drop` may call back into the same
 //! primitive (Tokio's own tests do: a waker whose drop sends on the channel it waits on,
@@ -10,64 +10,10 @@
 //! real primitive never has.
 
 use std::ops::{Deref, DerefMut};
-use std::task::Waker;
 
+pub(super) use interleave_engine::primitive::WakeList;
 use interleave_engine::primitive::{Loc, Operation};
 use interleave_test::sync::{Mutex, MutexGuard};
-
-/// Wakers taken out of a primitive's waiter lists under its lock: to wake, or only to
-/// drop (a waker replaced by a newer one, or the waiter gone), once the lock is released.
-#[derive(Debug, Default)]
-pub(super) struct WakeList {
-    wake: Vec<Waker>,
-    drop: Vec<Waker>,
-}
-
-impl WakeList {
-    /// An empty list (`const`, for a `static` primitive's first state).
-    pub(super) const fn new() -> Self {
-        WakeList {
-            wake: Vec::new(),
-            drop: Vec::new(),
-        }
-    }
-
-    /// Wakes `waker` once the lock is released.
-    pub(super) fn wake(&mut self, waker: Waker) {
-        self.wake.push(waker);
-    }
-
-    /// Wakes `waker`, if any, once the lock is released.
-    pub(super) fn wake_some(&mut self, waker: Option<Waker>) {
-        self.wake.extend(waker);
-    }
-
-    /// Drops `waker`, if any, once the lock is released (it is not woken).
-    pub(super) fn dispose(&mut self, waker: Option<Waker>) {
-        self.drop.extend(waker);
-    }
-
-    /// Moves everything in `other` to this list.
-    pub(super) fn append(&mut self, mut other: WakeList) {
-        self.wake.append(&mut other.wake);
-        self.drop.append(&mut other.drop);
-    }
-
-    /// Takes everything out, leaving the list empty.
-    pub(super) fn take(&mut self) -> WakeList {
-        std::mem::take(self)
-    }
-
-    /// Wakes the wakers to wake, in the order they were added, then drops the others. Call
-    /// it with no lock of the primitive held. A thread that unwinds wakes them too (a
-    /// permit dropped by a panicking task wakes the next waiter, as in Tokio).
-    pub(super) fn run(self) {
-        for waker in self.wake {
-            waker.wake();
-        }
-        drop(self.drop);
-    }
-}
 
 /// A primitive's state that keeps a [`WakeList`] (or several: a channel's own and its
 /// semaphore's).

@@ -15,11 +15,11 @@ use std::future::Future;
 use std::ops::Deref;
 use std::panic::Location;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use super::wake_list::{self, Deferred, Section, WakeList};
 use crate::task::coop::cooperative;
-use interleave_engine::primitive::{Loc, Operation};
+use interleave_engine::primitive::{Loc, Operation, WaitQueue};
 use interleave_test::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 /// Errors of this module.
@@ -57,27 +57,6 @@ pub mod error {
 
 use error::{RecvError, SendError};
 
-/// Wakers of tasks waiting for one event, at most one per task (a task that polls again
-/// replaces nothing: its waker is already there). Also used by `broadcast` and `Barrier`.
-#[derive(Debug, Default)]
-pub(super) struct Wakers(Vec<Waker>);
-
-impl Wakers {
-    /// Registers `waker` unless one that wakes the same task is registered.
-    pub(super) fn add(&mut self, waker: &Waker) {
-        if !self.0.iter().any(|w| w.will_wake(waker)) {
-            self.0.push(waker.clone());
-        }
-    }
-
-    /// Forgets every registered task, to be woken by `later` once the lock is released.
-    pub(super) fn wake_all(&mut self, later: &mut WakeList) {
-        for waker in self.0.drain(..) {
-            later.wake(waker);
-        }
-    }
-}
-
 #[derive(Debug)]
 struct State {
     /// Bumped by every change; a receiver has seen the value when its `seen` equals it.
@@ -85,9 +64,9 @@ struct State {
     senders: usize,
     receivers: usize,
     /// Tasks in `Receiver::changed`, woken by a change or the last sender's drop.
-    changed: Wakers,
+    changed: WaitQueue,
     /// Tasks in `Sender::closed`, woken by the last receiver's drop.
-    closed: Wakers,
+    closed: WaitQueue,
     /// Wakers to wake once the lock is released.
     later: WakeList,
 }
@@ -210,8 +189,8 @@ impl<T> Sender<T> {
             version: 0,
             senders: 1,
             receivers,
-            changed: Wakers::default(),
-            closed: Wakers::default(),
+            changed: WaitQueue::new("see a change of"),
+            closed: WaitQueue::new("outlive the receivers of"),
             later: WakeList::new(),
         };
         let shared = Shared {

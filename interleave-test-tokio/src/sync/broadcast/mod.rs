@@ -15,11 +15,10 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::wake_list::{self, Deferred, Section, WakeList};
-use super::watch::Wakers;
 
 mod weak;
 use crate::task::coop::cooperative;
-use interleave_engine::primitive::{Loc, Operation};
+use interleave_engine::primitive::{Loc, Operation, WaitQueue};
 use interleave_test::sync::Mutex;
 pub use weak::WeakSender;
 
@@ -111,9 +110,9 @@ struct State<T> {
     weak: usize,
     receivers: usize,
     /// Tasks in `recv`, woken by a send or the last sender's drop.
-    waiting: Wakers,
+    waiting: WaitQueue,
     /// Tasks in `Sender::closed`, woken by the last receiver's drop.
-    closing: Wakers,
+    closing: WaitQueue,
     /// Wakers to wake once the lock is released.
     later: WakeList,
 }
@@ -234,8 +233,8 @@ fn new_channel<T>(capacity: usize, receivers: usize) -> Shared<T> {
         senders: 1,
         weak: 0,
         receivers,
-        waiting: Wakers::default(),
-        closing: Wakers::default(),
+        waiting: WaitQueue::new("receive from"),
+        closing: WaitQueue::new("outlive the receivers of"),
         later: WakeList::new(),
     };
     Arc::new(Mutex::named(state, "tokio broadcast channel", None))

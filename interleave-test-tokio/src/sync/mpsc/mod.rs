@@ -19,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::sem::{Acquire, AcquireNames, Sem};
 use super::wake_list::{self, Deferred, Section, WakeList};
-use interleave_engine::primitive::{Loc, Operation};
+use interleave_engine::primitive::{Loc, Operation, WaitQueue};
 use interleave_test::future::budget;
 use interleave_test::sync::Mutex;
 
@@ -58,8 +58,10 @@ struct Chan<T> {
     /// Weak senders (`WeakSender`), which do not keep the channel open.
     weak: usize,
     closed: bool,
-    rx_waker: Option<Waker>,
-    closed_wakers: Vec<Waker>,
+    /// The receiver, while it waits for a value.
+    rx: WaitQueue,
+    /// Senders in `closed`, woken when the receiver goes.
+    closing: WaitQueue,
     /// Wakers to wake or drop once the lock is released (the semaphore keeps its own).
     later: WakeList,
 }
@@ -108,9 +110,7 @@ impl<T> Shared<T> {
             if chan.closed {
                 return Poll::Ready(());
             }
-            if !chan.closed_wakers.iter().any(|w| w.will_wake(cx.waker())) {
-                chan.closed_wakers.push(cx.waker().clone());
-            }
+            chan.closing.add(cx.waker());
             Poll::Pending
         })
         .await
@@ -120,13 +120,23 @@ impl<T> Shared<T> {
 impl<T> Chan<T> {
     fn push(&mut self, value: T) {
         self.buf.push_back(value);
-        self.later.wake_some(self.rx_waker.take());
+        self.wake_receiver();
+    }
+
+    /// Wakes the receiver if it waits.
+    fn wake_receiver(&mut self) {
+        self.rx.wake_all(&mut self.later);
+    }
+
+    /// Drops the receiver's waker, unwoken (nothing polls it any more).
+    fn forget_receiver(&mut self) {
+        self.rx.clear(&mut self.later);
     }
 
     /// Wakes the receiver if no value can come any more.
     fn wake_if_finished(&mut self) {
         if self.finished() {
-            self.later.wake_some(self.rx_waker.take());
+            self.wake_receiver();
         }
     }
 
@@ -134,18 +144,13 @@ impl<T> Chan<T> {
     fn close(&mut self) {
         self.closed = true;
         self.sem.close();
-        for waker in self.closed_wakers.drain(..) {
-            self.later.wake(waker);
-        }
+        self.closing.wake_all(&mut self.later);
     }
 
     /// Registers the receiver's waker (the one it replaces is dropped once the lock is
     /// released).
     fn park_receiver(&mut self, waker: &Waker) {
-        match &self.rx_waker {
-            Some(old) if old.will_wake(waker) => {}
-            _ => self.later.dispose(self.rx_waker.replace(waker.clone())),
-        }
+        self.rx.set_only(waker, &mut self.later);
     }
 
     /// Whether no value can come any more.
@@ -198,13 +203,13 @@ impl<T> Chan<T> {
 fn new_shared<T>(bound: Option<usize>) -> Arc<Shared<T>> {
     let chan = Chan {
         buf: VecDeque::new(),
-        sem: Sem::new(bound.unwrap_or(0)),
+        sem: Sem::new(bound.unwrap_or(0), "send on"),
         bound,
         senders: 1,
         weak: 0,
         closed: false,
-        rx_waker: None,
-        closed_wakers: Vec::new(),
+        rx: WaitQueue::new("receive from"),
+        closing: WaitQueue::new("outlive the receiver of"),
         later: WakeList::new(),
     };
     Arc::new(Shared {
@@ -297,8 +302,7 @@ impl<T> Drop for SenderEnd<T> {
         );
         chan.senders -= 1;
         if chan.senders == 0 {
-            let waker = chan.rx_waker.take();
-            chan.later.wake_some(waker);
+            chan.wake_receiver();
         }
     }
 }
@@ -558,8 +562,7 @@ impl<T> Receiver<T> {
             Poll::Ready(Some(value)) => Ok(value),
             Poll::Ready(None) => Err(TryRecvError::Disconnected),
             Poll::Pending => {
-                let noop = chan.rx_waker.take();
-                chan.later.dispose(noop);
+                chan.forget_receiver();
                 Err(TryRecvError::Empty)
             }
         }
@@ -631,8 +634,7 @@ impl<T> Drop for Receiver<T> {
             );
             chan.close();
             // Nothing polls the receiver any more: its waker goes now (Tokio).
-            let waker = chan.rx_waker.take();
-            chan.later.dispose(waker);
+            chan.forget_receiver();
             std::mem::take(&mut chan.buf)
         };
         drop(left);
