@@ -111,3 +111,90 @@ fn two_tasks_taking_two_mutexes_joined_in_order() {
     };
     crate::common::oracle::assert_complete("two mutexes", &builder, model, 49);
 }
+
+/// Small models of each Tokio primitive, every object first used before the spawns:
+/// reduced DFS runs every trace of the plain search (the executions it takes pinned; more
+/// than the traces where the tasks' `Arc` drops wake sleeping threads), without spurious
+/// polls, which multiply the plain search.
+#[test]
+fn reduced_dfs_runs_every_trace_of_small_models_of_each_primitive() {
+    use interleave_test::sync::Arc;
+    use interleave_test_tokio::sync::{Mutex, Notify, Semaphore, oneshot, watch};
+    let builder = crate::common::oracle::plain_dfs().spurious_wakeups(false);
+    let complete = |name, model: &(dyn Fn() + Sync), executions| {
+        crate::common::oracle::assert_complete(name, &builder, model, executions);
+    };
+    complete(
+        "semaphore of one, two tasks",
+        &|| {
+            future::block_on(async {
+                let permits = Arc::new(Semaphore::new(1));
+                drop(permits.acquire().await.unwrap());
+                let tasks: Vec<_> = (0..2)
+                    .map(|_| {
+                        let permits = Arc::clone(&permits);
+                        future::spawn(async move { drop(permits.acquire().await.unwrap()) })
+                    })
+                    .collect();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            });
+        },
+        13,
+    );
+    complete(
+        "notify, one waiter task",
+        &|| {
+            future::block_on(async {
+                let notify = Arc::new(Notify::new());
+                notify.notify_one();
+                notify.notified().await;
+                let woken = Arc::clone(&notify);
+                let waiter = future::spawn(async move { woken.notified().await });
+                notify.notify_one();
+                waiter.await.unwrap();
+            });
+        },
+        3,
+    );
+    complete(
+        "oneshot and mutex",
+        &|| {
+            future::block_on(async {
+                let lock = Arc::new(Mutex::new(0));
+                *lock.lock().await += 1;
+                let (tx, rx) = oneshot::channel::<u8>();
+                let task_lock = Arc::clone(&lock);
+                let task = future::spawn(async move {
+                    *task_lock.lock().await += 1;
+                    tx.send(1).unwrap();
+                });
+                *lock.lock().await += 1;
+                rx.await.unwrap();
+                task.await.unwrap();
+            });
+        },
+        16,
+    );
+    complete(
+        "watch, two receiving tasks",
+        &|| {
+            future::block_on(async {
+                let (tx, rx) = watch::channel(0_u8);
+                let _ = *rx.borrow();
+                let tasks: Vec<_> = (0..2)
+                    .map(|_| {
+                        let mut rx = rx.clone();
+                        future::spawn(async move { rx.changed().await.unwrap() })
+                    })
+                    .collect();
+                tx.send(1).unwrap();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            });
+        },
+        73,
+    );
+}
