@@ -50,4 +50,5 @@ mod threads;
 mod time_and_timeouts;
 mod tokio_channel_clocks;
 mod tokio_macros;
+mod wait_queue;
 mod weak_memory;

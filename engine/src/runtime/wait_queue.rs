@@ -359,7 +359,7 @@ impl Awaits {
             return noted;
         }
         match self.find(obj, words) {
-            Some(i) => self.list[i].count += 1,
+            Some(i) => self.list[i].count = self.list[i].count.saturating_add(1),
             None => self.list.push(Awaited {
                 obj,
                 words,
@@ -376,7 +376,7 @@ impl Awaits {
             return;
         }
         if let Some(i) = self.find(obj, words) {
-            self.list[i].count -= 1;
+            self.list[i].count = self.list[i].count.saturating_sub(1);
             if self.list[i].count == 0 {
                 self.list.remove(i);
             }
