@@ -88,6 +88,11 @@ pub struct Report {
     /// not 0, an exhausted search covered every schedule *with at most one early ending per
     /// thread*, and says so: a bug that needs a thread to time out twice is beyond it.
     pub early_withheld: u64,
+    /// Executions that reached `max_steps` and ended there as passes
+    /// ([`Builder::pass_at_max_steps`](crate::Builder::pass_at_max_steps)). When it is not
+    /// 0, an exhausted search covered every schedule *up to `max_steps`*, and says so: what
+    /// those executions would have done after it was not run.
+    pub cut_at_max_steps: u64,
     /// Places of explicit yields (`yield_now`, `hint::spin_loop`, `sleep`) that a thread
     /// reached twice in one execution: a loop's. A reduced DFS orders the events around an
     /// explicit yield against every other thread's, as state the model does not see (a `std`
@@ -122,6 +127,7 @@ impl Report {
             context_switches: 0,
             spin_holds: 0,
             early_withheld: 0,
+            cut_at_max_steps: 0,
             loop_yields: 0,
             elapsed: Duration::ZERO,
             substrate,
@@ -149,6 +155,9 @@ impl Report {
                 self.early_withheld
             ));
         }
+        if self.cut_at_max_steps > 0 {
+            scope.push_str(&self.cut_words());
+        }
         if self.loop_yields > 0 && matches!(self.reduction, Some(Reduction::Dpor)) {
             let places = match self.loop_yields {
                 1 => "1 place".to_owned(),
@@ -159,6 +168,15 @@ impl Report {
             ));
         }
         scope
+    }
+
+    /// "; up to max_steps: N executions ended there as passes", for a run some of whose
+    /// executions were cut.
+    fn cut_words(&self) -> String {
+        format!(
+            "; up to max_steps: {} executions ended there as passes",
+            self.cut_at_max_steps
+        )
     }
 
     fn headline(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -186,13 +204,18 @@ impl Report {
                     self.scope()
                 )
             }
-            (false, true, _) => write!(
-                f,
-                "{} executions passed; the model made no decision: its one schedule ran",
-                self.executions
-            ),
+            (false, true, _) => {
+                write!(f, "{} executions passed", self.executions)?;
+                if self.cut_at_max_steps > 0 {
+                    write!(f, " ({})", &self.cut_words()[2..])?;
+                }
+                f.write_str("; the model made no decision: its one schedule ran")
+            }
             (false, false, limit) => {
                 write!(f, "{} executions passed", self.executions)?;
+                if self.cut_at_max_steps > 0 {
+                    write!(f, " ({})", &self.cut_words()[2..])?;
+                }
                 match limit {
                     Some(l) => write!(f, " (stopped by {l})"),
                     None => Ok(()),

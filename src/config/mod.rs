@@ -70,6 +70,13 @@ pub struct Builder {
     /// Switch points an execution may pass before it is reported as a livelock (at least 1);
     /// one at which a thread alone could run (no decision between threads) counts a tenth.
     pub max_steps: u64,
+    /// Whether an execution that reaches `max_steps` ends there as a pass instead (off
+    /// unless set), as shuttle's `MaxSteps::ContinueAfter`: for a model whose threads run
+    /// for ever (a server's loop), where what matters happens early. Its threads are then
+    /// unwound, their destructors run. The report counts such executions
+    /// ([`Report::cut_at_max_steps`](crate::Report::cut_at_max_steps)) and an exhausted
+    /// search says its schedules were explored up to `max_steps` only.
+    pub pass_at_max_steps: bool,
     /// The search algorithm.
     pub strategy: StrategyKind,
     /// How DFS avoids equivalent schedules (DPOR unless set); other strategies ignore it.
@@ -153,6 +160,7 @@ impl Builder {
             progress: env_flag(env::PROGRESS).unwrap_or(true),
             seed: env_u64(env::SEED).unwrap_or_else(fresh_seed),
             max_steps: env_u64(env::MAX_STEPS).unwrap_or(DEFAULT_MAX_STEPS),
+            pass_at_max_steps: false,
             strategy: StrategyKind::from_env().unwrap_or(StrategyKind::Random),
             reduction: Reduction::from_env().unwrap_or_default(),
             name: None,
@@ -269,6 +277,13 @@ impl Builder {
         self
     }
 
+    /// Sets whether an execution that reaches `max_steps` ends there as a pass rather than
+    /// failing as a livelock (see the field).
+    pub fn pass_at_max_steps(mut self, on: bool) -> Self {
+        self.pass_at_max_steps = on;
+        self
+    }
+
     /// Sets the strategy; panics on a PCT depth of 0.
     pub fn strategy(mut self, strategy: StrategyKind) -> Self {
         self.strategy = strategy;
@@ -378,6 +393,7 @@ impl Builder {
             keep_names: false,
             ambient: false,
             blocking_wait_switches: self.switch_before_waits,
+            pass_at_max_steps: self.pass_at_max_steps,
         }
     }
 

@@ -103,6 +103,8 @@ struct Tally {
     switches: u64,
     spin_holds: u64,
     early_withheld: u64,
+    /// Executions that reached `max_steps` and ended there as passes.
+    cut: u64,
     /// Places of explicit yields taken as a loop's (`Report::loop_yields`).
     loop_yields: u64,
     /// The distinct schedules of a run of independent executions (random, PCT), which may
@@ -129,6 +131,7 @@ impl Tally {
         self.switches += out.switches;
         self.spin_holds += out.spin_holds;
         self.early_withheld += out.early_withheld;
+        self.cut += u64::from(out.cut);
         if let Some(distinct) = &mut self.distinct {
             distinct.insert(schedule_hash(&out.decisions));
         }
@@ -143,6 +146,7 @@ impl Tally {
         self.switches += other.switches;
         self.spin_holds += other.spin_holds;
         self.early_withheld += other.early_withheld;
+        self.cut += other.cut;
         if let (Some(mine), Some(theirs)) = (&mut self.distinct, other.distinct) {
             mine.merge(theirs);
         }
@@ -171,6 +175,7 @@ impl Tally {
             context_switches: self.switches,
             spin_holds: self.spin_holds,
             early_withheld: self.early_withheld,
+            cut_at_max_steps: self.cut,
             loop_yields: self.loop_yields,
             elapsed: end.start.elapsed(),
         }

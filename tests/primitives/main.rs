@@ -30,6 +30,7 @@ mod futures_local;
 mod futures_reports;
 mod litmus;
 mod livelock;
+mod max_steps_pass;
 mod misuse;
 mod mpsc;
 mod outcomes;

@@ -124,6 +124,7 @@ fn config() -> ExecConfig {
         keep_names: false,
         ambient: true,
         blocking_wait_switches: false,
+        pass_at_max_steps: false,
     }
 }
 

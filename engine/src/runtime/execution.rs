@@ -69,6 +69,10 @@ pub struct ExecConfig {
     /// a switch point even when it blocks, the unpruned search `wakes::blocks_in_place` is
     /// checked against. Always `false` otherwise.
     pub blocking_wait_switches: bool,
+    /// Whether an execution that reaches `max_steps` ends there as a pass (its threads torn
+    /// down, every one unwound), rather than failing as a livelock: for a model whose
+    /// threads run for ever (a server loop), as shuttle's `MaxSteps::ContinueAfter`.
+    pub pass_at_max_steps: bool,
 }
 
 /// The memory model of an execution, given back to the driver when the execution ends
@@ -305,6 +309,9 @@ pub(crate) struct ExecState {
     pub(crate) start_over: bool,
     /// The execution found a loop's explicit yield (see `ExecOutcome::relearned`).
     pub(crate) relearned: bool,
+    /// The execution reached `max_steps` and ends there as a pass
+    /// ([`ExecConfig::pass_at_max_steps`]).
+    pub(crate) cut: bool,
     pub(crate) phase: Phase,
     /// The thread that runs (or was last given control).
     pub(crate) running: Tid,
@@ -447,6 +454,7 @@ impl Execution {
                 failure: None,
                 start_over: false,
                 relearned: false,
+                cut: false,
                 phase: Phase::Running,
                 running: 0,
                 unwind_all: None,

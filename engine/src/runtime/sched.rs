@@ -81,7 +81,11 @@ pub(super) fn switch_point_held<'a>(
                 return raise_abort(ctx, st);
             }
         } else if over_limit(&st, step) {
-            fail_unless_a_panic_is_kept(&mut st, |st| failure::livelock(st, me));
+            if st.config.pass_at_max_steps {
+                end_as_pass(&mut st);
+            } else {
+                fail_unless_a_panic_is_kept(&mut st, |st| failure::livelock(st, me));
+            }
             return raise_abort(ctx, st);
         }
     }
@@ -137,6 +141,17 @@ fn fail_unless_a_panic_is_kept(st: &mut ExecState, make: impl FnOnce(&ExecState)
         Some(unreceived) => st.fail(|_| unreceived),
         None => st.fail(make),
     }
+}
+
+/// The execution reached `max_steps` with `pass_at_max_steps`: it ends here as a pass. Its
+/// threads are torn down as after a failure, but every one is unwound (none left behind:
+/// a model cut in every execution would soon leave the process's cap of them behind), so
+/// what they own is dropped. A task's panic kept for a handle nobody looked at yet is no
+/// failure: the program might have looked later.
+fn end_as_pass(st: &mut ExecState) {
+    st.cut = true;
+    st.phase = Phase::TearingDown;
+    st.unwind_all = Some(true);
 }
 
 /// How many steps at which one thread alone could run count as one towards `max_steps`.

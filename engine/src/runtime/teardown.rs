@@ -1,4 +1,5 @@
-//! Teardown: what happens to the other threads once an execution has failed.
+//! Teardown: what happens to the other threads once an execution has failed (or reached
+//! `max_steps` where it ends as a pass: then every thread is unwound, `sched::end_as_pass`).
 //!
 //! A real program whose thread fails does not unwind its other threads: they stay where
 //! they are until the process exits, and their destructors never run. Running those
@@ -118,6 +119,11 @@ fn must_finish(st: &ExecState, t: Tid) -> bool {
 /// Why teardown unwinds thread `t` rather than leave it as it is, for a report: the end
 /// of a sentence ("teardown unwinds it because ...").
 pub(super) fn why_unwound(st: &ExecState, t: Tid) -> String {
+    if st.cut {
+        return "the execution reached max_steps, where it ends as a pass \
+                (`Builder::pass_at_max_steps`), so teardown unwinds every thread"
+            .to_owned();
+    }
     if st.unwind_all == Some(true) {
         return format!(
             "the process has left {LEAVE_BEHIND_CAP} threads of failed executions behind (the \

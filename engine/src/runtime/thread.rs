@@ -69,6 +69,9 @@ pub struct ExecOutcome {
     /// its end untracked, and the driver discards it and runs it again, tracked (see
     /// `ExecConfig::untracked_start`). Its failure, if it had one, is dropped: `None`.
     pub start_over: bool,
+    /// The execution reached `max_steps` and ended there as a pass
+    /// (`ExecConfig::pass_at_max_steps`).
+    pub cut: bool,
     /// The execution passed and found a loop's explicit yield: the DFS search starts over
     /// from its first execution, taking the yields there as a loop's from then on
     /// (`hb/unseen.rs`). The driver discards the execution.
@@ -113,6 +116,8 @@ pub fn run_execution<'m>(
     if st.failure.is_none() {
         if let Err(refusal) = strat.end_execution() {
             st.fail(|st| super::failure::refusal(st, &refusal));
+        } else if st.cut {
+            // Its threads did not finish: what they held is no leak.
         } else if let Some(leak) = super::failure::leak(&st) {
             if st.tracked() {
                 st.fail(|_| leak);
@@ -173,6 +178,7 @@ fn outcome(st: &mut ExecState, strategy: Box<dyn Strategy>) -> ExecOutcome {
         failure: st.failure.take().filter(|_| !st.start_over),
         start_over: st.start_over,
         relearned: st.relearned,
+        cut: st.cut,
         decisions: std::mem::take(&mut st.decisions),
         names,
         labels,
