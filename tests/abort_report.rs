@@ -1,5 +1,6 @@
 //! Where the crate must unwind a thread that did not fail (thread 0 on the OS-thread
-//! substrate, every thread once the process has left 64 behind), a destructor that panics
+//! substrate, every thread once the process has left 64 behind, every thread of an
+//! execution that ends as a pass at `max_steps`), a destructor that panics
 //! during that unwinding makes Rust abort the process. Before it does, the panic hook
 //! reports it as a failure of the model: which thread, whose destructor panicked where,
 //! the execution's failure, how to fix it, and the schedule, stored in the regression
@@ -105,6 +106,24 @@ fn a_guarded_thread_races() {
 
 /// Not a test on its own: the child process of the tests below. The substrate and the
 /// strategy come from INTERLEAVE_SUBSTRATE and INTERLEAVE_STRATEGY.
+/// A thread that serves for ever holds an [`Unfinished`]: the execution reaches
+/// `max_steps`, where with `pass_at_max_steps` it ends as a pass and every thread unwinds.
+fn a_guarded_thread_serves_for_ever() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&stop);
+    let server = thread::Builder::new()
+        .name("server".into())
+        .spawn(move || {
+            let _unfinished = Unfinished(false);
+            while !seen.load(SeqCst) {
+                thread::yield_now();
+            }
+        })
+        .unwrap();
+    stop.load(SeqCst);
+    server.join().unwrap();
+}
+
 #[test]
 fn child() {
     match std::env::var(CHILD).as_deref() {
@@ -119,6 +138,12 @@ fn child() {
         }
         Ok("own panic") => drop(Builder::new().check(main_panics_with_work_unfinished)),
         Ok("failing thread") => drop(Builder::new().check(a_guarded_thread_races)),
+        Ok("pass at max_steps") => drop(
+            Builder::new()
+                .max_steps(50)
+                .pass_at_max_steps(true)
+                .check(a_guarded_thread_serves_for_ever),
+        ),
         _ => return,
     }
     unreachable!("the destructor's panic aborts the process");
@@ -369,5 +394,29 @@ fn a_destructor_panicking_in_the_thread_where_the_execution_failed_is_reported()
         // Not replayed here: the racing thread is unwound on every substrate, so a replay
         // aborts this process too.
         assert_eq!(printed_schedule(&stderr, heading).strategy(), "dfs");
+    }
+}
+
+#[test]
+fn a_destructor_panicking_in_an_execution_ended_as_a_pass_is_reported() {
+    for substrate in SUBSTRATES {
+        let (out, stderr) = run_child("pass at max_steps", (substrate, "random"), &[]);
+        assert_aborted(&out, &stderr);
+        let expected = [
+            format!(
+                "interleave-test: model thread 'server' (#1) panicked in a destructor at {}",
+                at("DESTRUCTOR_PANICS")
+            ),
+            "interleave-test unwound it to end an execution that passed".to_owned(),
+            "teardown unwinds it because the execution reached max_steps, where it ends as a \
+             pass (`Builder::pass_at_max_steps`)"
+                .to_owned(),
+            "or turn `pass_at_max_steps` off".to_owned(),
+        ];
+        assert_says(&stderr, &expected, substrate);
+        assert!(!stderr.contains("The execution's failure"), "{stderr}");
+        let heading = "Builder::replay runs it again (with `pass_at_max_steps(true)`):\n";
+        let schedule = printed_schedule(&stderr, heading);
+        assert_eq!(schedule.strategy(), "random");
     }
 }

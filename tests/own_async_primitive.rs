@@ -203,7 +203,7 @@ fn a_waiter_that_left_is_not_named_where_its_task_waits_next() {
                 assert!(polled.is_pending());
                 drop(wait);
                 open.wait().await;
-                never.wait().await;
+                never.wait().await; // @never
             });
         })
         .expect_err("nothing counts down `never`");
@@ -214,11 +214,7 @@ fn a_waiter_that_left_is_not_named_where_its_task_waits_next() {
     let state = main.state();
     assert!(state.starts_with("waits to pass Latch #"), "{failure}");
     assert!(!state.contains(" or "), "one latch only: {failure}");
-    let line = include_str!("own_async_primitive.rs")
-        .lines()
-        .position(|l| l.trim() == "never.wait().await;")
-        .expect("the wait on `never`")
-        + 1;
+    let line = common::line_of(include_str!("own_async_primitive.rs"), "// @never");
     let never = format!("(first used at tests/own_async_primitive.rs:{line}:");
     assert!(state.contains(&never), "{never}: {failure}");
 }

@@ -7,14 +7,10 @@ use interleave_test::{Builder, Failure, FailureKind};
 use interleave_test_tokio::sync::{Mutex, Notify, Semaphore, mpsc};
 use interleave_test_tokio::{self as tokio};
 
-/// The `file:line:` of the line of this file that ends with the comment `// @marker`.
+/// The `file:line:` of the line of this file marked with the comment `// @marker`.
 fn at(marker: &str) -> String {
-    let tag = format!("// @{marker}");
-    let index = include_str!("wait_reports.rs")
-        .lines()
-        .position(|l| l.trim_end().ends_with(&tag))
-        .unwrap_or_else(|| panic!("no line marked {tag}"));
-    format!("{}:{}:", file!(), index + 1)
+    let line = crate::common::line_of(include_str!("wait_reports.rs"), &format!("// @{marker}"));
+    format!("{}:{line}:", file!())
 }
 
 /// The deadlock `model` ends in, on every substrate; each thread's state. No spurious

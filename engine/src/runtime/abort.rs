@@ -69,7 +69,7 @@ pub(super) fn report(
         st.threads[ctx.tid].pending.loc
     );
     failure_line(&mut text, st);
-    fix_lines(&mut text, teardown);
+    fix_lines(&mut text, teardown, st.cut);
     schedule_lines(&mut text, ctx.exec.origin.as_ref(), st);
     use std::io::Write;
     let _ = std::io::stderr().write_all(text.as_bytes());
@@ -97,6 +97,12 @@ fn what_happened(
         .and_then(|f| f.thread.as_ref())
         .is_some_and(|t| t.id() == ctx.tid);
     match st.threads[ctx.tid].life.unwinding() {
+        Unwinding::Teardown if st.cut => writeln!(
+            text,
+            "interleave-test unwound it to end an execution that passed: {panic_message}\n\
+             That thread had not failed: teardown unwinds it because {}.",
+            teardown::why_unwound(st, ctx.tid)
+        ),
         Unwinding::Teardown if failed_here => writeln!(
             text,
             "interleave-test unwound it after the execution failed there: {panic_message}"
@@ -146,15 +152,18 @@ fn failure_line(text: &mut String, st: &ExecState) {
     );
 }
 
-fn fix_lines(text: &mut String, teardown: bool) {
+fn fix_lines(text: &mut String, teardown: bool, cut: bool) {
     text.push_str(
         "To fix it: make that destructor return without panicking while \
          `interleave_test::thread::panicking()` is true (it is during this unwinding)",
     );
-    text.push_str(if teardown {
-        ", or fix the failure above: without it no thread is unwound.\n"
-    } else {
-        ", or fix the panic it unwinds from.\n"
+    text.push_str(match (teardown, cut) {
+        (true, true) => {
+            ", or turn `pass_at_max_steps` off: an execution that reaches max_steps then \
+             fails as a livelock, and teardown leaves its threads as they are.\n"
+        }
+        (true, false) => ", or fix the failure above: without it no thread is unwound.\n",
+        (false, _) => ", or fix the panic it unwinds from.\n",
     });
 }
 
@@ -174,10 +183,10 @@ pub(super) fn schedule_lines(text: &mut String, origin: Option<&super::Origin>, 
         text,
         "The schedule of execution {} so far; Builder::replay runs it again{}:",
         origin.iteration,
-        if st.failure.is_some() {
-            " to the failure above"
-        } else {
-            ""
+        match (st.failure.is_some(), st.cut) {
+            (true, _) => " to the failure above",
+            (false, true) => " (with `pass_at_max_steps(true)`)",
+            (false, false) => "",
         }
     );
     text.push_str(
